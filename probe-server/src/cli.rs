@@ -1,0 +1,29 @@
+//! The `h123` command line: argument parsing and dispatch to the engine.
+
+pub mod probe_cmd;
+pub mod text;
+
+use clap::{Parser, Subcommand};
+
+/// Where does an HTTP request spend its time, over HTTP/1.1, HTTP/2 and HTTP/3?
+#[derive(Debug, Parser)]
+#[command(name = "h123", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure every phase of requests to URL, per protocol.
+    Probe(probe_cmd::ProbeArgs),
+}
+
+/// Runs the parsed command line and returns the process exit code.
+pub async fn run(cli: Cli) -> std::process::ExitCode {
+    match cli.command {
+        Command::Probe(args) => probe_cmd::run(args).await,
+    }
+}

@@ -1,0 +1,264 @@
+//! `h123 probe URL`: options, running the engine, and choosing the output.
+
+use crate::probe::Engine;
+use crate::probe::guard::ConnectPolicy;
+use crate::probe::plan::{Limits, Plan};
+use crate::probe::tls::TrustSettings;
+use clap::{Args, ValueEnum};
+use h123_shared::{
+    ConnectionMode, Header, Method, ProbeOptions, ProbeResult, Protocol, ResolveOverride,
+};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Output formats of `h123 probe`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// Waterfalls, a comparison table, facts and findings, for people.
+    Text,
+    /// The full result in the h123 schema.
+    Json,
+    /// HAR 1.2, for browser dev tools and HAR viewers.
+    Har,
+    /// curl's `-w` timing variables, per attempt.
+    Curl,
+}
+
+/// Options of `h123 probe`.
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// The http or https URL to measure.
+    pub url: String,
+    /// Protocols to measure, comma-separated: h1, h2, h3.
+    #[arg(long = "proto", value_delimiter = ',', default_value = "h1,h2,h3")]
+    pub protocols: Vec<Protocol>,
+    /// Requests per protocol; 2..N reuse the first connection unless --cold.
+    #[arg(short = 'n', long = "repeat", default_value_t = 3)]
+    pub repeat: u32,
+    /// Open a new connection for every request.
+    #[arg(long)]
+    pub cold: bool,
+    /// Pause between requests, in milliseconds (shows idle reuse).
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub idle_gap: u64,
+    /// Follow redirects; each hop is its own entry.
+    #[arg(short = 'L', long = "location")]
+    pub follow: bool,
+    /// Most redirects followed per request.
+    #[arg(long, default_value_t = 5)]
+    pub max_redirs: u32,
+    /// Request method: GET or HEAD.
+    #[arg(short = 'X', long = "request", default_value = "GET")]
+    pub method: Method,
+    /// Extra request header, "Name: value" (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+    /// Limit on each request, in seconds.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Limit on each phase, in seconds.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub phase_timeout: f64,
+    /// Body bytes read at most; the rest is cut and marked truncated.
+    #[arg(long, default_value_t = 10 * 1024 * 1024, value_name = "BYTES")]
+    pub max_body: u64,
+    /// Skip certificate verification (recorded in the result).
+    #[arg(short = 'k', long)]
+    pub insecure: bool,
+    /// Trust only the CA certificates in this PEM file.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// Pin an address like curl: host:port:addr (repeatable).
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<String>,
+    /// Ask this DNS server instead of the system's: ip[:port].
+    #[arg(long, value_name = "ADDR")]
+    pub dns_server: Option<String>,
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
+    pub output: Output,
+}
+
+impl ProbeArgs {
+    /// The probe options these arguments ask for.
+    ///
+    /// # Errors
+    /// A readable line when a header or `--resolve` entry is malformed.
+    pub fn options(&self) -> Result<ProbeOptions, String> {
+        let headers = self
+            .headers
+            .iter()
+            .map(|h| {
+                let (name, value) = h
+                    .split_once(':')
+                    .ok_or_else(|| format!("header `{h}` must look like `Name: value`"))?;
+                Ok(Header {
+                    name: name.trim().to_ascii_lowercase(),
+                    value: value.trim().to_owned(),
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let resolve = self
+            .resolve
+            .iter()
+            .map(|entry| parse_resolve(entry))
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(ProbeOptions {
+            url: self.url.clone(),
+            protocols: self.protocols.clone(),
+            method: self.method,
+            repeat: self.repeat,
+            mode: if self.cold {
+                ConnectionMode::Cold
+            } else {
+                ConnectionMode::Warm
+            },
+            idle_gap_ms: self.idle_gap,
+            follow_redirects: self.follow,
+            max_redirects: self.max_redirs,
+            headers,
+            timeout_ms: seconds_to_ms(self.timeout),
+            phase_timeout_ms: seconds_to_ms(self.phase_timeout),
+            max_body_bytes: self.max_body,
+            insecure: self.insecure,
+            resolve,
+            dns_server: self.dns_server.clone(),
+        })
+    }
+}
+
+fn seconds_to_ms(secs: f64) -> u64 {
+    if secs.is_finite() && secs > 0.0 {
+        (secs * 1000.0).round().max(1.0) as u64
+    } else {
+        0
+    }
+}
+
+/// Parses curl's `host:port:addr` (the address may be `[v6]`).
+fn parse_resolve(entry: &str) -> Result<ResolveOverride, String> {
+    let bad = || format!("--resolve `{entry}` must look like host:port:addr");
+    let (host, rest) = entry.split_once(':').ok_or_else(bad)?;
+    let (port, addr) = rest.split_once(':').ok_or_else(bad)?;
+    Ok(ResolveOverride {
+        host: host.to_owned(),
+        port: port.parse().map_err(|_| bad())?,
+        addr: addr.to_owned(),
+    })
+}
+
+/// Runs the probe and prints it; exit code 0 when every attempt succeeded,
+/// 1 when any failed, 2 when the options were refused.
+pub async fn run(args: ProbeArgs) -> ExitCode {
+    match probe(&args).await {
+        Ok(result) => {
+            print!("{}", render(&result, args.output));
+            let failed = result
+                .runs
+                .iter()
+                .any(|r| r.attempts.iter().any(|a| a.failure.is_some()));
+            if failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(message) => {
+            eprintln!("h123: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Validates the arguments and runs the probe. The CLI runs with its user's
+/// own rights, so it may probe any address.
+///
+/// # Errors
+/// One readable line when the options are refused or the CA file is bad.
+pub async fn probe(args: &ProbeArgs) -> Result<ProbeResult, String> {
+    let plan = Plan::new(args.options()?, &Limits::default()).map_err(|e| e.to_string())?;
+    let trust = match &args.cacert {
+        Some(path) => TrustSettings::from_ca_file(path)?,
+        None => TrustSettings::system(),
+    };
+    Ok(Engine::new(trust, ConnectPolicy::allow_all())
+        .run(&plan)
+        .await)
+}
+
+/// The result in the chosen output format.
+pub fn render(result: &ProbeResult, output: Output) -> String {
+    match output {
+        Output::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(result).unwrap_or_default()
+        ),
+        Output::Har => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&h123_shared::har::to_har(result)).unwrap_or_default()
+        ),
+        Output::Curl => super::text::curl_report(result),
+        Output::Text => super::text::report(result, super::text::use_color()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(line: &[&str]) -> ProbeArgs {
+        let mut argv = vec!["h123", "probe"];
+        argv.extend_from_slice(line);
+        match crate::cli::Cli::parse_from(argv).command {
+            crate::cli::Command::Probe(a) => a,
+        }
+    }
+
+    #[test]
+    fn flags_map_to_options() {
+        let a = args(&[
+            "https://e.test/",
+            "--proto",
+            "h2,h1",
+            "-n",
+            "5",
+            "--cold",
+            "-L",
+            "-X",
+            "HEAD",
+            "-H",
+            "X-Test: 1",
+            "--timeout",
+            "2.5",
+            "--resolve",
+            "e.test:443:[::1]",
+            "-k",
+        ]);
+        let o = a.options().unwrap();
+        assert_eq!(o.protocols, vec![Protocol::H2, Protocol::H1]);
+        assert_eq!(o.repeat, 5);
+        assert_eq!(o.mode, ConnectionMode::Cold);
+        assert!(o.follow_redirects && o.insecure);
+        assert_eq!(o.method, Method::Head);
+        assert_eq!(o.headers[0].name, "x-test");
+        assert_eq!(o.timeout_ms, 2500);
+        assert_eq!(o.resolve[0].addr, "[::1]");
+    }
+
+    #[test]
+    fn malformed_header_and_resolve_are_one_line_errors() {
+        assert!(
+            args(&["https://e.test/", "-H", "nocolon"])
+                .options()
+                .is_err()
+        );
+        let e = args(&["https://e.test/", "--resolve", "e.test:x:1.2.3.4"])
+            .options()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "--resolve `e.test:x:1.2.3.4` must look like host:port:addr"
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! Text output for people, in the spirit of httpstat: a bar per attempt, a
+//! comparison table, connection and TLS facts, and the findings.
+
+use h123_shared::diagnosis::{self, Severity};
+use h123_shared::format::ms;
+use h123_shared::stats::{self, Metric};
+use h123_shared::waterfall::{self, Row};
+use h123_shared::{Attempt, ConnectionMode, Phase, ProbeResult, ProtocolRun};
+use std::fmt::Write;
+
+/// Characters of the widest bar (the longest attempt).
+const BAR_WIDTH: usize = 48;
+
+/// Whether to colour the output: not when NO_COLOR is set or stdout is not a terminal.
+pub fn use_color() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+/// How a phase is drawn: a letter without colour, a coloured block with it.
+fn glyph(phase: Phase, color: bool) -> (char, &'static str) {
+    let letter = phase.as_str().chars().next().unwrap_or('?');
+    let ansi = match phase {
+        Phase::Dns => "36",
+        Phase::Connect => "33",
+        Phase::Tls => "35",
+        Phase::Quic => "95",
+        Phase::Send => "32",
+        Phase::Wait => "34",
+        Phase::Receive => "37",
+    };
+    if color { ('█', ansi) } else { (letter, "") }
+}
+
+fn paint(text: &str, ansi: &str, color: bool) -> String {
+    if color && !ansi.is_empty() {
+        format!("\x1b[{ansi}m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// The human report.
+pub fn report(result: &ProbeResult, color: bool) -> String {
+    let mut out = String::new();
+    let o = &result.options;
+    let mode = match o.mode {
+        ConnectionMode::Warm => "first connection reused",
+        ConnectionMode::Cold => "new connection each time",
+    };
+    let _ = writeln!(
+        out,
+        "{} {} · {} request(s) per protocol, {mode}{}",
+        o.method.as_str(),
+        o.url,
+        o.repeat,
+        if o.insecure {
+            " · certificate NOT verified (-k)"
+        } else {
+            ""
+        }
+    );
+    let layout = waterfall::layout(result);
+    for run in &result.runs {
+        out.push('\n');
+        write_run(&mut out, run, &layout.rows, color);
+    }
+    out.push('\n');
+    write_legend(&mut out, color);
+    write_comparison(&mut out, result);
+    write_findings(&mut out, result, color);
+    out
+}
+
+fn write_run(out: &mut String, run: &ProtocolRun, rows: &[Row], color: bool) {
+    let _ = writeln!(out, "{}", paint(run.protocol.http_version(), "1", color));
+    if let Some(reason) = &run.skipped {
+        let _ = writeln!(out, "  skipped: {reason}");
+        return;
+    }
+    if let Some(first) = run.attempts.iter().find(|a| a.connection.is_some()) {
+        let _ = writeln!(out, "  {}", connection_facts(first));
+    }
+    for attempt in &run.attempts {
+        let row = rows.iter().find(|r| {
+            r.protocol == run.protocol && r.attempt == attempt.attempt && r.hop == attempt.hop
+        });
+        let bar = row.map(|r| draw_bar(r, color)).unwrap_or_default();
+        let hop = if attempt.hop > 0 {
+            format!(" hop {}", attempt.hop)
+        } else {
+            String::new()
+        };
+        let conn = match &attempt.connection {
+            Some(c) if c.reused => "reused",
+            Some(_) => "new",
+            None => "-",
+        };
+        let status = attempt
+            .response
+            .as_ref()
+            .map(|r| r.status.to_string())
+            .unwrap_or_else(|| "---".to_owned());
+        let _ = writeln!(
+            out,
+            "  #{:<2}{hop:<6} {conn:<6} {bar} {:>9}  {status}",
+            attempt.attempt,
+            ms(attempt.phases.total.duration()),
+        );
+        let _ = writeln!(out, "        {}", phase_line(attempt));
+        if let Some(f) = &attempt.failure {
+            let text = format!(
+                "failed in {}: {} ({:?})",
+                f.phase.as_str(),
+                f.message,
+                f.kind
+            );
+            let _ = writeln!(out, "        {}", paint(&text, "31", color));
+        }
+    }
+}
+
+fn draw_bar(row: &Row, color: bool) -> String {
+    let parts = waterfall::text_bar(row, BAR_WIDTH);
+    let used: usize = parts.iter().map(|(_, n)| n).sum();
+    let mut bar = String::from("|");
+    for (phase, n) in parts {
+        let (ch, ansi) = glyph(phase, color);
+        bar.push_str(&paint(&ch.to_string().repeat(n), ansi, color));
+    }
+    bar.push_str(&" ".repeat(BAR_WIDTH.saturating_sub(used)));
+    bar.push('|');
+    bar
+}
+
+fn phase_line(attempt: &Attempt) -> String {
+    attempt
+        .phases
+        .present()
+        .map(|(phase, span)| format!("{} {}", phase.as_str(), ms(span.duration())))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+fn connection_facts(attempt: &Attempt) -> String {
+    let mut facts = Vec::new();
+    if let Some(c) = &attempt.connection {
+        facts.push(format!("remote {}", c.remote_addr));
+    }
+    if let Some(dns) = &attempt.dns {
+        facts.push(format!("dns {} ({})", dns.addresses.join(", "), dns.source));
+    }
+    if let Some(tls) = &attempt.tls {
+        facts.push(format!("{} {}", tls.version, tls.cipher));
+        if let Some(alpn) = &tls.alpn {
+            facts.push(format!("ALPN {alpn}"));
+        }
+        if tls.resumed {
+            facts.push("session resumed".to_owned());
+        }
+        if let Some(leaf) = tls.certificates.first() {
+            facts.push(format!(
+                "cert {} ({}, until {}, issuer {})",
+                leaf.subject, leaf.key_type, leaf.not_after, leaf.issuer
+            ));
+        }
+    }
+    facts.join(" · ")
+}
+
+fn write_legend(out: &mut String, color: bool) {
+    let items: Vec<String> = Phase::ALL
+        .iter()
+        .map(|&p| {
+            let (ch, ansi) = glyph(p, color);
+            format!("{} {}", paint(&ch.to_string(), ansi, color), p.as_str())
+        })
+        .collect();
+    let _ = writeln!(out, "legend: {}", items.join("  "));
+}
+
+fn write_comparison(out: &mut String, result: &ProbeResult) {
+    let all = stats::result_stats(result);
+    let measured: Vec<_> = all.into_iter().filter(|s| s.attempts > s.failed).collect();
+    if measured.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nmedian per phase (successful attempts)");
+    let mut header = format!("  {:<9}", "");
+    for s in &measured {
+        let _ = write!(header, " {:>24}", s.protocol.as_str());
+    }
+    let _ = writeln!(out, "{header}");
+    for row in stats::compare(&measured) {
+        if row.metric == Metric::Ttfb {
+            continue;
+        }
+        let mut line = format!("  {:<9}", row.metric.as_str());
+        for s in &measured {
+            let cell = row.cells.iter().find(|c| c.protocol == s.protocol);
+            let text = match cell {
+                None => "-".to_owned(),
+                Some(c) if c.protocol == row.fastest => format!("{} *", ms(c.median)),
+                Some(c) => match c.diff_percent {
+                    Some(pct) => format!("{} (+{:.0}%)", ms(c.median), pct),
+                    None => ms(c.median),
+                },
+            };
+            let _ = write!(line, " {text:>24}");
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = writeln!(
+        out,
+        "  * fastest; on loopback, protocol differences are small next to server time"
+    );
+}
+
+fn write_findings(out: &mut String, result: &ProbeResult, color: bool) {
+    let findings = diagnosis::diagnose(result);
+    if findings.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nfindings");
+    for f in findings {
+        let (label, ansi) = match f.severity {
+            Severity::Critical => ("critical", "31;1"),
+            Severity::Warning => ("warning", "33"),
+            Severity::Info => ("info", "36"),
+        };
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            paint(&format!("[{label}]"), ansi, color),
+            f.title
+        );
+        let _ = writeln!(out, "      {}", f.evidence.detail);
+        let _ = writeln!(out, "      next: {}", f.next_step);
+    }
+}
+
+/// curl `-w` figures per attempt, in curl's own variable names.
+pub fn curl_report(result: &ProbeResult) -> String {
+    let mut out = String::new();
+    for run in &result.runs {
+        for attempt in &run.attempts {
+            let _ = writeln!(
+                out,
+                "# {} attempt {} hop {}",
+                run.protocol, attempt.attempt, attempt.hop
+            );
+            out.push_str(&h123_shared::curl::curl_format(attempt));
+        }
+    }
+    out
+}

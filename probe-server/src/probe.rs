@@ -1,0 +1,104 @@
+//! The probe engine: runs a [`Plan`] over each protocol and returns the
+//! measured [`ProbeResult`].
+
+pub mod cert;
+pub mod connection;
+pub mod dns;
+pub mod failure;
+pub mod guard;
+pub mod h1;
+pub mod h2;
+pub mod h2_frames;
+pub mod h3;
+pub mod http;
+pub mod plan;
+pub mod run;
+pub mod tcp;
+pub mod tls;
+pub mod trace;
+pub mod wire;
+
+use connection::ConnectSettings;
+use dns::NameResolver;
+use guard::ConnectPolicy;
+use h123_shared::{ProbeResult, Protocol, SCHEMA_VERSION};
+use plan::Plan;
+use run::ProtocolRunner;
+use tls::TrustSettings;
+use trace::Progress;
+
+/// Runs probes with one trust store and one safety policy.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    trust: TrustSettings,
+    policy: ConnectPolicy,
+}
+
+impl Engine {
+    /// An engine that trusts `trust` and connects only where `policy` allows.
+    pub fn new(trust: TrustSettings, policy: ConnectPolicy) -> Self {
+        Engine { trust, policy }
+    }
+
+    /// Runs `plan`, protocol after protocol.
+    pub async fn run(&self, plan: &Plan) -> ProbeResult {
+        self.run_observed(plan, Progress::default()).await
+    }
+
+    /// Runs `plan`, reporting phases and attempts to `progress` as they happen.
+    pub async fn run_observed(&self, plan: &Plan, progress: Progress) -> ProbeResult {
+        let started_at_unix_ms = trace::unix_ms();
+        let resolver = NameResolver::new(plan.dns_server, plan.options.resolve.clone());
+        let settings = ConnectSettings {
+            policy: self.policy.clone(),
+            trust: self.trust.clone(),
+            insecure: plan.options.insecure,
+            phase_limit: plan.phase_limit,
+        };
+        let mut runs = Vec::new();
+        for &protocol in &plan.options.protocols {
+            let run = match protocol {
+                Protocol::H1 => {
+                    ProtocolRunner::<h1::H1>::new(
+                        protocol,
+                        plan,
+                        &resolver,
+                        &settings,
+                        progress.clone(),
+                    )
+                    .run()
+                    .await
+                }
+                Protocol::H2 => {
+                    ProtocolRunner::<h2::H2>::new(
+                        protocol,
+                        plan,
+                        &resolver,
+                        &settings,
+                        progress.clone(),
+                    )
+                    .run()
+                    .await
+                }
+                Protocol::H3 => {
+                    ProtocolRunner::<h3::H3>::new(
+                        protocol,
+                        plan,
+                        &resolver,
+                        &settings,
+                        progress.clone(),
+                    )
+                    .run()
+                    .await
+                }
+            };
+            runs.push(run);
+        }
+        ProbeResult {
+            schema_version: SCHEMA_VERSION,
+            started_at_unix_ms,
+            options: plan.options.clone(),
+            runs,
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! The one interface every protocol implements, and the TCP+TLS setup that
+//! HTTP/1.1 and HTTP/2 share.
+
+use super::failure::failure;
+use super::guard::ConnectPolicy;
+use super::http::{Exchange, RequestSpec};
+use super::tls::{self, TrustSettings};
+use super::trace::AttemptTrace;
+use super::{tcp, wire::TimedIo, wire::WireTap};
+use h123_shared::{Failure, FailureKind, Phase, QuicInfo, TlsInfo};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// Where a new connection goes, after name resolution.
+#[derive(Debug)]
+pub struct Target<'a> {
+    /// Host name or literal, as in the URL (for SNI and certificate checks).
+    pub host: &'a str,
+    /// Whether TLS is used.
+    pub https: bool,
+    /// Addresses to try, in order.
+    pub addrs: &'a [SocketAddr],
+}
+
+/// Settings every connection of a probe shares.
+#[derive(Clone, Debug)]
+pub struct ConnectSettings {
+    /// Which addresses may be dialled.
+    pub policy: ConnectPolicy,
+    /// Trusted roots.
+    pub trust: TrustSettings,
+    /// Whether certificate checks are off.
+    pub insecure: bool,
+    /// Limit on each connection phase.
+    pub phase_limit: Duration,
+}
+
+/// A connection just opened, with the facts of its setup.
+pub struct Opened<C> {
+    /// The connection, ready for its first request.
+    pub conn: C,
+    /// Local socket address.
+    pub local: Option<SocketAddr>,
+    /// The address actually connected to.
+    pub remote: SocketAddr,
+    /// TLS facts, for https.
+    pub tls: Option<TlsInfo>,
+}
+
+/// One HTTP protocol over one connection. Each of h1, h2 and h3 implements
+/// it; only those modules touch their protocol crates.
+pub trait Connection: Sized + Send + 'static {
+    /// Opens a new connection to `target`, recording its setup phases.
+    fn open(
+        target: &Target<'_>,
+        settings: &ConnectSettings,
+        trace: &mut AttemptTrace,
+    ) -> impl Future<Output = Result<Opened<Self>, Failure>> + Send;
+
+    /// Waits until the connection can take another request; `false` when the
+    /// peer closed it meanwhile.
+    fn ready(&mut self, limit: Duration) -> impl Future<Output = bool> + Send;
+
+    /// Sends one request and reads its response, recording send, wait and
+    /// receive; what it learns goes into `out` even when it fails.
+    fn exchange(
+        &mut self,
+        spec: &RequestSpec,
+        trace: &mut AttemptTrace,
+        out: &mut Exchange,
+    ) -> impl Future<Output = Result<(), Failure>> + Send;
+
+    /// QUIC transport facts (HTTP/3 only).
+    fn quic_facts(&self) -> Option<QuicInfo> {
+        None
+    }
+}
+
+/// Any byte stream a hyper connection can run on.
+pub trait Io: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Io for T {}
+
+/// A TCP connection, with TLS for https (offering `alpn`), wrapped in the
+/// timed I/O layer that reports to `tap`.
+pub async fn open_tcp_tls(
+    target: &Target<'_>,
+    settings: &ConnectSettings,
+    alpn: &[&[u8]],
+    tap: Arc<WireTap>,
+    trace: &mut AttemptTrace,
+) -> Result<(TimedIo<Box<dyn Io>>, Opened<()>), Failure> {
+    let stream = tcp::connect(target.addrs, &settings.policy, settings.phase_limit, trace).await?;
+    let local = stream.local_addr().ok();
+    let remote = stream
+        .peer_addr()
+        .map_err(|e| failure(Phase::Connect, FailureKind::Io, e.to_string()))?;
+    let (io, tls): (Box<dyn Io>, _) = if target.https {
+        let config = settings.trust.client_config(alpn, settings.insecure);
+        let (stream, info) = tls::handshake(
+            stream,
+            target.host,
+            config,
+            !settings.insecure,
+            settings.phase_limit,
+            trace,
+        )
+        .await?;
+        (Box::new(stream), Some(info))
+    } else {
+        (Box::new(stream), None)
+    };
+    let opened = Opened {
+        conn: (),
+        local,
+        remote,
+        tls,
+    };
+    Ok((TimedIo::new(io, tap), opened))
+}
+
+/// Aborts a spawned connection task when the connection is dropped.
+#[derive(Debug)]
+pub struct TaskGuard(pub tokio::task::JoinHandle<()>);
+
+impl Drop for TaskGuard {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}

@@ -1,0 +1,186 @@
+//! Name resolution, timed: hickory-resolver against the system's or a given
+//! DNS server, with curl-style pinned addresses and IP literals skipping it.
+
+use super::failure::{failure, timed_out};
+use super::trace::AttemptTrace;
+use h123_shared::timeline::TraceEvent;
+use h123_shared::{DnsInfo, Failure, FailureKind, Phase, ResolveOverride};
+use hickory_resolver::TokioResolver;
+use hickory_resolver::config::{
+    ConnectionConfig, NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts,
+};
+use hickory_resolver::net::runtime::TokioRuntimeProvider;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+use url::Host;
+
+/// Resolves names for one probe. Caching is off, so every new connection
+/// pays (and shows) a real lookup.
+pub struct NameResolver {
+    resolver: Result<TokioResolver, String>,
+    source: String,
+    pins: Vec<ResolveOverride>,
+}
+
+impl NameResolver {
+    /// A resolver using `server` (`ip:port`) or else the system configuration.
+    pub fn new(server: Option<SocketAddr>, pins: Vec<ResolveOverride>) -> Self {
+        let mut options = ResolverOpts::default();
+        options.cache_size = 0;
+        let (resolver, source) = match server {
+            Some(addr) => {
+                options.use_hosts_file = ResolveHosts::Never;
+                let mut udp = ConnectionConfig::udp();
+                udp.port = addr.port();
+                let mut tcp = ConnectionConfig::tcp();
+                tcp.port = addr.port();
+                let config = ResolverConfig::from_name_servers(vec![NameServerConfig::new(
+                    addr.ip(),
+                    true,
+                    vec![udp, tcp],
+                )]);
+                let built =
+                    TokioResolver::builder_with_config(config, TokioRuntimeProvider::default())
+                        .with_options(options)
+                        .build()
+                        .map_err(|e| e.to_string());
+                (built, addr.to_string())
+            }
+            None => {
+                let built = TokioResolver::builder_tokio()
+                    .map(|b| b.with_options(options))
+                    .and_then(|b| b.build())
+                    .map_err(|e| format!("system resolver unavailable: {e}"));
+                (built, "system".to_owned())
+            }
+        };
+        NameResolver {
+            resolver,
+            source,
+            pins,
+        }
+    }
+
+    /// The addresses to try for `host:port`, recording the lookup in `trace`.
+    /// IP literals and pinned names take no time and record no DNS phase.
+    pub async fn resolve(
+        &self,
+        host: &Host<&str>,
+        port: u16,
+        limit: Duration,
+        trace: &mut AttemptTrace,
+    ) -> Result<(Option<DnsInfo>, Vec<SocketAddr>), Failure> {
+        let name = match host {
+            Host::Ipv4(ip) => return Ok((None, vec![SocketAddr::new((*ip).into(), port)])),
+            Host::Ipv6(ip) => return Ok((None, vec![SocketAddr::new((*ip).into(), port)])),
+            Host::Domain(name) => *name,
+        };
+        if let Some(addrs) = self.pinned(name, port) {
+            let info = DnsInfo {
+                source: "pinned".to_owned(),
+                addresses: addrs.iter().map(|a| a.ip().to_string()).collect(),
+            };
+            return Ok((Some(info), addrs));
+        }
+        let resolver = self
+            .resolver
+            .as_ref()
+            .map_err(|e| failure(Phase::Dns, FailureKind::Dns, e.clone()))?;
+        trace.record(TraceEvent::DnsStart);
+        let lookup = tokio::time::timeout(limit, resolver.lookup_ip(name)).await;
+        let ips: Vec<IpAddr> = match lookup {
+            Err(_) => return Err(timed_out(Phase::Dns, limit)),
+            Ok(Err(e)) if e.is_nx_domain() || e.is_no_records_found() => {
+                return Err(failure(
+                    Phase::Dns,
+                    FailureKind::NameNotFound,
+                    format!("{name}: no such name or no address records ({e})"),
+                ));
+            }
+            Ok(Err(e)) => {
+                return Err(failure(
+                    Phase::Dns,
+                    FailureKind::Dns,
+                    format!("{name}: {e}"),
+                ));
+            }
+            Ok(Ok(found)) => found.iter().collect(),
+        };
+        trace.record(TraceEvent::DnsDone);
+        if ips.is_empty() {
+            return Err(failure(
+                Phase::Dns,
+                FailureKind::NameNotFound,
+                format!("{name}: no address records"),
+            ));
+        }
+        let info = DnsInfo {
+            source: self.source.clone(),
+            addresses: ips.iter().map(IpAddr::to_string).collect(),
+        };
+        Ok((
+            Some(info),
+            ips.into_iter()
+                .map(|ip| SocketAddr::new(ip, port))
+                .collect(),
+        ))
+    }
+
+    fn pinned(&self, name: &str, port: u16) -> Option<Vec<SocketAddr>> {
+        let name = name.trim_end_matches('.');
+        let addrs: Vec<SocketAddr> = self
+            .pins
+            .iter()
+            .filter(|p| p.port == port && p.host.trim_end_matches('.').eq_ignore_ascii_case(name))
+            .filter_map(|p| {
+                p.addr
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<IpAddr>()
+                    .ok()
+            })
+            .map(|ip| SocketAddr::new(ip, port))
+            .collect();
+        (!addrs.is_empty()).then_some(addrs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pin(host: &str, port: u16, addr: &str) -> ResolveOverride {
+        ResolveOverride {
+            host: host.into(),
+            port,
+            addr: addr.into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn literals_and_pins_skip_the_lookup() {
+        let resolver = NameResolver::new(None, vec![pin("Example.COM", 443, "[::1]")]);
+        let mut trace = AttemptTrace::start();
+        let limit = Duration::from_secs(1);
+        let (info, addrs) = resolver
+            .resolve(&Host::Domain("example.com."), 443, limit, &mut trace)
+            .await
+            .unwrap();
+        assert_eq!(info.unwrap().source, "pinned");
+        assert_eq!(addrs, vec!["[::1]:443".parse().unwrap()]);
+        let (info, addrs) = resolver
+            .resolve(&Host::Ipv4([127, 0, 0, 1].into()), 80, limit, &mut trace)
+            .await
+            .unwrap();
+        assert!(info.is_none());
+        assert_eq!(addrs, vec!["127.0.0.1:80".parse().unwrap()]);
+        assert!(trace.events().is_empty());
+    }
+
+    #[test]
+    fn pins_match_only_their_port() {
+        let resolver = NameResolver::new(None, vec![pin("a.test", 443, "10.0.0.1")]);
+        assert!(resolver.pinned("a.test", 80).is_none());
+        assert!(resolver.pinned("A.test", 443).is_some());
+    }
+}

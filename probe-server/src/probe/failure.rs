@@ -1,0 +1,122 @@
+//! Failures as data: constructors and the mapping from I/O errors to kinds.
+
+use h123_shared::{Failure, FailureKind, Phase};
+use std::io;
+use std::time::Duration;
+
+/// A failure in `phase` of `kind`, with a readable reason.
+pub fn failure(phase: Phase, kind: FailureKind, message: impl Into<String>) -> Failure {
+    Failure {
+        phase,
+        kind,
+        message: message.into(),
+    }
+}
+
+/// The failure of a phase that ran out of time.
+pub fn timed_out(phase: Phase, limit: Duration) -> Failure {
+    failure(
+        phase,
+        FailureKind::Timeout,
+        format!(
+            "{} did not complete within {} ms",
+            phase.as_str(),
+            limit.as_millis()
+        ),
+    )
+}
+
+/// Classifies an I/O error raised during `phase`.
+pub fn from_io(phase: Phase, err: &io::Error) -> Failure {
+    use io::ErrorKind as K;
+    let kind = match err.kind() {
+        K::ConnectionRefused => FailureKind::Refused,
+        K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof => {
+            FailureKind::Reset
+        }
+        K::TimedOut => FailureKind::Timeout,
+        _ => match tls_error(err) {
+            Some(rustls::Error::InvalidCertificate(_)) => FailureKind::Certificate,
+            Some(_) => FailureKind::Tls,
+            None => FailureKind::Io,
+        },
+    };
+    failure(phase, kind, err.to_string())
+}
+
+fn tls_error(err: &io::Error) -> Option<&rustls::Error> {
+    err.get_ref()?.downcast_ref::<rustls::Error>()
+}
+
+/// Classifies a hyper error raised during `phase`.
+pub fn from_hyper(phase: Phase, err: &hyper::Error) -> Failure {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if let Some(io) = e.downcast_ref::<io::Error>() {
+            return failure(phase, from_io(phase, io).kind, describe(err));
+        }
+        source = e.source();
+    }
+    let kind = if err.is_incomplete_message() || err.is_canceled() || is_h2_reset(err) {
+        FailureKind::Reset
+    } else if err.is_timeout() {
+        FailureKind::Timeout
+    } else {
+        FailureKind::Protocol
+    };
+    failure(phase, kind, describe(err))
+}
+
+fn is_h2_reset(err: &hyper::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if e.to_string().contains("stream error") || e.to_string().contains("reset") {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
+
+/// An error and its causes on one line.
+pub fn describe(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(e) = source {
+        let part = e.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = e.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refused_and_reset_are_named() {
+        let refused = io::Error::from(io::ErrorKind::ConnectionRefused);
+        assert_eq!(from_io(Phase::Connect, &refused).kind, FailureKind::Refused);
+        let eof = io::Error::from(io::ErrorKind::UnexpectedEof);
+        assert_eq!(from_io(Phase::Receive, &eof).kind, FailureKind::Reset);
+    }
+
+    #[test]
+    fn certificate_errors_inside_io_errors_are_found() {
+        let tls = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let err = io::Error::new(io::ErrorKind::InvalidData, tls);
+        let f = from_io(Phase::Tls, &err);
+        assert_eq!(f.kind, FailureKind::Certificate);
+        assert!(f.message.contains("UnknownIssuer"), "{}", f.message);
+    }
+
+    #[test]
+    fn timeouts_say_which_phase_and_limit() {
+        let f = timed_out(Phase::Wait, Duration::from_millis(1500));
+        assert_eq!(f.message, "wait did not complete within 1500 ms");
+    }
+}

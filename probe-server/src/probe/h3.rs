@@ -1,0 +1,243 @@
+//! HTTP/3 over QUIC (quinn + h3): the quic phase covers the first UDP packet
+//! to the completed QUIC + TLS 1.3 handshake; one request stream per attempt.
+//!
+//! Time to first byte is when h3 hands over the response headers
+//! ([`TtfbSource::ResponseHeaders`]): QUIC streams are decrypted and
+//! reassembled inside quinn, so no earlier byte is observable here.
+
+use super::connection::{ConnectSettings, Connection, Opened, Target, TaskGuard};
+use super::failure::{describe, failure, timed_out};
+use super::http::{Exchange, RequestSpec, UriForm, build_request, response_facts};
+use super::trace::AttemptTrace;
+use bytes::{Buf, Bytes};
+use h123_shared::timeline::TraceEvent;
+use h123_shared::{Failure, FailureKind, Micros, Phase, QuicInfo, TlsInfo, TtfbSource};
+use quinn::crypto::rustls::{HandshakeData, QuicClientConfig};
+use std::future::poll_fn;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// An HTTP/3 connection (its UDP endpoint lives as long as it does).
+pub struct H3 {
+    sender: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+    quic: quinn::Connection,
+    _endpoint: quinn::Endpoint,
+    _driver: TaskGuard,
+}
+
+impl Connection for H3 {
+    async fn open(
+        target: &Target<'_>,
+        settings: &ConnectSettings,
+        trace: &mut AttemptTrace,
+    ) -> Result<Opened<Self>, Failure> {
+        if !target.https {
+            return Err(failure(
+                Phase::Quic,
+                FailureKind::Unsupported,
+                "HTTP/3 needs an https URL (QUIC always uses TLS)",
+            ));
+        }
+        let mut last_failure = None;
+        for &addr in target.addrs {
+            if let Err(reason) = settings.policy.check(addr) {
+                last_failure.get_or_insert_with(|| {
+                    failure(
+                        Phase::Quic,
+                        FailureKind::Blocked,
+                        format!("refusing to connect to {addr}: {reason}"),
+                    )
+                });
+                continue;
+            }
+            match handshake(addr, target.host, settings, trace).await {
+                Ok(opened) => return Ok(opened),
+                Err(f) => last_failure = Some(f),
+            }
+        }
+        Err(last_failure
+            .unwrap_or_else(|| failure(Phase::Quic, FailureKind::Io, "no address to connect to")))
+    }
+
+    async fn ready(&mut self, _limit: Duration) -> bool {
+        self.quic.close_reason().is_none()
+    }
+
+    async fn exchange(
+        &mut self,
+        spec: &RequestSpec,
+        trace: &mut AttemptTrace,
+        out: &mut Exchange,
+    ) -> Result<(), Failure> {
+        let limit = spec.phase_limit;
+        let request = build_request(spec, UriForm::Absolute)?.map(|_| ());
+        trace.record(TraceEvent::RequestStart);
+        let mut stream = tokio::time::timeout(limit, self.sender.send_request(request))
+            .await
+            .map_err(|_| timed_out(Phase::Send, limit))?
+            .map_err(|e| stream_failure(Phase::Send, &e))?;
+        tokio::time::timeout(limit, stream.finish())
+            .await
+            .map_err(|_| timed_out(Phase::Send, limit))?
+            .map_err(|e| stream_failure(Phase::Send, &e))?;
+        trace.record(TraceEvent::RequestWritten);
+        let response = tokio::time::timeout(limit, stream.recv_response())
+            .await
+            .map_err(|_| timed_out(Phase::Wait, limit))?
+            .map_err(|e| stream_failure(Phase::Wait, &e))?;
+        trace.record(TraceEvent::FirstByte);
+        out.ttfb_source = Some(TtfbSource::ResponseHeaders);
+        let (parts, ()) = response.into_parts();
+        out.response = Some(response_facts(&parts));
+        let read = async {
+            let mut bytes = 0u64;
+            while let Some(chunk) = stream
+                .recv_data()
+                .await
+                .map_err(|e| stream_failure(Phase::Receive, &e))?
+            {
+                bytes += chunk.remaining() as u64;
+                if bytes >= spec.max_body {
+                    stream.stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
+                    return Ok::<_, Failure>((bytes, true));
+                }
+            }
+            Ok((bytes, false))
+        };
+        let (bytes, truncated) = tokio::time::timeout(limit, read)
+            .await
+            .map_err(|_| timed_out(Phase::Receive, limit))??;
+        trace.record(TraceEvent::BodyDone);
+        if let Some(r) = out.response.as_mut() {
+            r.body_bytes = bytes;
+            r.truncated = truncated;
+        }
+        // Streams are independent: a cut body does not spoil the connection.
+        out.reusable = true;
+        Ok(())
+    }
+
+    fn quic_facts(&self) -> Option<QuicInfo> {
+        let stats = self.quic.stats();
+        Some(QuicInfo {
+            rtt_us: Micros(self.quic.rtt().as_micros() as u64),
+            sent_packets: stats.path.sent_packets,
+            lost_packets: stats.path.lost_packets,
+            congestion_events: stats.path.congestion_events,
+            zero_rtt_accepted: None,
+        })
+    }
+}
+
+/// One QUIC handshake to `addr`, recording `QuicStart`/`QuicDone`.
+async fn handshake(
+    addr: SocketAddr,
+    host: &str,
+    settings: &ConnectSettings,
+    trace: &mut AttemptTrace,
+) -> Result<Opened<H3>, Failure> {
+    let io_failure =
+        |e: &dyn std::error::Error| failure(Phase::Quic, FailureKind::Io, e.to_string());
+    let bind: SocketAddr = if addr.is_ipv6() {
+        (Ipv6Addr::UNSPECIFIED, 0).into()
+    } else {
+        (Ipv4Addr::UNSPECIFIED, 0).into()
+    };
+    let endpoint = quinn::Endpoint::client(bind).map_err(|e| io_failure(&e))?;
+    let tls = settings.trust.client_config(&[b"h3"], settings.insecure);
+    let quic_tls = QuicClientConfig::try_from(tls)
+        .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;
+    let config = quinn::ClientConfig::new(Arc::new(quic_tls));
+    trace.record(TraceEvent::QuicStart);
+    let connecting = endpoint
+        .connect_with(config, addr, host)
+        .map_err(|e| io_failure(&e))?;
+    let limit = settings.phase_limit;
+    let quic = tokio::time::timeout(limit, connecting)
+        .await
+        .map_err(|_| {
+            failure(
+                Phase::Quic,
+                FailureKind::Timeout,
+                format!(
+                    "no QUIC handshake with {addr} within {} ms: UDP may be blocked on the path",
+                    limit.as_millis()
+                ),
+            )
+        })?
+        .map_err(|e| connection_failure(&e))?;
+    trace.record(TraceEvent::QuicDone);
+    let alpn = quic
+        .handshake_data()
+        .and_then(|data| data.downcast::<HandshakeData>().ok())
+        .and_then(|data| data.protocol)
+        .map(|p| String::from_utf8_lossy(&p).into_owned());
+    let certificates = quic
+        .peer_identity()
+        .and_then(|id| {
+            id.downcast::<Vec<rustls_pki_types::CertificateDer<'static>>>()
+                .ok()
+        })
+        .map(|chain| super::cert::summarize_chain(&chain))
+        .unwrap_or_default();
+    let tls = TlsInfo {
+        alpn,
+        version: "TLSv1.3".to_owned(),
+        cipher: "not exposed by QUIC".to_owned(),
+        resumed: false,
+        verified: !settings.insecure,
+        certificates,
+    };
+    let (mut driver, sender) = h3::client::new(h3_quinn::Connection::new(quic.clone()))
+        .await
+        .map_err(|e| failure(Phase::Send, FailureKind::Protocol, describe(&e)))?;
+    let driver = TaskGuard(tokio::spawn(async move {
+        let _ = poll_fn(|cx| driver.poll_close(cx)).await;
+    }));
+    Ok(Opened {
+        local: endpoint.local_addr().ok(),
+        remote: quic.remote_address(),
+        tls: Some(tls),
+        conn: H3 {
+            sender,
+            quic,
+            _endpoint: endpoint,
+            _driver: driver,
+        },
+    })
+}
+
+fn connection_failure(err: &quinn::ConnectionError) -> Failure {
+    use quinn::ConnectionError as E;
+    let kind = match err {
+        E::TimedOut => FailureKind::Timeout,
+        E::ConnectionClosed(close) if close.error_code.to_string().contains("crypto") => {
+            FailureKind::Tls
+        }
+        E::TransportError(_) | E::ConnectionClosed(_) => FailureKind::Tls,
+        E::VersionMismatch => FailureKind::Unsupported,
+        E::Reset => FailureKind::Reset,
+        _ => FailureKind::Io,
+    };
+    let message = describe(err);
+    let kind = if message.contains("certificate") || message.contains("UnknownIssuer") {
+        FailureKind::Certificate
+    } else {
+        kind
+    };
+    failure(Phase::Quic, kind, message)
+}
+
+fn stream_failure(phase: Phase, err: &h3::error::StreamError) -> Failure {
+    let message = describe(err);
+    let lower = message.to_ascii_lowercase();
+    let kind = if lower.contains("reset") || lower.contains("cancel") || lower.contains("closed") {
+        FailureKind::Reset
+    } else if lower.contains("timeout") || lower.contains("timed out") {
+        FailureKind::Timeout
+    } else {
+        FailureKind::Protocol
+    };
+    failure(phase, kind, message)
+}

@@ -1,0 +1,255 @@
+//! What h1 and h2 share over hyper: the request, the timed exchange, the
+//! capped body read and the response facts.
+
+use super::failure::{failure, from_hyper, timed_out};
+use super::trace::AttemptTrace;
+use super::wire::WireTap;
+use bytes::Bytes;
+use h123_shared::timeline::TraceEvent;
+use h123_shared::{Failure, FailureKind, Header, Phase, ResponseInfo, TtfbSource};
+use http::header::{HOST, HeaderName, HeaderValue, USER_AGENT};
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Incoming;
+use std::future::Future;
+use std::time::Duration;
+use url::Url;
+
+/// Most response headers kept in a result.
+const MAX_HEADERS: usize = 100;
+/// Longest header value kept, in bytes.
+const MAX_HEADER_VALUE: usize = 4096;
+
+/// One request as the engine sends it, validated.
+#[derive(Clone, Debug)]
+pub struct RequestSpec {
+    /// GET or HEAD.
+    pub method: http::Method,
+    /// Absolute URL.
+    pub url: Url,
+    /// Extra headers.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Body bytes read at most.
+    pub max_body: u64,
+    /// Limit on each phase.
+    pub phase_limit: Duration,
+}
+
+/// Whether the request line carries the path only (HTTP/1.1) or the whole URI.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum UriForm {
+    /// `GET /path HTTP/1.1` plus a Host header.
+    Origin,
+    /// `:scheme`, `:authority` and `:path` from the absolute URI.
+    Absolute,
+}
+
+/// What an exchange learnt, filled in as it goes so a failure keeps it.
+#[derive(Debug, Default)]
+pub struct Exchange {
+    /// Response facts, once headers arrived.
+    pub response: Option<ResponseInfo>,
+    /// How the first byte was observed.
+    pub ttfb_source: Option<TtfbSource>,
+    /// Whether the connection can take another request afterwards.
+    pub reusable: bool,
+}
+
+/// Builds the hyper request for `spec`.
+pub fn build_request(
+    spec: &RequestSpec,
+    form: UriForm,
+) -> Result<http::Request<Empty<Bytes>>, Failure> {
+    let uri = match form {
+        UriForm::Origin => &spec.url[url::Position::BeforePath..url::Position::AfterQuery],
+        UriForm::Absolute => &spec.url[..url::Position::AfterQuery],
+    };
+    let mut builder = http::Request::builder()
+        .method(spec.method.clone())
+        .uri(uri);
+    if form == UriForm::Origin {
+        let authority = &spec.url[url::Position::BeforeHost..url::Position::BeforePath];
+        builder = builder.header(HOST, authority);
+    }
+    builder = builder.header(USER_AGENT, concat!("h123/", env!("CARGO_PKG_VERSION")));
+    let mut request = builder.body(Empty::new()).map_err(|e| {
+        failure(
+            Phase::Send,
+            FailureKind::Protocol,
+            format!("bad request: {e}"),
+        )
+    })?;
+    for (name, value) in &spec.headers {
+        request.headers_mut().insert(name.clone(), value.clone());
+    }
+    Ok(request)
+}
+
+/// Sends a request by calling `send` (hyper queues the request as soon as
+/// it is called, so the tap is armed first), timing send and wait from the
+/// wire tap, then reads the body up to the cap, recording each step.
+pub async fn timed_exchange<S, F>(
+    send: S,
+    tap: &WireTap,
+    ttfb_source: TtfbSource,
+    spec: &RequestSpec,
+    trace: &mut AttemptTrace,
+    out: &mut Exchange,
+) -> Result<(), Failure>
+where
+    S: FnOnce() -> F,
+    F: Future<Output = hyper::Result<http::Response<Incoming>>>,
+{
+    tap.arm();
+    trace.record(TraceEvent::RequestStart);
+    let sent = tokio::time::timeout(spec.phase_limit, send()).await;
+    let marks = tap.marks();
+    if let Some(at) = marks.written {
+        trace.record_instant(TraceEvent::RequestWritten, at);
+    }
+    if let Some(at) = marks.first_byte {
+        trace.record_instant(TraceEvent::FirstByte, at);
+    }
+    let phase = trace.open_phase().unwrap_or(Phase::Send);
+    let response = match sent {
+        Err(_) => return Err(timed_out(phase, spec.phase_limit)),
+        Ok(Err(e)) => return Err(from_hyper(phase, &e)),
+        Ok(Ok(response)) => response,
+    };
+    out.ttfb_source = Some(ttfb_source);
+    if !trace.has(TraceEvent::RequestWritten) {
+        trace.record(TraceEvent::RequestWritten);
+    }
+    if !trace.has(TraceEvent::FirstByte) {
+        trace.record(TraceEvent::FirstByte);
+        out.ttfb_source = Some(TtfbSource::ResponseHeaders);
+    }
+    let (parts, body) = response.into_parts();
+    out.response = Some(response_facts(&parts));
+    let (bytes, truncated) = read_body(body, spec, trace).await?;
+    if let Some(r) = out.response.as_mut() {
+        r.body_bytes = bytes;
+        r.truncated = truncated;
+    }
+    out.reusable = !truncated;
+    Ok(())
+}
+
+async fn read_body(
+    mut body: Incoming,
+    spec: &RequestSpec,
+    trace: &mut AttemptTrace,
+) -> Result<(u64, bool), Failure> {
+    let read = async {
+        let mut bytes = 0u64;
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| from_hyper(Phase::Receive, &e))?;
+            if let Some(data) = frame.data_ref() {
+                bytes += data.len() as u64;
+                if bytes >= spec.max_body && !hyper::body::Body::is_end_stream(&body) {
+                    return Ok((bytes, true));
+                }
+            }
+        }
+        Ok((bytes, false))
+    };
+    let result = tokio::time::timeout(spec.phase_limit, read)
+        .await
+        .map_err(|_| timed_out(Phase::Receive, spec.phase_limit))?;
+    if result.is_ok() {
+        trace.record(TraceEvent::BodyDone);
+    }
+    result.map_err(|mut f: Failure| {
+        f.message = format!("body cut short: {}", f.message);
+        f
+    })
+}
+
+/// The facts kept of a response head.
+pub fn response_facts(parts: &http::response::Parts) -> ResponseInfo {
+    let headers = parts
+        .headers
+        .iter()
+        .take(MAX_HEADERS)
+        .map(|(name, value)| {
+            let mut value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+            if value.len() > MAX_HEADER_VALUE {
+                let mut cut = MAX_HEADER_VALUE;
+                while !value.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                value.truncate(cut);
+            }
+            Header {
+                name: name.as_str().to_owned(),
+                value,
+            }
+        })
+        .collect();
+    ResponseInfo {
+        status: parts.status.as_u16(),
+        http_version: version_name(parts.version).to_owned(),
+        headers,
+        body_bytes: 0,
+        truncated: false,
+    }
+}
+
+fn version_name(version: http::Version) -> &'static str {
+    match version {
+        http::Version::HTTP_09 => "HTTP/0.9",
+        http::Version::HTTP_10 => "HTTP/1.0",
+        http::Version::HTTP_11 => "HTTP/1.1",
+        http::Version::HTTP_2 => "HTTP/2",
+        http::Version::HTTP_3 => "HTTP/3",
+        _ => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(url: &str) -> RequestSpec {
+        RequestSpec {
+            method: http::Method::GET,
+            url: Url::parse(url).unwrap(),
+            headers: vec![(
+                HeaderName::from_static("x-a"),
+                HeaderValue::from_static("1"),
+            )],
+            max_body: 10,
+            phase_limit: Duration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn origin_form_has_path_and_host() {
+        let req = build_request(
+            &spec("https://example.com:8443/a/b?c=d#frag"),
+            UriForm::Origin,
+        )
+        .unwrap();
+        assert_eq!(req.uri(), "/a/b?c=d");
+        assert_eq!(req.headers()[HOST], "example.com:8443");
+        assert_eq!(req.headers()["x-a"], "1");
+    }
+
+    #[test]
+    fn absolute_form_keeps_authority_and_drops_fragment() {
+        let req = build_request(&spec("https://example.com/x#frag"), UriForm::Absolute).unwrap();
+        assert_eq!(req.uri(), "https://example.com/x");
+        assert!(req.headers().get(HOST).is_none());
+    }
+
+    #[test]
+    fn long_header_values_are_cut_on_a_char_boundary() {
+        let (mut parts, _) = http::Response::new(()).into_parts();
+        let long = "é".repeat(3000);
+        parts
+            .headers
+            .insert("x-long", HeaderValue::from_str(&long).unwrap());
+        let facts = response_facts(&parts);
+        assert!(facts.headers[0].value.len() <= MAX_HEADER_VALUE);
+        assert_eq!(facts.http_version, "HTTP/1.1");
+    }
+}

@@ -1,0 +1,350 @@
+//! Validation: turns untrusted [`ProbeOptions`] into a [`Plan`] the engine
+//! can run, or a clear error naming what is wrong.
+
+use h123_shared::{ProbeOptions, Protocol};
+use http::header::{HeaderName, HeaderValue};
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+use url::Url;
+
+/// Bounds on what one probe may ask for.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Most attempts per protocol.
+    pub max_repeat: u32,
+    /// Most redirect hops per attempt.
+    pub max_redirects: u32,
+    /// Longest total timeout per attempt, in milliseconds.
+    pub max_timeout_ms: u64,
+    /// Largest body cap, in bytes.
+    pub max_body_bytes: u64,
+    /// Longest idle gap between attempts, in milliseconds.
+    pub max_idle_gap_ms: u64,
+    /// Longest URL, in bytes.
+    pub max_url_len: usize,
+    /// Most extra request headers.
+    pub max_headers: usize,
+    /// Largest extra header (name plus value), in bytes.
+    pub max_header_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_repeat: 100,
+            max_redirects: 20,
+            max_timeout_ms: 120_000,
+            max_body_bytes: 1 << 30,
+            max_idle_gap_ms: 60_000,
+            max_url_len: 8192,
+            max_headers: 50,
+            max_header_bytes: 8192,
+        }
+    }
+}
+
+/// Why options were refused. Each variant has a stable [`PlanError::code`].
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PlanError {
+    /// The URL does not parse or has no host.
+    #[error("invalid URL `{url}`: {reason}")]
+    InvalidUrl {
+        /// The URL as given (shortened).
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The URL's scheme is not http or https.
+    #[error("unsupported scheme `{0}`: only http and https URLs can be probed")]
+    UnsupportedScheme(String),
+    /// No protocol was asked for.
+    #[error("no protocol selected: pick at least one of h1, h2, h3")]
+    NoProtocols,
+    /// A number is out of its allowed range.
+    #[error("{field} must be between {min} and {max} (got {got})")]
+    OutOfRange {
+        /// The option's name.
+        field: &'static str,
+        /// Smallest allowed value.
+        min: u64,
+        /// Largest allowed value.
+        max: u64,
+        /// The value given.
+        got: u64,
+    },
+    /// A request header is malformed or too large.
+    #[error("invalid header: {0}")]
+    InvalidHeader(String),
+    /// The DNS server is not `ip:port` or `ip`.
+    #[error("invalid DNS server `{0}`: expected ip or ip:port, e.g. 127.0.0.1:5353")]
+    InvalidDnsServer(String),
+    /// A pinned address is not an IP address.
+    #[error("invalid resolve entry for {host}:{port}: `{addr}` is not an IP address")]
+    InvalidResolve {
+        /// Host name pinned.
+        host: String,
+        /// Port pinned.
+        port: u16,
+        /// The bad address.
+        addr: String,
+    },
+}
+
+impl PlanError {
+    /// A stable machine-readable code for API clients.
+    pub fn code(&self) -> &'static str {
+        match self {
+            PlanError::InvalidUrl { .. } => "invalid_url",
+            PlanError::UnsupportedScheme(_) => "unsupported_scheme",
+            PlanError::NoProtocols => "no_protocols",
+            PlanError::OutOfRange { .. } => "out_of_range",
+            PlanError::InvalidHeader(_) => "invalid_header",
+            PlanError::InvalidDnsServer(_) => "invalid_dns_server",
+            PlanError::InvalidResolve { .. } => "invalid_resolve",
+        }
+    }
+}
+
+/// Validated options, ready to run.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The options, normalised (protocols deduplicated).
+    pub options: ProbeOptions,
+    /// The parsed target URL.
+    pub url: Url,
+    /// Extra request headers, parsed.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// DNS server to ask instead of the system's.
+    pub dns_server: Option<SocketAddr>,
+    /// Limit on one attempt.
+    pub timeout: Duration,
+    /// Limit on one phase.
+    pub phase_limit: Duration,
+    /// Pause between attempts.
+    pub idle_gap: Duration,
+}
+
+fn range(field: &'static str, got: u64, min: u64, max: u64) -> Result<(), PlanError> {
+    if (min..=max).contains(&got) {
+        Ok(())
+    } else {
+        Err(PlanError::OutOfRange {
+            field,
+            min,
+            max,
+            got,
+        })
+    }
+}
+
+fn shorten(text: &str) -> String {
+    text.chars().take(200).collect()
+}
+
+impl Plan {
+    /// Checks `options` against `limits`.
+    ///
+    /// # Errors
+    /// The first problem found, as a [`PlanError`].
+    pub fn new(mut options: ProbeOptions, limits: &Limits) -> Result<Plan, PlanError> {
+        let raw = options.url.trim().to_owned();
+        if raw.len() > limits.max_url_len {
+            return Err(PlanError::InvalidUrl {
+                url: shorten(&raw),
+                reason: format!("longer than {} bytes", limits.max_url_len),
+            });
+        }
+        let url = Url::parse(&raw).map_err(|e| PlanError::InvalidUrl {
+            url: shorten(&raw),
+            reason: e.to_string(),
+        })?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(PlanError::UnsupportedScheme(shorten(url.scheme())));
+        }
+        if url.host().is_none() {
+            return Err(PlanError::InvalidUrl {
+                url: shorten(&raw),
+                reason: "no host".to_owned(),
+            });
+        }
+        options.url = url.to_string();
+        let mut protocols: Vec<Protocol> = Vec::new();
+        for p in &options.protocols {
+            if !protocols.contains(p) {
+                protocols.push(*p);
+            }
+        }
+        if protocols.is_empty() {
+            return Err(PlanError::NoProtocols);
+        }
+        options.protocols = protocols;
+        range("repeat", options.repeat.into(), 1, limits.max_repeat.into())?;
+        range(
+            "max_redirects",
+            options.max_redirects.into(),
+            0,
+            limits.max_redirects.into(),
+        )?;
+        range("timeout_ms", options.timeout_ms, 1, limits.max_timeout_ms)?;
+        range(
+            "phase_timeout_ms",
+            options.phase_timeout_ms,
+            1,
+            limits.max_timeout_ms,
+        )?;
+        range(
+            "max_body_bytes",
+            options.max_body_bytes,
+            1,
+            limits.max_body_bytes,
+        )?;
+        range(
+            "idle_gap_ms",
+            options.idle_gap_ms,
+            0,
+            limits.max_idle_gap_ms,
+        )?;
+        if options.headers.len() > limits.max_headers {
+            return Err(PlanError::InvalidHeader(format!(
+                "{} headers given, at most {} allowed",
+                options.headers.len(),
+                limits.max_headers
+            )));
+        }
+        let headers = options
+            .headers
+            .iter()
+            .map(|h| {
+                if h.name.len() + h.value.len() > limits.max_header_bytes {
+                    return Err(PlanError::InvalidHeader(format!(
+                        "`{}` is longer than {} bytes",
+                        shorten(&h.name),
+                        limits.max_header_bytes
+                    )));
+                }
+                let name = HeaderName::from_bytes(h.name.trim().as_bytes()).map_err(|_| {
+                    PlanError::InvalidHeader(format!(
+                        "`{}` is not a valid header name",
+                        shorten(&h.name)
+                    ))
+                })?;
+                let value = HeaderValue::from_str(h.value.trim()).map_err(|_| {
+                    PlanError::InvalidHeader(format!(
+                        "the value of `{name}` has invalid characters"
+                    ))
+                })?;
+                Ok((name, value))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let dns_server = options
+            .dns_server
+            .as_deref()
+            .map(parse_dns_server)
+            .transpose()?;
+        for pin in &options.resolve {
+            let bare = pin.addr.trim_start_matches('[').trim_end_matches(']');
+            if bare.parse::<IpAddr>().is_err() {
+                return Err(PlanError::InvalidResolve {
+                    host: shorten(&pin.host),
+                    port: pin.port,
+                    addr: shorten(&pin.addr),
+                });
+            }
+        }
+        Ok(Plan {
+            timeout: Duration::from_millis(options.timeout_ms),
+            phase_limit: Duration::from_millis(options.phase_timeout_ms.min(options.timeout_ms)),
+            idle_gap: Duration::from_millis(options.idle_gap_ms),
+            options,
+            url,
+            headers,
+            dns_server,
+        })
+    }
+}
+
+fn parse_dns_server(text: &str) -> Result<SocketAddr, PlanError> {
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let bare = text.trim_start_matches('[').trim_end_matches(']');
+    bare.parse::<IpAddr>()
+        .map(|ip| SocketAddr::new(ip, 53))
+        .map_err(|_| PlanError::InvalidDnsServer(shorten(text)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use h123_shared::Header;
+
+    fn plan(edit: impl FnOnce(&mut ProbeOptions)) -> Result<Plan, PlanError> {
+        let mut options = ProbeOptions {
+            url: "https://example.com/".into(),
+            ..ProbeOptions::default()
+        };
+        edit(&mut options);
+        Plan::new(options, &Limits::default())
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        let p = plan(|_| {}).unwrap();
+        assert_eq!(p.options.protocols, Protocol::ALL.to_vec());
+        assert_eq!(p.url.host_str(), Some("example.com"));
+    }
+
+    #[test]
+    fn bad_urls_and_schemes_are_named() {
+        let e = plan(|o| o.url = "not a url".into()).unwrap_err();
+        assert_eq!(e.code(), "invalid_url");
+        let e = plan(|o| o.url = "ftp://example.com/".into()).unwrap_err();
+        assert_eq!(e, PlanError::UnsupportedScheme("ftp".into()));
+        assert!(e.to_string().contains("only http and https"));
+        let e = plan(|o| o.url = format!("https://e.com/{}", "a".repeat(9000))).unwrap_err();
+        assert_eq!(e.code(), "invalid_url");
+    }
+
+    #[test]
+    fn ranges_are_enforced() {
+        let e = plan(|o| o.repeat = 0).unwrap_err();
+        assert_eq!(e.to_string(), "repeat must be between 1 and 100 (got 0)");
+        assert!(plan(|o| o.repeat = 101).is_err());
+        assert!(plan(|o| o.timeout_ms = 0).is_err());
+        assert!(plan(|o| o.protocols.clear()).is_err());
+    }
+
+    #[test]
+    fn headers_dns_and_pins_are_checked() {
+        let bad = Header {
+            name: "bad name".into(),
+            value: "x".into(),
+        };
+        assert_eq!(
+            plan(|o| o.headers = vec![bad]).unwrap_err().code(),
+            "invalid_header"
+        );
+        assert_eq!(
+            plan(|o| o.dns_server = Some("127.0.0.1".into()))
+                .unwrap()
+                .dns_server,
+            Some("127.0.0.1:53".parse().unwrap())
+        );
+        assert!(plan(|o| o.dns_server = Some("dns.example".into())).is_err());
+        let pin = h123_shared::ResolveOverride {
+            host: "a".into(),
+            port: 1,
+            addr: "nope".into(),
+        };
+        assert_eq!(
+            plan(|o| o.resolve = vec![pin]).unwrap_err().code(),
+            "invalid_resolve"
+        );
+    }
+
+    #[test]
+    fn protocols_are_deduplicated_in_order() {
+        let p = plan(|o| o.protocols = vec![Protocol::H2, Protocol::H1, Protocol::H2]).unwrap();
+        assert_eq!(p.options.protocols, vec![Protocol::H2, Protocol::H1]);
+    }
+}

@@ -1,0 +1,254 @@
+//! Runs one protocol's attempts: fresh connection first, reuse after (or a
+//! new one each time in cold mode), redirect hops as their own entries.
+
+use super::connection::{ConnectSettings, Connection, Target};
+use super::dns::NameResolver;
+use super::failure::{failure, timed_out};
+use super::http::{Exchange, RequestSpec};
+use super::plan::Plan;
+use super::trace::{self, AttemptId, AttemptTrace, Progress};
+use h123_shared::api::ProbeEvent;
+use h123_shared::{
+    Attempt, ConnectionInfo, ConnectionMode, DnsInfo, Failure, FailureKind, Micros, Phase,
+    Protocol, ProtocolRun, QuicInfo, TlsInfo, TtfbSource,
+};
+use std::net::SocketAddr;
+use std::time::Instant;
+use url::Url;
+
+/// A connection kept between attempts, with the facts of its setup.
+struct Pooled<C> {
+    conn: C,
+    origin: String,
+    id: u32,
+    requests: u32,
+    idle_since: Instant,
+    local: Option<SocketAddr>,
+    remote: SocketAddr,
+    tls: Option<TlsInfo>,
+}
+
+/// Everything one protocol's attempts share.
+pub struct ProtocolRunner<'a, C> {
+    protocol: Protocol,
+    plan: &'a Plan,
+    resolver: &'a NameResolver,
+    settings: &'a ConnectSettings,
+    progress: Progress,
+    pool: Vec<Pooled<C>>,
+    next_id: u32,
+}
+
+/// What one attempt found out besides its timeline.
+#[derive(Default)]
+struct Findings {
+    dns: Option<DnsInfo>,
+    connection: Option<ConnectionInfo>,
+    tls: Option<TlsInfo>,
+    quic: Option<QuicInfo>,
+    exchange: Exchange,
+}
+
+fn origin_of(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+impl<'a, C: Connection> ProtocolRunner<'a, C> {
+    /// A runner for `protocol` with its own connection pool, reporting to `progress`.
+    pub fn new(
+        protocol: Protocol,
+        plan: &'a Plan,
+        resolver: &'a NameResolver,
+        settings: &'a ConnectSettings,
+        progress: Progress,
+    ) -> Self {
+        ProtocolRunner {
+            protocol,
+            plan,
+            resolver,
+            settings,
+            progress,
+            pool: Vec::new(),
+            next_id: 1,
+        }
+    }
+
+    /// Runs every attempt, reporting each as it completes.
+    pub async fn run(mut self) -> ProtocolRun {
+        let options = &self.plan.options;
+        let hops = if options.follow_redirects {
+            options.max_redirects
+        } else {
+            0
+        };
+        let mut attempts = Vec::new();
+        for number in 1..=options.repeat {
+            if number > 1 && !self.plan.idle_gap.is_zero() {
+                tokio::time::sleep(self.plan.idle_gap).await;
+            }
+            let mut url = self.plan.url.clone();
+            for hop in 0..=hops {
+                let (attempt, next) = self.attempt(number, hop, &url).await;
+                self.progress.send(ProbeEvent::Attempt {
+                    protocol: self.protocol,
+                    attempt: Box::new(attempt.clone()),
+                });
+                attempts.push(attempt);
+                match next {
+                    Some(next) if hop < hops => url = next,
+                    _ => break,
+                }
+            }
+        }
+        ProtocolRun {
+            protocol: self.protocol,
+            skipped: None,
+            attempts,
+        }
+    }
+
+    /// One entry; also returns where a followed redirect leads.
+    async fn attempt(&mut self, number: u32, hop: u32, url: &Url) -> (Attempt, Option<Url>) {
+        let id = AttemptId {
+            protocol: self.protocol,
+            attempt: number,
+            hop,
+        };
+        let mut trace = AttemptTrace::observed(self.progress.clone(), Some(id));
+        let mut found = Findings::default();
+        let limit = self.plan.timeout;
+        let steps = tokio::time::timeout(limit, self.steps(url, &mut trace, &mut found)).await;
+        let failure = match steps {
+            Ok(Ok(())) => None,
+            Ok(Err(f)) => Some(f),
+            Err(_) => {
+                let mut f = timed_out(trace.open_phase().unwrap_or(Phase::Dns), limit);
+                f.message = format!(
+                    "attempt exceeded its total timeout of {} ms",
+                    limit.as_millis()
+                );
+                Some(f)
+            }
+        };
+        let next = found
+            .exchange
+            .response
+            .as_ref()
+            .filter(|r| (300..400).contains(&r.status))
+            .and_then(|r| r.header("location"))
+            .and_then(|location| url.join(location).ok())
+            .filter(|next| matches!(next.scheme(), "http" | "https"));
+        let attempt = Attempt {
+            attempt: number,
+            hop,
+            url: url.to_string(),
+            started_at_unix_ms: trace.started_at_unix_ms(),
+            phases: trace.finish(),
+            ttfb_source: found.exchange.ttfb_source.unwrap_or(match self.protocol {
+                Protocol::H2 => TtfbSource::Http2HeadersFrame,
+                _ => TtfbSource::TransportRead,
+            }),
+            dns: found.dns,
+            connection: found.connection,
+            tls: found.tls,
+            response: found.exchange.response,
+            quic: found.quic,
+            failure,
+        };
+        (attempt, next)
+    }
+
+    async fn steps(
+        &mut self,
+        url: &Url,
+        trace: &mut AttemptTrace,
+        found: &mut Findings,
+    ) -> Result<(), Failure> {
+        let origin = origin_of(url);
+        let limit = self.plan.phase_limit;
+        let mut pooled = None;
+        if let Some(index) = self.pool.iter().position(|p| p.origin == origin) {
+            let mut candidate = self.pool.swap_remove(index);
+            if candidate.conn.ready(limit).await {
+                pooled = Some(candidate);
+            }
+        }
+        let reused = pooled.is_some();
+        let mut pooled = match pooled {
+            Some(p) => p,
+            None => self.open(url, origin, trace, found).await?,
+        };
+        let now = trace::now();
+        let idle = reused
+            .then(|| Micros(now.saturating_duration_since(pooled.idle_since).as_micros() as u64));
+        pooled.requests += 1;
+        found.connection = Some(ConnectionInfo {
+            id: pooled.id,
+            reused,
+            was_idle: reused,
+            idle_us: idle,
+            request_index: pooled.requests,
+            local_addr: pooled.local.map(|a| a.to_string()),
+            remote_addr: pooled.remote.to_string(),
+        });
+        found.tls = pooled.tls.clone();
+        let spec = RequestSpec {
+            method: match self.plan.options.method {
+                h123_shared::Method::Get => http::Method::GET,
+                h123_shared::Method::Head => http::Method::HEAD,
+            },
+            url: url.clone(),
+            headers: self.plan.headers.clone(),
+            max_body: self.plan.options.max_body_bytes,
+            phase_limit: limit,
+        };
+        pooled
+            .conn
+            .exchange(&spec, trace, &mut found.exchange)
+            .await?;
+        if found.exchange.reusable && self.plan.options.mode == ConnectionMode::Warm {
+            pooled.idle_since = trace::now();
+            self.pool.push(pooled);
+        }
+        Ok(())
+    }
+
+    async fn open(
+        &mut self,
+        url: &Url,
+        origin: String,
+        trace: &mut AttemptTrace,
+        found: &mut Findings,
+    ) -> Result<Pooled<C>, Failure> {
+        let host = url
+            .host()
+            .ok_or_else(|| failure(Phase::Dns, FailureKind::Dns, "URL has no host"))?;
+        let port = url
+            .port_or_known_default()
+            .ok_or_else(|| failure(Phase::Dns, FailureKind::Dns, "URL has no port"))?;
+        let (dns, addrs) = self
+            .resolver
+            .resolve(&host, port, self.plan.phase_limit, trace)
+            .await?;
+        found.dns = dns;
+        let host_text = url.host_str().unwrap_or_default();
+        let target = Target {
+            host: host_text.trim_start_matches('[').trim_end_matches(']'),
+            https: url.scheme() == "https",
+            addrs: &addrs,
+        };
+        let opened = C::open(&target, self.settings, trace).await?;
+        let id = self.next_id;
+        self.next_id += 1;
+        Ok(Pooled {
+            conn: opened.conn,
+            origin,
+            id,
+            requests: 0,
+            idle_since: trace::now(),
+            local: opened.local,
+            remote: opened.remote,
+            tls: opened.tls,
+        })
+    }
+}

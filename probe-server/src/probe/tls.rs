@@ -1,0 +1,188 @@
+//! TLS over TCP with rustls: client configuration (roots, CA file, insecure,
+//! ALPN) and the timed handshake that yields the connection's TLS facts.
+
+use super::cert::summarize_chain;
+use super::failure::{failure, from_io, timed_out};
+use super::trace::AttemptTrace;
+use h123_shared::timeline::TraceEvent;
+use h123_shared::{Failure, FailureKind, Phase, TlsInfo};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::{ClientConfig, DigitallySignedStruct, HandshakeKind, RootCertStore, SignatureScheme};
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
+
+/// The crypto provider h123 uses everywhere (ring).
+pub fn provider() -> Arc<CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+/// How server certificates are checked.
+#[derive(Clone, Debug)]
+pub struct TrustSettings {
+    roots: Arc<RootCertStore>,
+}
+
+impl TrustSettings {
+    /// The system's trust store.
+    pub fn system() -> Self {
+        let mut roots = RootCertStore::empty();
+        let loaded = rustls_native_certs::load_native_certs();
+        roots.add_parsable_certificates(loaded.certs);
+        TrustSettings {
+            roots: Arc::new(roots),
+        }
+    }
+
+    /// Only the CA certificates in a PEM file (like curl's `--cacert`).
+    ///
+    /// # Errors
+    /// When the file cannot be read or holds no certificate.
+    pub fn from_ca_file(path: &Path) -> Result<Self, String> {
+        let certs = CertificateDer::pem_file_iter(path)
+            .map_err(|e| format!("cannot read CA file {}: {e}", path.display()))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("bad PEM in CA file {}: {e}", path.display()))?;
+        let mut roots = RootCertStore::empty();
+        let (added, _) = roots.add_parsable_certificates(certs);
+        if added == 0 {
+            return Err(format!(
+                "no usable certificate in CA file {}",
+                path.display()
+            ));
+        }
+        Ok(TrustSettings {
+            roots: Arc::new(roots),
+        })
+    }
+
+    /// A client configuration offering `alpn`; `insecure` skips chain and
+    /// name verification (signatures are still checked).
+    pub fn client_config(&self, alpn: &[&[u8]], insecure: bool) -> Arc<ClientConfig> {
+        let builder = ClientConfig::builder_with_provider(provider())
+            .with_safe_default_protocol_versions()
+            .expect("ring supports the default protocol versions");
+        let mut config = if insecure {
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate {
+                    algorithms: provider().signature_verification_algorithms,
+                }))
+                .with_no_client_auth()
+        } else {
+            builder
+                .with_root_certificates(self.roots.clone())
+                .with_no_client_auth()
+        };
+        config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        config.resumption = rustls::client::Resumption::disabled();
+        Arc::new(config)
+    }
+}
+
+/// Runs the TLS handshake on `tcp`, recording `TlsStart`/`TlsDone`;
+/// `verified` says whether `config` verifies the chain (not insecure).
+pub async fn handshake(
+    tcp: TcpStream,
+    host: &str,
+    config: Arc<ClientConfig>,
+    verified: bool,
+    limit: Duration,
+    trace: &mut AttemptTrace,
+) -> Result<(TlsStream<TcpStream>, TlsInfo), Failure> {
+    let name = ServerName::try_from(
+        host.trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned(),
+    )
+    .map_err(|e| {
+        failure(
+            Phase::Tls,
+            FailureKind::Tls,
+            format!("bad server name {host}: {e}"),
+        )
+    })?;
+    trace.record(TraceEvent::TlsStart);
+    let stream = tokio::time::timeout(limit, TlsConnector::from(config).connect(name, tcp))
+        .await
+        .map_err(|_| timed_out(Phase::Tls, limit))?
+        .map_err(|e| from_io(Phase::Tls, &e))?;
+    trace.record(TraceEvent::TlsDone);
+    let (_, conn) = stream.get_ref();
+    let info = TlsInfo {
+        alpn: conn
+            .alpn_protocol()
+            .map(|p| String::from_utf8_lossy(p).into_owned()),
+        version: conn
+            .protocol_version()
+            .map(|v| version_name(v).to_owned())
+            .unwrap_or_default(),
+        cipher: conn
+            .negotiated_cipher_suite()
+            .map(|s| format!("{:?}", s.suite()))
+            .unwrap_or_default(),
+        resumed: conn.handshake_kind() == Some(HandshakeKind::Resumed),
+        verified,
+        certificates: conn
+            .peer_certificates()
+            .map(summarize_chain)
+            .unwrap_or_default(),
+    };
+    Ok((stream, info))
+}
+
+fn version_name(version: rustls::ProtocolVersion) -> &'static str {
+    match version {
+        rustls::ProtocolVersion::TLSv1_3 => "TLSv1.3",
+        rustls::ProtocolVersion::TLSv1_2 => "TLSv1.2",
+        _ => "unknown",
+    }
+}
+
+/// Accepts any chain and name, like curl `-k`, but still checks signatures
+/// so the handshake itself is real.
+#[derive(Debug)]
+struct AcceptAnyCertificate {
+    algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl ServerCertVerifier for AcceptAnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
+}

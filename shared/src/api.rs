@@ -1,0 +1,183 @@
+//! The REST API's data types, shared by the server and the web UI.
+
+use crate::schema::{Attempt, ProbeOptions, ProbeResult, Protocol};
+use crate::timeline::TimedEvent;
+use serde::{Deserialize, Serialize};
+
+/// Where a stored probe is in its life.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum ProbeStatus {
+    /// Attempts are still running; `result` holds those finished so far.
+    Running,
+    /// Finished; the record is immutable from now on.
+    Done,
+    /// Stopped before finishing (e.g. server shutdown); what finished is kept.
+    Cancelled,
+}
+
+/// A probe as stored and served at `/api/v1/probes/{id}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProbeRecord {
+    /// Short, unguessable, URL-safe id.
+    pub id: String,
+    /// Lifecycle state.
+    pub status: ProbeStatus,
+    /// When the probe was created, milliseconds since the Unix epoch.
+    pub created_at_unix_ms: u64,
+    /// The validated options.
+    pub options: ProbeOptions,
+    /// The result: partial while running, complete when done.
+    pub result: ProbeResult,
+}
+
+/// Links to a probe's representations.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProbeLinks {
+    /// The JSON record.
+    #[serde(rename = "self")]
+    pub self_: String,
+    /// Server-Sent Events stream.
+    pub events: String,
+    /// HAR 1.2 export.
+    pub har: String,
+    /// curl `-w` figures.
+    pub curl: String,
+    /// Server-rendered waterfall picture.
+    pub waterfall_svg: String,
+    /// The page people share.
+    pub permalink: String,
+}
+
+impl ProbeLinks {
+    /// The links of probe `id`, as absolute paths.
+    pub fn for_id(id: &str) -> Self {
+        let base = format!("/api/v1/probes/{id}");
+        ProbeLinks {
+            events: format!("{base}/events"),
+            har: format!("{base}/har"),
+            curl: format!("{base}/curl"),
+            waterfall_svg: format!("{base}/waterfall.svg"),
+            permalink: format!("/r/{id}"),
+            self_: base,
+        }
+    }
+}
+
+/// The answer to `POST /api/v1/probes` (status 202).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProbeCreated {
+    /// The new probe's id.
+    pub id: String,
+    /// Always `running` at creation.
+    pub status: ProbeStatus,
+    /// Where to find it.
+    pub links: ProbeLinks,
+}
+
+/// One line of the recent-results list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProbeSummary {
+    /// The probe's id.
+    pub id: String,
+    /// Target URL.
+    pub url: String,
+    /// Protocols asked for.
+    pub protocols: Vec<Protocol>,
+    /// Lifecycle state.
+    pub status: ProbeStatus,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at_unix_ms: u64,
+}
+
+/// A page of `GET /api/v1/probes`, newest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProbeList {
+    /// The probes on this page.
+    pub items: Vec<ProbeSummary>,
+    /// Pass as `before=` to get the next (older) page; absent on the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_before: Option<String>,
+}
+
+/// Live progress of a probe, as the engine reports it and SSE streams it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ProbeEvent {
+    /// A phase boundary was just crossed.
+    Phase {
+        /// Protocol of the attempt.
+        protocol: Protocol,
+        /// Attempt number.
+        attempt: u32,
+        /// Redirect hop.
+        hop: u32,
+        /// What happened, and when within the attempt.
+        event: TimedEvent,
+    },
+    /// An attempt (one hop) finished, successfully or not.
+    Attempt {
+        /// Its protocol.
+        protocol: Protocol,
+        /// The finished attempt.
+        attempt: Box<Attempt>,
+    },
+    /// A protocol was not measured at all.
+    Skipped {
+        /// The protocol.
+        protocol: Protocol,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The body of every 4xx and 5xx answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ApiError {
+    /// The error.
+    pub error: ApiErrorBody,
+}
+
+/// A stable code and a readable message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ApiErrorBody {
+    /// Stable snake_case code, e.g. `invalid_url`, `not_found`, `rate_limited`.
+    pub code: String,
+    /// What went wrong, in a sentence.
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_point_at_the_api_and_the_permalink() {
+        let links = ProbeLinks::for_id("abc");
+        assert_eq!(links.self_, "/api/v1/probes/abc");
+        assert_eq!(links.permalink, "/r/abc");
+        let json = serde_json::to_value(&links).unwrap();
+        assert_eq!(json["self"], "/api/v1/probes/abc");
+        assert_eq!(json["waterfall_svg"], "/api/v1/probes/abc/waterfall.svg");
+    }
+
+    #[test]
+    fn events_are_tagged() {
+        let event = ProbeEvent::Skipped {
+            protocol: Protocol::H3,
+            reason: "x".into(),
+        };
+        let json = serde_json::to_value(&event).unwrap();
+        assert_eq!(json["type"], "skipped");
+        assert_eq!(serde_json::from_value::<ProbeEvent>(json).unwrap(), event);
+    }
+}

@@ -1,0 +1,253 @@
+//! Connection reuse rules: attempts that should have reused, and what reuse saves.
+
+use super::*;
+use crate::format::ms;
+use crate::schema::ConnectionMode;
+use crate::stats::percentile;
+
+/// Whether an attempt set up a new connection (or tried to).
+fn opened_new(a: &Attempt) -> bool {
+    a.connection.as_ref().is_some_and(|c| !c.reused)
+        || [Phase::Dns, Phase::Connect, Phase::Tls, Phase::Quic]
+            .iter()
+            .any(|p| a.phases.get(*p).is_some())
+}
+
+/// Setup time of an attempt and its largest setup phase.
+fn setup(a: &Attempt) -> (Micros, Option<Phase>) {
+    let parts: Vec<(Phase, Micros)> = [Phase::Dns, Phase::Connect, Phase::Tls, Phase::Quic]
+        .into_iter()
+        .filter_map(|p| a.phases.get(p).map(|s| (p, s.duration())))
+        .collect();
+    let total = Micros(parts.iter().map(|(_, d)| d.0).sum());
+    (total, parts.iter().max_by_key(|(_, d)| *d).map(|(p, _)| *p))
+}
+
+/// Warm mode: attempts 2..N that opened a new connection (`connection_never_reused`, `connection_not_reused`).
+pub(super) fn reuse(result: &ProbeResult, run: &ProtocolRun, out: &mut Vec<Finding>) {
+    if result.options.mode != ConnectionMode::Warm {
+        return;
+    }
+    let previous_ok = |n: u32| {
+        run.attempts.iter().any(|a| a.attempt == n - 1)
+            && run
+                .attempts
+                .iter()
+                .all(|a| a.attempt != n - 1 || a.failure.is_none())
+    };
+    // Attempts that should have reused: 2..N, hop 0, after a successful attempt.
+    let expected: Vec<&Attempt> = run
+        .attempts
+        .iter()
+        .filter(|a| a.hop == 0 && a.attempt >= 2 && previous_ok(a.attempt))
+        .collect();
+    let missed: Vec<&Attempt> = expected.iter().copied().filter(|a| opened_new(a)).collect();
+    let Some(first) = missed.first() else {
+        return;
+    };
+    let closed_by_server = run.attempts.iter().any(|a| {
+        a.response
+            .as_ref()
+            .and_then(|r| r.header("connection"))
+            .is_some_and(|v| v.to_ascii_lowercase().contains("close"))
+    });
+    let close_note = if closed_by_server {
+        " The server answered with `Connection: close`, which forbids reuse."
+    } else {
+        ""
+    };
+    let (cost, phase) = setup(first);
+    let url = shell_quote(&first.url);
+    let numbers: Vec<String> = missed.iter().map(|a| format!("#{}", a.attempt)).collect();
+    if missed.len() == expected.len() {
+        out.push(finding(
+            "connection_never_reused",
+            Severity::Warning,
+            format!("{}: every attempt opened a new connection", run.protocol),
+            Evidence {
+                protocol: run.protocol,
+                attempt: Some(first.attempt),
+                phase,
+                duration: Some(cost),
+                detail: format!(
+                    "In warm mode, attempt{} {} should have reused an earlier connection, but {} a new \
+                     one, paying {} of setup on attempt {}.{close_note}",
+                    if missed.len() > 1 { "s" } else { "" },
+                    numbers.join(", "),
+                    if missed.len() > 1 { "each opened" } else { "opened" },
+                    ms(cost),
+                    first.attempt
+                ),
+            },
+            format!(
+                "Enable keep-alive on the server and any proxy in front (no `Connection: close`, an idle \
+                 timeout longer than the gap between requests). `curl -v {url} {url}` prints \"Re-using \
+                 existing connection\" when reuse works. In your own clients, share one client per host \
+                 and read every response body to the end."
+            ),
+        ));
+    } else {
+        let idle = first
+            .connection
+            .as_ref()
+            .and_then(|c| c.idle_us)
+            .or(Some(Micros(
+                result.options.idle_gap_ms.saturating_mul(1000),
+            )))
+            .filter(|d| d.0 > 0)
+            .map(|d| format!(" after {} idle", ms(d)))
+            .unwrap_or_default();
+        out.push(finding(
+            "connection_not_reused",
+            Severity::Warning,
+            format!("{}: a new connection where one should have been reused", run.protocol),
+            Evidence {
+                protocol: run.protocol,
+                attempt: Some(first.attempt),
+                phase,
+                duration: Some(cost),
+                detail: format!(
+                    "Attempt{} {} set up a new connection{idle} ({} of setup on attempt {}) although the \
+                     previous request succeeded.{close_note}",
+                    if missed.len() > 1 { "s" } else { "" },
+                    numbers.join(", "),
+                    ms(cost),
+                    first.attempt
+                ),
+            },
+            format!(
+                "The server or a middlebox closed the connection between requests. Compare the gap with \
+                 the server's keep-alive timeout (`curl -v {url}` shows a `Keep-Alive: timeout=` header \
+                 when the server sends one) and raise it, or keep requests closer together."
+            ),
+        ));
+    }
+}
+
+/// The time reuse saves: attempt 1 against the median reused attempt (`reuse_saving`).
+pub(super) fn reuse_saving(run: &ProtocolRun, out: &mut Vec<Finding>) {
+    let ok = |a: &&Attempt| a.hop == 0 && a.failure.is_none();
+    let Some(first) = run
+        .attempts
+        .iter()
+        .filter(ok)
+        .find(|a| a.attempt == 1 && opened_new(a))
+    else {
+        return;
+    };
+    let mut reused: Vec<Micros> = run
+        .attempts
+        .iter()
+        .filter(ok)
+        .filter(|a| is_reused(a))
+        .map(|a| a.phases.total.duration())
+        .collect();
+    if reused.is_empty() {
+        return;
+    }
+    reused.sort_unstable();
+    let median = percentile(&reused, 50);
+    let first_total = first.phases.total.duration();
+    let saving = first_total.saturating_sub(median);
+    if saving.0 == 0 {
+        return;
+    }
+    let percent = saving.0 as f64 * 100.0 / first_total.0 as f64;
+    out.push(finding(
+        "reuse_saving",
+        Severity::Info,
+        format!("{}: connection reuse saves {} per request", run.protocol, ms(saving)),
+        Evidence {
+            protocol: run.protocol,
+            attempt: Some(first.attempt),
+            phase: None,
+            duration: Some(saving),
+            detail: format!(
+                "Attempt 1 took {} on a new connection; the {} reused attempt(s) took a median {}: \
+                 {} ({percent:.0}%) less.",
+                ms(first_total),
+                reused.len(),
+                ms(median),
+                ms(saving)
+            ),
+        },
+        "Keep connections alive in your clients: one client (connection pool) per host, and read every \
+         response body to the end so the connection can be reused."
+            .into(),
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::*;
+    use crate::fixture::{failed, fresh, result, reused, run};
+    use crate::schema::FailureKind;
+
+    #[test]
+    fn warm_mode_without_any_reuse() {
+        let mut first = fresh(1, 1_000, 1_000, 1_000, 1_000);
+        header(&mut first, "connection", "close");
+        let r = result(vec![run(
+            Protocol::H1,
+            vec![
+                first,
+                fresh(2, 1_000, 2_000, 3_000, 1_000),
+                fresh(3, 1_000, 1_000, 1_000, 1_000),
+            ],
+        )]);
+        let f = diagnose(&r);
+        assert!(!ids(&f).contains(&"reuse_saving"));
+        let never = find(&f, "connection_never_reused");
+        assert_eq!(never.evidence.attempt, Some(2));
+        assert_eq!(
+            (never.evidence.phase, never.evidence.duration),
+            (Some(Phase::Tls), Some(Micros(6_000)))
+        );
+        assert!(never.evidence.detail.contains("Connection: close"));
+        assert!(never.next_step.contains("Re-using"));
+
+        let mut cold = r.clone();
+        cold.options.mode = ConnectionMode::Cold;
+        assert!(diagnose(&cold).is_empty());
+    }
+
+    #[test]
+    fn one_missed_reuse_among_reused_attempts() {
+        let mut third = fresh(3, 0, 1_000, 1_000, 1_000);
+        third.connection.as_mut().unwrap().id = 2;
+        let mut r = result(vec![run(
+            Protocol::H2,
+            vec![fresh(1, 0, 1_000, 1_000, 1_000), reused(2, 1_000), third],
+        )]);
+        r.options.idle_gap_ms = 5_000;
+        let f = diagnose(&r);
+        let missed = find(&f, "connection_not_reused");
+        assert_eq!(missed.evidence.attempt, Some(3));
+        assert!(
+            missed.evidence.detail.contains("after 5.00 s idle"),
+            "{}",
+            missed.evidence.detail
+        );
+        assert!(!ids(&f).contains(&"connection_never_reused"));
+
+        // A new connection after a failed attempt is expected.
+        let r = result(vec![run(
+            Protocol::H2,
+            vec![
+                failed(
+                    fresh(1, 0, 1_000, 1_000, 1_000),
+                    Phase::Receive,
+                    FailureKind::Reset,
+                ),
+                fresh(2, 0, 1_000, 1_000, 1_000),
+            ],
+        )]);
+        let f = diagnose(&r);
+        assert!(
+            !ids(&f).iter().any(|id| id.starts_with("connection_")),
+            "{:?}",
+            ids(&f)
+        );
+    }
+}

@@ -1,0 +1,307 @@
+//! Failure rules: failures explained per kind, and HTTP/3 availability.
+
+use super::*;
+use crate::schema::FailureKind;
+
+/// Whether an h1/h2 response advertised HTTP/3 in `Alt-Svc`, and the header value.
+fn h3_advertised(result: &ProbeResult) -> Option<String> {
+    all_attempts(result)
+        .filter(|(run, _)| run.protocol != Protocol::H3)
+        .filter_map(|(_, a)| a.response.as_ref()?.header("alt-svc"))
+        .find(|v| {
+            v.split(',').any(|alt| {
+                let id = alt.split('=').next().unwrap_or("").trim();
+                id == "h3" || id.starts_with("h3-")
+            })
+        })
+        .map(str::to_string)
+}
+
+fn kind_id(kind: FailureKind) -> String {
+    match serde_json::to_value(kind) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => format!("{kind:?}").to_ascii_lowercase(),
+    }
+}
+
+/// HTTP/3 availability (`h3_advertised_unreachable`, `h3_unavailable`), then failures by kind (`failure_<kind>`).
+pub(super) fn failures(result: &ProbeResult, out: &mut Vec<Finding>) {
+    let advertised = h3_advertised(result);
+    let shared_kinds: Vec<FailureKind> = all_attempts(result)
+        .filter(|(run, _)| run.protocol != Protocol::H3)
+        .filter_map(|(_, a)| a.failure.as_ref().map(|f| f.kind))
+        .collect();
+    let h3 = result.runs.iter().find(|r| r.protocol == Protocol::H3);
+    // An h3 run that produced nothing, for reasons of its own.
+    let h3_down = h3.filter(|run| {
+        run.skipped.is_some()
+            || (!run.attempts.is_empty()
+                && run.attempts.iter().all(|a| {
+                    a.failure
+                        .as_ref()
+                        .is_some_and(|f| !shared_kinds.contains(&f.kind))
+                }))
+    });
+    if let Some(run) = h3_down {
+        let first = run.attempts.first();
+        let reason = run
+            .skipped
+            .clone()
+            .or_else(|| {
+                first
+                    .and_then(|a| a.failure.as_ref())
+                    .map(|f| f.message.clone())
+            })
+            .unwrap_or_default();
+        let host_port = target(first.map_or(&result.options.url, |a| &a.url)).host_port;
+        let url = shell_quote(&result.options.url);
+        let (id, severity, title, ad) = match &advertised {
+            Some(alt) => (
+                "h3_advertised_unreachable",
+                Severity::Warning,
+                "HTTP/3 advertised but unreachable",
+                format!(" The server advertises it (`Alt-Svc: {alt}`)."),
+            ),
+            None => (
+                "h3_unavailable",
+                Severity::Info,
+                "HTTP/3 not available",
+                " No Alt-Svc header advertised it.".to_string(),
+            ),
+        };
+        let phase = first.and_then(|a| a.failure.as_ref()).map(|f| f.phase);
+        out.push(finding(
+            id,
+            severity,
+            title.to_string(),
+            Evidence {
+                protocol: Protocol::H3,
+                attempt: first.map(|a| a.attempt),
+                phase,
+                duration: first.and_then(|a| phase.and_then(|p| a.phases.get(p))).map(|s| s.duration()),
+                detail: format!(
+                    "HTTP/3 {}: {reason}.{ad}",
+                    if run.skipped.is_some() { "was skipped" } else { "failed" }
+                ),
+            },
+            format!(
+                "HTTP/3 runs over UDP: a QUIC timeout usually means UDP to {host_port} is blocked by a \
+                 firewall on either side. Check with `curl --http3-only -v {url}`; if it also times out, \
+                 open UDP on that port on the server or stop advertising h3 in Alt-Svc."
+            ),
+        ));
+    }
+
+    let mut groups: Vec<(FailureKind, Vec<(Protocol, &Attempt)>)> = Vec::new();
+    for (run, a) in all_attempts(result) {
+        let Some(f) = &a.failure else { continue };
+        if h3_down.is_some() && run.protocol == Protocol::H3 {
+            continue;
+        }
+        match groups.iter_mut().find(|(k, _)| *k == f.kind) {
+            Some((_, list)) => list.push((run.protocol, a)),
+            None => groups.push((f.kind, vec![(run.protocol, a)])),
+        }
+    }
+    for (kind, list) in groups {
+        let (protocol, a) = list[0];
+        let Some(f) = &a.failure else { continue };
+        let total = all_attempts(result).count();
+        let which: Vec<String> = list.iter().map(|(p, a)| label(*p, a)).collect();
+        let (title, next_step) = explain(kind, f.phase, protocol, &a.url);
+        let severity = if kind == FailureKind::Unsupported {
+            Severity::Info
+        } else {
+            Severity::Critical
+        };
+        out.push(finding(
+            &format!("failure_{}", kind_id(kind)),
+            severity,
+            title,
+            Evidence {
+                protocol,
+                attempt: Some(a.attempt),
+                phase: Some(f.phase),
+                duration: a.phases.get(f.phase).map(|s| s.duration()),
+                detail: format!(
+                    "{} of {total} attempt(s) failed ({}) in the {} phase: {}",
+                    list.len(),
+                    which.join(", "),
+                    f.phase.as_str(),
+                    f.message
+                ),
+            },
+            next_step,
+        ));
+    }
+}
+
+/// Title and next step for a failure of this kind.
+fn explain(kind: FailureKind, phase: Phase, protocol: Protocol, url: &str) -> (String, String) {
+    let Target {
+        host,
+        host_space_port,
+        host_port,
+    } = target(url);
+    let url = shell_quote(url);
+    let openssl = format!("`openssl s_client -connect {host_port} -servername {host} -showcerts`");
+    let flag = match protocol {
+        Protocol::H1 => "--http1.1",
+        Protocol::H2 => "--http2",
+        Protocol::H3 => "--http3-only",
+    };
+    match kind {
+        FailureKind::Timeout => (
+            format!("Timed out in the {} phase", phase.as_str()),
+            match phase {
+                Phase::Dns => format!("The resolver did not answer: try `dig +stats {host}` and another resolver with `dig +stats {host} @1.1.1.1`."),
+                Phase::Connect => format!("No answer to the TCP handshake usually means a firewall drops the packets: try `nc -vz -w 5 {host_space_port}` and `ping -c 5 {host}`."),
+                Phase::Tls => format!("The TLS handshake stalled: run {openssl} and check for middleboxes that drop large handshake packets."),
+                Phase::Quic => format!("QUIC runs over UDP, which is often blocked: try `curl --http3-only -v {url}` and check that UDP to {host_port} is open."),
+                Phase::Send | Phase::Wait | Phase::Receive => format!("The server took the request but did not finish in time: try `curl -v -m 120 -o /dev/null {url}` and look at the server's logs for this request."),
+            },
+        ),
+        FailureKind::NameNotFound => (
+            "Host name does not resolve (NXDOMAIN)".into(),
+            format!("Check the spelling and the DNS records: `dig +stats {host} A` and `dig +stats {host} AAAA`."),
+        ),
+        FailureKind::Dns => (
+            "DNS lookup failed".into(),
+            format!("Query the resolver directly with `dig +stats {host}` and compare another resolver: `dig +stats {host} @1.1.1.1`."),
+        ),
+        FailureKind::Refused => (
+            "Connection refused".into(),
+            format!("Nothing accepts connections on {host_port}, or a firewall rejects them: check with `nc -vz {host_space_port}` that the server runs and listens on the public address."),
+        ),
+        FailureKind::Reset => (
+            "Connection reset by the peer".into(),
+            format!("The server or a proxy closed the connection early: see where with `curl -v {flag} {url}` and check their logs and limits (request size, timeouts)."),
+        ),
+        FailureKind::Certificate => (
+            "Certificate not accepted".into(),
+            format!("Inspect the chain with {openssl}: check expiry, that the name is in the SAN list, and missing intermediates. For a private CA give its CA file; skip verification (`curl -k`) only to test."),
+        ),
+        FailureKind::Tls => (
+            "TLS handshake failed".into(),
+            format!("See what the server accepts with {openssl}, and try `-tls1_2` / `-tls1_3` to compare protocol versions."),
+        ),
+        FailureKind::Protocol => (
+            format!("The server broke the {} protocol", protocol.http_version()),
+            format!("Reproduce with `curl -v {flag} {url}`; proxies and load balancers in front of the server are common culprits."),
+        ),
+        FailureKind::Blocked => (
+            "Target not allowed by the safety policy".into(),
+            "The target resolves to a private, loopback or otherwise reserved address that this server does not probe. Run the CLI on your own machine (`h123 probe URL`) to measure it.".into(),
+        ),
+        FailureKind::Unsupported => (
+            format!("{} not available for this target", protocol.http_version()),
+            format!("This build or target does not support {}; compare with `curl -v {flag} {url}`.", protocol.http_version()),
+        ),
+        FailureKind::Io => (
+            "Network error".into(),
+            format!("Reproduce with `curl -v {flag} {url}` and check the network path with `mtr {host}`."),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::*;
+    use crate::fixture::{attempt, failed, fresh, result, run};
+
+    #[test]
+    fn failures_are_grouped_by_kind_and_come_first() {
+        let refused = |n| {
+            failed(
+                attempt(n, &[(Phase::Connect, 300)], false),
+                Phase::Connect,
+                FailureKind::Refused,
+            )
+        };
+        let r = result(vec![
+            run(Protocol::H1, vec![refused(1)]),
+            run(Protocol::H2, vec![refused(1)]),
+            run(Protocol::H3, vec![fresh(1, 200_000, 1_000, 1_000, 1_000)]),
+        ]);
+        let f = diagnose(&r);
+        assert_eq!(ids(&f), vec!["failure_refused", "dns_slow"]);
+        assert!(
+            f[0].evidence
+                .detail
+                .starts_with("2 of 3 attempt(s) failed (h1 #1, h2 #1)"),
+            "{}",
+            f[0].evidence.detail
+        );
+        assert!(f[0].next_step.contains("nc -vz example.com 443"));
+
+        let cert = failed(
+            attempt(1, &[(Phase::Tls, 300)], false),
+            Phase::Tls,
+            FailureKind::Certificate,
+        );
+        let nx = failed(
+            attempt(1, &[(Phase::Dns, 300)], false),
+            Phase::Dns,
+            FailureKind::NameNotFound,
+        );
+        let f = diagnose(&result(vec![
+            run(Protocol::H1, vec![cert]),
+            run(Protocol::H2, vec![nx]),
+        ]));
+        assert_eq!(
+            ids(&f),
+            vec!["failure_certificate", "failure_name_not_found"]
+        );
+        assert!(f[0].next_step.contains("-showcerts"));
+        assert!(f[1].title.contains("NXDOMAIN"));
+    }
+
+    #[test]
+    fn h3_failures_of_its_own_are_an_availability_finding() {
+        let quic_timeout = || {
+            failed(
+                attempt(1, &[(Phase::Quic, 5_000_000)], false),
+                Phase::Quic,
+                FailureKind::Timeout,
+            )
+        };
+        let mut h2 = fresh(1, 0, 1_000, 1_000, 1_000);
+        header(&mut h2, "alt-svc", "h3=\":443\"; ma=86400, h2=\":443\"");
+        let r = result(vec![
+            run(Protocol::H2, vec![h2.clone()]),
+            run(Protocol::H3, vec![quic_timeout()]),
+        ]);
+        let f = diagnose(&r);
+        assert_eq!(ids(&f), vec!["h3_advertised_unreachable"]);
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert_eq!(f[0].title, "HTTP/3 advertised but unreachable");
+        assert_eq!(
+            (f[0].evidence.phase, f[0].evidence.duration),
+            (Some(Phase::Quic), Some(Micros(5_000_000)))
+        );
+        assert!(f[0].evidence.detail.contains("Alt-Svc: h3="));
+
+        let not_advertised = result(vec![
+            run(Protocol::H2, vec![fresh(1, 0, 1_000, 1_000, 1_000)]),
+            run(Protocol::H3, vec![quic_timeout()]),
+        ]);
+        let f = diagnose(&not_advertised);
+        assert_eq!(ids(&f), vec!["h3_unavailable"]);
+        assert_eq!(f[0].severity, Severity::Info);
+
+        let mut skipped = run(Protocol::H3, Vec::new());
+        skipped.skipped = Some("QUIC disabled".into());
+        let f = diagnose(&result(vec![run(Protocol::H2, vec![h2]), skipped]));
+        assert_eq!(ids(&f), vec!["h3_advertised_unreachable"]);
+        assert!(f[0].evidence.detail.contains("was skipped: QUIC disabled"));
+
+        // The same failure on every protocol is a general failure.
+        let wait_timeout = |n| failed(fresh(n, 0, 1, 1, 1), Phase::Wait, FailureKind::Timeout);
+        let f = diagnose(&result(vec![
+            run(Protocol::H1, vec![wait_timeout(1)]),
+            run(Protocol::H3, vec![wait_timeout(1)]),
+        ]));
+        assert_eq!(ids(&f), vec!["failure_timeout"]);
+    }
+}

@@ -1,0 +1,124 @@
+//! Test builders for attempts and results (compiled for tests only).
+
+use crate::schema::*;
+
+/// A span from `start` to `end` microseconds.
+pub(crate) fn span(start: u64, end: u64) -> Option<Span> {
+    Some(Span {
+        start_us: Micros(start),
+        end_us: Micros(end),
+    })
+}
+
+/// A successful attempt whose phases follow one another from 0 with the given
+/// durations (µs), on connection 1, with a 200 response of 1000 bytes.
+pub(crate) fn attempt(n: u32, durations: &[(Phase, u64)], reused: bool) -> Attempt {
+    let mut phases = Phases::default();
+    let mut at = 0;
+    for &(phase, d) in durations {
+        let s = span(at, at + d);
+        match phase {
+            Phase::Dns => phases.dns = s,
+            Phase::Connect => phases.connect = s,
+            Phase::Tls => phases.tls = s,
+            Phase::Quic => phases.quic = s,
+            Phase::Send => phases.send = s,
+            Phase::Wait => phases.wait = s,
+            Phase::Receive => phases.receive = s,
+        }
+        at += d;
+    }
+    phases.total = span(0, at).unwrap();
+    Attempt {
+        attempt: n,
+        hop: 0,
+        url: "https://example.com/path?q=1".into(),
+        started_at_unix_ms: 1_700_000_000_000 + u64::from(n) * 1000,
+        phases,
+        ttfb_source: TtfbSource::TransportRead,
+        dns: None,
+        connection: Some(ConnectionInfo {
+            id: 1,
+            reused,
+            was_idle: false,
+            idle_us: None,
+            request_index: n,
+            local_addr: None,
+            remote_addr: "192.0.2.1:443".into(),
+        }),
+        tls: None,
+        response: Some(ResponseInfo {
+            status: 200,
+            http_version: "HTTP/2".into(),
+            headers: vec![Header {
+                name: "content-type".into(),
+                value: "text/html".into(),
+            }],
+            body_bytes: 1000,
+            truncated: false,
+        }),
+        quic: None,
+        failure: None,
+    }
+}
+
+/// A new HTTPS connection over TCP with the given phase durations (µs).
+pub(crate) fn fresh(n: u32, dns: u64, connect: u64, tls: u64, wait: u64) -> Attempt {
+    attempt(
+        n,
+        &[
+            (Phase::Dns, dns),
+            (Phase::Connect, connect),
+            (Phase::Tls, tls),
+            (Phase::Send, 50),
+            (Phase::Wait, wait),
+            (Phase::Receive, 500),
+        ],
+        false,
+    )
+}
+
+/// A request on a reused connection with the given wait (µs).
+pub(crate) fn reused(n: u32, wait: u64) -> Attempt {
+    attempt(
+        n,
+        &[
+            (Phase::Send, 50),
+            (Phase::Wait, wait),
+            (Phase::Receive, 500),
+        ],
+        true,
+    )
+}
+
+/// Marks an attempt failed.
+pub(crate) fn failed(mut a: Attempt, phase: Phase, kind: FailureKind) -> Attempt {
+    a.failure = Some(Failure {
+        phase,
+        kind,
+        message: format!("{kind:?} in {}", phase.as_str()),
+    });
+    a
+}
+
+/// A protocol run.
+pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
+    ProtocolRun {
+        protocol,
+        skipped: None,
+        attempts,
+    }
+}
+
+/// A result for `https://example.com/path?q=1` with these runs.
+pub(crate) fn result(runs: Vec<ProtocolRun>) -> ProbeResult {
+    ProbeResult {
+        schema_version: SCHEMA_VERSION,
+        started_at_unix_ms: 1_700_000_000_000,
+        options: ProbeOptions {
+            url: "https://example.com/path?q=1".into(),
+            ..ProbeOptions::default()
+        },
+        runs,
+    }
+}

@@ -1,0 +1,140 @@
+//! Checks of what people type into the probe form, run as they type; the server checks again.
+
+use crate::schema::Header;
+use crate::uri;
+
+/// Longest URL the form accepts.
+pub const MAX_URL_LEN: usize = 2048;
+
+/// Why a URL cannot be probed, or `Ok` with the trimmed URL.
+///
+/// # Errors
+/// A sentence saying what is wrong and how to fix it.
+pub fn check_url(input: &str) -> Result<String, String> {
+    let url = input.trim();
+    if url.is_empty() {
+        return Err("Enter the URL to measure, e.g. https://example.com/".into());
+    }
+    if url.len() > MAX_URL_LEN {
+        return Err(format!("The URL is longer than {MAX_URL_LEN} characters."));
+    }
+    if url.chars().any(char::is_whitespace) {
+        return Err("A URL cannot contain spaces; encode them as %20.".into());
+    }
+    if !url.contains("://") {
+        return Err(format!(
+            "Start with http:// or https://, e.g. https://{url}"
+        ));
+    }
+    let parts = uri::parse(url).ok_or_else(|| {
+        "The URL needs a host after the scheme, with a valid port if one is given.".to_string()
+    })?;
+    if parts.scheme != "http" && parts.scheme != "https" {
+        return Err(format!(
+            "Only http and https can be measured, not {}.",
+            parts.scheme
+        ));
+    }
+    if parts.port == 0 {
+        return Err("Port 0 cannot be connected to.".into());
+    }
+    if parts.host.starts_with('.') || parts.host.contains("..") {
+        return Err(format!("`{}` is not a valid host name.", parts.host));
+    }
+    Ok(url.to_string())
+}
+
+/// Parses the advanced section's headers, one `Name: value` per line (blank
+/// lines ignored).
+///
+/// # Errors
+/// The first bad line, with the reason.
+pub fn parse_headers(text: &str) -> Result<Vec<Header>, String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let (name, value) = line
+                .split_once(':')
+                .ok_or_else(|| format!("`{line}`: write headers as `Name: value`."))?;
+            let name = name.trim();
+            let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+            if name.is_empty() || !name.chars().all(token) {
+                return Err(format!("`{name}` is not a valid header name."));
+            }
+            Ok(Header {
+                name: name.to_ascii_lowercase(),
+                value: value.trim().to_string(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn good_urls_pass_trimmed() {
+        for url in [
+            "https://example.com/",
+            " http://127.0.0.1:8080/delay/50 ",
+            "https://[::1]:8443/x?y=1",
+            "HTTPS://Example.com",
+        ] {
+            assert_eq!(check_url(url), Ok(url.trim().to_string()), "{url}");
+        }
+    }
+
+    #[test]
+    fn bad_urls_say_why() {
+        let cases = [
+            ("", "Enter the URL"),
+            (
+                "example.com",
+                "Start with http:// or https://, e.g. https://example.com",
+            ),
+            ("ftp://example.com/", "not ftp"),
+            ("https:///path", "needs a host"),
+            ("https://example.com:99999/", "needs a host"),
+            ("https://exa mple.com/", "spaces"),
+            ("https://example.com:0/", "Port 0"),
+            ("https://a..b/", "not a valid host"),
+        ];
+        for (url, want) in cases {
+            let err = check_url(url).unwrap_err();
+            assert!(err.contains(want), "{url}: {err}");
+        }
+        let long = format!("https://example.com/{}", "a".repeat(MAX_URL_LEN));
+        assert!(check_url(&long).unwrap_err().contains("longer"));
+    }
+
+    #[test]
+    fn headers_one_per_line() {
+        let h = parse_headers("Accept: text/html\n\n  X-Trace:  a:b  \n").unwrap();
+        assert_eq!(
+            h,
+            vec![
+                Header {
+                    name: "accept".into(),
+                    value: "text/html".into()
+                },
+                Header {
+                    name: "x-trace".into(),
+                    value: "a:b".into()
+                },
+            ]
+        );
+        assert!(
+            parse_headers("no colon")
+                .unwrap_err()
+                .contains("Name: value")
+        );
+        assert!(
+            parse_headers("bad name: x")
+                .unwrap_err()
+                .contains("not a valid")
+        );
+        assert_eq!(parse_headers(""), Ok(Vec::new()));
+    }
+}

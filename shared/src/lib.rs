@@ -1,0 +1,26 @@
+//! h123's wire contract: the timing schema, and pure functions over it.
+//!
+//! No I/O and no clock: this crate builds for `wasm32-unknown-unknown` as well
+//! as natively, so the web UI, the server and the CLI share one definition of
+//! every figure they show.
+
+pub mod api;
+pub mod schema;
+pub mod timeline;
+
+pub mod curl;
+pub mod diagnosis;
+#[cfg(test)]
+mod fixture;
+pub mod format;
+pub mod har;
+pub mod input;
+pub mod invariant;
+pub mod live;
+pub mod server_timing;
+pub mod stats;
+pub mod table;
+mod uri;
+pub mod waterfall;
+
+pub use schema::*;

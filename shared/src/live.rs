@@ -1,0 +1,241 @@
+//! Live progress: a probe's SSE events applied to its partial result, so a waterfall fills in while it runs.
+//!
+//! A [`LiveResult`] starts from the record fetched when the page opened (its
+//! result may already hold finished attempts) and takes every
+//! [`ProbeEvent`] as it arrives. A late client is sent the history first, so
+//! an attempt may arrive that the fetched record already holds: it replaces
+//! the copy, never duplicates it. Attempts still running are drawn from their
+//! phase events so far, each open phase ending at the latest event.
+
+use crate::api::ProbeEvent;
+use crate::schema::{Attempt, Micros, Phase, ProbeResult, Protocol, ProtocolRun, TtfbSource};
+use crate::timeline::{TimedEvent, open_phase, phases_from_events};
+use std::collections::BTreeMap;
+
+/// Identifies one attempt (one redirect hop of it) within a probe.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AttemptKey {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// 1-based attempt number.
+    pub attempt: u32,
+    /// Redirect hop.
+    pub hop: u32,
+}
+
+/// A result being filled in by live events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveResult {
+    result: ProbeResult,
+    running: BTreeMap<AttemptKey, Vec<TimedEvent>>,
+}
+
+impl LiveResult {
+    /// Starts from a (possibly partial) result; runs are created for every
+    /// requested protocol so they keep the requested order.
+    pub fn new(mut result: ProbeResult) -> LiveResult {
+        for protocol in result.options.protocols.clone() {
+            run_mut(&mut result, protocol);
+        }
+        LiveResult {
+            result,
+            running: BTreeMap::new(),
+        }
+    }
+
+    /// Applies one event.
+    pub fn apply(&mut self, event: ProbeEvent) {
+        match event {
+            ProbeEvent::Phase {
+                protocol,
+                attempt,
+                hop,
+                event,
+            } => {
+                let key = AttemptKey {
+                    protocol,
+                    attempt,
+                    hop,
+                };
+                let finished = run_mut(&mut self.result, protocol)
+                    .attempts
+                    .iter()
+                    .any(|a| a.attempt == attempt && a.hop == hop);
+                if !finished {
+                    self.running.entry(key).or_default().push(event);
+                }
+            }
+            ProbeEvent::Attempt { protocol, attempt } => {
+                self.running.remove(&AttemptKey {
+                    protocol,
+                    attempt: attempt.attempt,
+                    hop: attempt.hop,
+                });
+                let run = run_mut(&mut self.result, protocol);
+                match run
+                    .attempts
+                    .iter_mut()
+                    .find(|a| a.attempt == attempt.attempt && a.hop == attempt.hop)
+                {
+                    Some(known) => *known = *attempt,
+                    None => {
+                        run.attempts.push(*attempt);
+                        run.attempts.sort_by_key(|a| (a.attempt, a.hop));
+                    }
+                }
+            }
+            ProbeEvent::Skipped { protocol, reason } => {
+                run_mut(&mut self.result, protocol).skipped = Some(reason);
+            }
+        }
+    }
+
+    /// The attempts still running, each with the phase in progress (if any).
+    pub fn running(&self) -> Vec<(AttemptKey, Option<Phase>)> {
+        self.running
+            .iter()
+            .map(|(key, events)| (*key, open_phase(events)))
+            .collect()
+    }
+
+    /// The finished attempts plus the running ones as far as they got, in
+    /// attempt order per protocol.
+    pub fn snapshot(&self) -> ProbeResult {
+        let mut result = self.result.clone();
+        let url = result.options.url.clone();
+        for (key, events) in &self.running {
+            let end = events.iter().map(|e| e.at).max().unwrap_or(Micros(0));
+            let run = run_mut(&mut result, key.protocol);
+            run.attempts.push(Attempt {
+                attempt: key.attempt,
+                hop: key.hop,
+                url: url.clone(),
+                started_at_unix_ms: 0,
+                phases: phases_from_events(events, end),
+                ttfb_source: TtfbSource::TransportRead,
+                dns: None,
+                connection: None,
+                tls: None,
+                response: None,
+                quic: None,
+                failure: None,
+            });
+            run.attempts.sort_by_key(|a| (a.attempt, a.hop));
+        }
+        result
+    }
+}
+
+/// The run of `protocol`, created (at the end) when missing.
+fn run_mut(result: &mut ProbeResult, protocol: Protocol) -> &mut ProtocolRun {
+    let index = match result.runs.iter().position(|r| r.protocol == protocol) {
+        Some(i) => i,
+        None => {
+            result.runs.push(ProtocolRun {
+                protocol,
+                skipped: None,
+                attempts: Vec::new(),
+            });
+            result.runs.len() - 1
+        }
+    };
+    &mut result.runs[index]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{fresh, result, reused};
+    use crate::timeline::TraceEvent;
+
+    fn phase(protocol: Protocol, attempt: u32, event: TraceEvent, at: u64) -> ProbeEvent {
+        ProbeEvent::Phase {
+            protocol,
+            attempt,
+            hop: 0,
+            event: TimedEvent {
+                event,
+                at: Micros(at),
+            },
+        }
+    }
+
+    fn finished(protocol: Protocol, attempt: Attempt) -> ProbeEvent {
+        ProbeEvent::Attempt {
+            protocol,
+            attempt: Box::new(attempt),
+        }
+    }
+
+    #[test]
+    fn runs_keep_the_requested_order() {
+        let mut partial = result(Vec::new());
+        partial.options.protocols = vec![Protocol::H2, Protocol::H1];
+        let live = LiveResult::new(partial);
+        let order: Vec<Protocol> = live.snapshot().runs.iter().map(|r| r.protocol).collect();
+        assert_eq!(order, vec![Protocol::H2, Protocol::H1]);
+    }
+
+    #[test]
+    fn running_attempts_grow_then_are_replaced_by_the_finished_one() {
+        let mut live = LiveResult::new(result(Vec::new()));
+        live.apply(phase(Protocol::H1, 1, TraceEvent::DnsStart, 0));
+        live.apply(phase(Protocol::H1, 1, TraceEvent::DnsDone, 100));
+        live.apply(phase(Protocol::H1, 1, TraceEvent::ConnectStart, 100));
+        live.apply(phase(Protocol::H1, 1, TraceEvent::ConnectDone, 400));
+        live.apply(phase(Protocol::H1, 1, TraceEvent::TlsStart, 400));
+
+        let key = AttemptKey {
+            protocol: Protocol::H1,
+            attempt: 1,
+            hop: 0,
+        };
+        assert_eq!(live.running(), vec![(key, Some(Phase::Tls))]);
+        let snap = live.snapshot();
+        let a = &snap.runs[0].attempts[0];
+        assert_eq!(a.phases.connect.unwrap().duration(), Micros(300));
+        assert_eq!(a.phases.tls.unwrap().duration(), Micros(0));
+        assert_eq!(a.phases.total.end_us, Micros(400));
+
+        live.apply(finished(Protocol::H1, fresh(1, 100, 300, 600, 5_000)));
+        assert!(live.running().is_empty());
+        let snap = live.snapshot();
+        assert_eq!(snap.runs[0].attempts, vec![fresh(1, 100, 300, 600, 5_000)]);
+    }
+
+    #[test]
+    fn history_replayed_to_a_late_client_does_not_duplicate() {
+        let mut done = result(vec![crate::fixture::run(
+            Protocol::H2,
+            vec![fresh(1, 10, 10, 10, 10), reused(2, 10)],
+        )]);
+        done.options.protocols = vec![Protocol::H2];
+        let mut live = LiveResult::new(done.clone());
+        live.apply(phase(Protocol::H2, 1, TraceEvent::DnsStart, 0));
+        live.apply(finished(Protocol::H2, fresh(1, 10, 10, 10, 10)));
+        live.apply(phase(Protocol::H2, 2, TraceEvent::RequestStart, 0));
+        live.apply(finished(Protocol::H2, reused(2, 10)));
+        assert!(live.running().is_empty());
+        assert_eq!(live.snapshot(), done);
+    }
+
+    #[test]
+    fn attempts_are_ordered_and_skips_recorded() {
+        let mut live = LiveResult::new(result(Vec::new()));
+        live.apply(finished(Protocol::H1, reused(2, 10)));
+        live.apply(finished(Protocol::H1, fresh(1, 1, 1, 1, 1)));
+        live.apply(ProbeEvent::Skipped {
+            protocol: Protocol::H3,
+            reason: "no UDP".into(),
+        });
+        let snap = live.snapshot();
+        let numbers: Vec<u32> = snap.runs[0].attempts.iter().map(|a| a.attempt).collect();
+        assert_eq!(numbers, vec![1, 2]);
+        let h3 = snap
+            .runs
+            .iter()
+            .find(|r| r.protocol == Protocol::H3)
+            .unwrap();
+        assert_eq!(h3.skipped.as_deref(), Some("no UDP"));
+    }
+}

@@ -1,0 +1,561 @@
+//! The versioned wire schema of a probe: what was asked, and what was measured.
+//!
+//! Every time is a [`Micros`] offset from the start of its attempt, read from a
+//! monotonic clock by the engine. A phase that did not happen is absent
+//! (`None`), never zero. "Request written" means accepted by the kernel socket
+//! buffer (or QUIC's stream buffer), not on the wire; time to first byte is the
+//! first response byte read from the transport, and [`TtfbSource`] says how it
+//! was observed.
+
+use serde::{Deserialize, Serialize};
+
+/// Version of this schema; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A duration or offset in microseconds.
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(transparent)]
+pub struct Micros(pub u64);
+
+impl Micros {
+    /// This duration in (fractional) milliseconds.
+    pub fn as_ms(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+
+    /// This duration in (fractional) seconds.
+    pub fn as_secs(self) -> f64 {
+        self.0 as f64 / 1_000_000.0
+    }
+
+    /// The difference `self - earlier`, or zero when `earlier` is later.
+    pub fn saturating_sub(self, earlier: Micros) -> Micros {
+        Micros(self.0.saturating_sub(earlier.0))
+    }
+}
+
+/// An HTTP protocol the probe can speak.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// HTTP/1.1 over TCP (TLS for https).
+    H1,
+    /// HTTP/2 over TLS with ALPN `h2` (prior knowledge for http).
+    H2,
+    /// HTTP/3 over QUIC.
+    H3,
+}
+
+impl Protocol {
+    /// All protocols, in display order.
+    pub const ALL: [Protocol; 3] = [Protocol::H1, Protocol::H2, Protocol::H3];
+
+    /// The short name used in options and URLs: `h1`, `h2`, `h3`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::H1 => "h1",
+            Protocol::H2 => "h2",
+            Protocol::H3 => "h3",
+        }
+    }
+
+    /// The version string HTTP uses for it (`HTTP/1.1`, `HTTP/2`, `HTTP/3`).
+    pub fn http_version(self) -> &'static str {
+        match self {
+            Protocol::H1 => "HTTP/1.1",
+            Protocol::H2 => "HTTP/2",
+            Protocol::H3 => "HTTP/3",
+        }
+    }
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "h1" | "http1" | "http/1.1" => Ok(Protocol::H1),
+            "h2" | "http2" | "http/2" => Ok(Protocol::H2),
+            "h3" | "http3" | "http/3" => Ok(Protocol::H3),
+            other => Err(format!(
+                "unknown protocol `{other}` (expected h1, h2 or h3)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The request method; the probe only sends safe methods.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    /// GET: the body is read (up to the size cap) and timed.
+    #[default]
+    Get,
+    /// HEAD: no body.
+    Head,
+}
+
+impl Method {
+    /// The method token as sent on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+        }
+    }
+}
+
+impl std::str::FromStr for Method {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_uppercase().as_str() {
+            "GET" => Ok(Method::Get),
+            "HEAD" => Ok(Method::Head),
+            other => Err(format!(
+                "unsupported method `{other}` (expected GET or HEAD)"
+            )),
+        }
+    }
+}
+
+/// How attempts 2..N get their connection.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum ConnectionMode {
+    /// Attempt 1 opens a connection; later attempts reuse it.
+    #[default]
+    Warm,
+    /// Every attempt opens a new connection.
+    Cold,
+}
+
+/// One request or response header.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Header {
+    /// Header name, lowercase.
+    pub name: String,
+    /// Header value (lossily decoded as UTF-8).
+    pub value: String,
+}
+
+/// A pinned address, like curl's `--resolve host:port:addr`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ResolveOverride {
+    /// Host name to pin (case-insensitive).
+    pub host: String,
+    /// Port the pin applies to.
+    pub port: u16,
+    /// Address to connect to instead of resolving.
+    pub addr: String,
+}
+
+/// What was asked: everything that shapes the measurement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default, deny_unknown_fields)]
+pub struct ProbeOptions {
+    /// The target URL (http or https).
+    pub url: String,
+    /// Protocols to measure, in order.
+    pub protocols: Vec<Protocol>,
+    /// Request method.
+    pub method: Method,
+    /// Attempts per protocol (1 or more).
+    pub repeat: u32,
+    /// Whether later attempts reuse the first connection.
+    pub mode: ConnectionMode,
+    /// Pause between attempts, in milliseconds (makes reused connections idle).
+    pub idle_gap_ms: u64,
+    /// Whether redirects are followed, each hop its own entry.
+    pub follow_redirects: bool,
+    /// Most redirect hops followed per attempt.
+    pub max_redirects: u32,
+    /// Extra request headers.
+    pub headers: Vec<Header>,
+    /// Limit on one attempt, in milliseconds.
+    pub timeout_ms: u64,
+    /// Limit on any single phase, in milliseconds.
+    pub phase_timeout_ms: u64,
+    /// Body bytes read at most; the rest is cut and `truncated` set.
+    pub max_body_bytes: u64,
+    /// Whether certificate verification was turned off (like curl -k).
+    pub insecure: bool,
+    /// Pinned addresses.
+    pub resolve: Vec<ResolveOverride>,
+    /// DNS server used instead of the system's, as `ip:port`.
+    pub dns_server: Option<String>,
+}
+
+impl Default for ProbeOptions {
+    fn default() -> Self {
+        ProbeOptions {
+            url: String::new(),
+            protocols: Protocol::ALL.to_vec(),
+            method: Method::Get,
+            repeat: 3,
+            mode: ConnectionMode::Warm,
+            idle_gap_ms: 0,
+            follow_redirects: false,
+            max_redirects: 5,
+            headers: Vec::new(),
+            timeout_ms: 30_000,
+            phase_timeout_ms: 10_000,
+            max_body_bytes: 10 * 1024 * 1024,
+            insecure: false,
+            resolve: Vec::new(),
+            dns_server: None,
+        }
+    }
+}
+
+/// A probe: options, and per protocol what happened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProbeResult {
+    /// [`SCHEMA_VERSION`] of the writer.
+    pub schema_version: u32,
+    /// Wall-clock start, milliseconds since the Unix epoch.
+    pub started_at_unix_ms: u64,
+    /// The options the probe ran with.
+    pub options: ProbeOptions,
+    /// One run per requested protocol, in the order asked.
+    pub runs: Vec<ProtocolRun>,
+}
+
+/// All attempts of one protocol.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProtocolRun {
+    /// The protocol measured.
+    pub protocol: Protocol,
+    /// Why the protocol was not measured at all, when it was not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Attempts in order; with redirects followed, each hop is its own entry.
+    pub attempts: Vec<Attempt>,
+}
+
+/// How time to first byte was observed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum TtfbSource {
+    /// The first read of response bytes from the (TLS-decrypted) transport.
+    TransportRead,
+    /// The first HTTP/2 HEADERS frame on the request's stream.
+    Http2HeadersFrame,
+    /// The response headers as delivered by the HTTP stack.
+    ResponseHeaders,
+}
+
+/// One request: its phases and the facts around it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Attempt {
+    /// 1-based attempt number within its protocol run.
+    pub attempt: u32,
+    /// Redirect hop: 0 for the requested URL, 1 for the first redirect, ...
+    pub hop: u32,
+    /// The URL requested in this entry.
+    pub url: String,
+    /// Wall-clock start, milliseconds since the Unix epoch.
+    pub started_at_unix_ms: u64,
+    /// Phase spans, offsets from the attempt's start.
+    pub phases: Phases,
+    /// How time to first byte was observed.
+    pub ttfb_source: TtfbSource,
+    /// DNS facts, when a lookup or pin happened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dns: Option<DnsInfo>,
+    /// Connection facts, once a connection was had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection: Option<ConnectionInfo>,
+    /// TLS facts, for https.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsInfo>,
+    /// Response facts, once headers arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<ResponseInfo>,
+    /// QUIC transport facts, for HTTP/3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quic: Option<QuicInfo>,
+    /// What went wrong, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+}
+
+/// A span of time within an attempt.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Span {
+    /// Offset where the span starts.
+    pub start_us: Micros,
+    /// Offset where the span ends (not before `start_us`).
+    pub end_us: Micros,
+}
+
+impl Span {
+    /// Length of the span.
+    pub fn duration(&self) -> Micros {
+        self.end_us.saturating_sub(self.start_us)
+    }
+}
+
+/// The phases of DESIGN.md section 2; `None` where a phase did not happen.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Phases {
+    /// Name lookup (absent for IP literals, pinned addresses and reused connections).
+    pub dns: Option<Span>,
+    /// TCP connect (h1/h2 on new connections).
+    pub connect: Option<Span>,
+    /// TLS handshake (https over TCP on new connections).
+    pub tls: Option<Span>,
+    /// QUIC + TLS 1.3 handshake (h3 on new connections).
+    pub quic: Option<Span>,
+    /// Connection ready until request written.
+    pub send: Option<Span>,
+    /// Request written until first response byte (TTFB).
+    pub wait: Option<Span>,
+    /// First response byte until last body byte.
+    pub receive: Option<Span>,
+    /// Attempt start until body done or failure.
+    pub total: Span,
+}
+
+/// A named phase, for failures, findings and layout.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Name lookup.
+    Dns,
+    /// TCP connect.
+    Connect,
+    /// TLS handshake.
+    Tls,
+    /// QUIC handshake.
+    Quic,
+    /// Writing the request.
+    Send,
+    /// Waiting for the first byte.
+    Wait,
+    /// Reading the body.
+    Receive,
+}
+
+impl Phase {
+    /// All phases in timeline order.
+    pub const ALL: [Phase; 7] = [
+        Phase::Dns,
+        Phase::Connect,
+        Phase::Tls,
+        Phase::Quic,
+        Phase::Send,
+        Phase::Wait,
+        Phase::Receive,
+    ];
+
+    /// Lowercase name, as in the schema.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Dns => "dns",
+            Phase::Connect => "connect",
+            Phase::Tls => "tls",
+            Phase::Quic => "quic",
+            Phase::Send => "send",
+            Phase::Wait => "wait",
+            Phase::Receive => "receive",
+        }
+    }
+}
+
+impl Phases {
+    /// The span of one phase, if it happened.
+    pub fn get(&self, phase: Phase) -> Option<Span> {
+        match phase {
+            Phase::Dns => self.dns,
+            Phase::Connect => self.connect,
+            Phase::Tls => self.tls,
+            Phase::Quic => self.quic,
+            Phase::Send => self.send,
+            Phase::Wait => self.wait,
+            Phase::Receive => self.receive,
+        }
+    }
+
+    /// Phases that happened, in timeline order.
+    pub fn present(&self) -> impl Iterator<Item = (Phase, Span)> + '_ {
+        Phase::ALL
+            .into_iter()
+            .filter_map(|phase| self.get(phase).map(|span| (phase, span)))
+    }
+}
+
+/// Name lookup facts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DnsInfo {
+    /// Who answered: `system`, a server `ip:port`, `pinned` or `literal`.
+    pub source: String,
+    /// Addresses returned, in the order given.
+    pub addresses: Vec<String>,
+}
+
+/// Connection facts, like Go's GotConnInfo.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ConnectionInfo {
+    /// 1-based connection number within the protocol run.
+    pub id: u32,
+    /// Whether the connection was opened for an earlier attempt.
+    pub reused: bool,
+    /// Whether it sat idle before this request.
+    pub was_idle: bool,
+    /// How long it sat idle, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_us: Option<Micros>,
+    /// 1-based index of this request on the connection.
+    pub request_index: u32,
+    /// Local socket address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_addr: Option<String>,
+    /// Remote address actually connected to.
+    pub remote_addr: String,
+}
+
+/// TLS facts of the connection.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TlsInfo {
+    /// Negotiated ALPN protocol id, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpn: Option<String>,
+    /// Protocol version, e.g. `TLSv1.3`.
+    pub version: String,
+    /// Cipher suite, e.g. `TLS13_AES_128_GCM_SHA256`.
+    pub cipher: String,
+    /// Whether the session was resumed.
+    pub resumed: bool,
+    /// Whether the chain was verified (false when insecure).
+    pub verified: bool,
+    /// The server's chain, leaf first.
+    pub certificates: Vec<CertificateSummary>,
+}
+
+/// What a certificate says, in brief.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CertificateSummary {
+    /// Subject distinguished name.
+    pub subject: String,
+    /// Issuer distinguished name.
+    pub issuer: String,
+    /// Subject alternative names (DNS names and IP addresses).
+    pub sans: Vec<String>,
+    /// Validity start, RFC 3339.
+    pub not_before: String,
+    /// Validity end, RFC 3339.
+    pub not_after: String,
+    /// Public key type and size, e.g. `ECDSA P-256` or `RSA 2048`.
+    pub key_type: String,
+}
+
+/// QUIC transport facts of an HTTP/3 connection, read after the attempt.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct QuicInfo {
+    /// Smoothed round-trip time estimate.
+    pub rtt_us: Micros,
+    /// Packets sent on the connection so far.
+    pub sent_packets: u64,
+    /// Packets declared lost so far.
+    pub lost_packets: u64,
+    /// Congestion events so far.
+    pub congestion_events: u64,
+    /// Whether 0-RTT data was sent and the server accepted it (`None`: not tried).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zero_rtt_accepted: Option<bool>,
+}
+
+/// Response facts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ResponseInfo {
+    /// Status code.
+    pub status: u16,
+    /// HTTP version of the response, e.g. `HTTP/2`.
+    pub http_version: String,
+    /// Response headers (capped in count and size).
+    pub headers: Vec<Header>,
+    /// Body bytes read.
+    pub body_bytes: u64,
+    /// Whether the body was cut at the size cap.
+    pub truncated: bool,
+}
+
+impl ResponseInfo {
+    /// The first header with this (lowercase) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value.as_str())
+    }
+}
+
+/// What kind of thing went wrong.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// A phase or the whole attempt ran out of time.
+    Timeout,
+    /// The name does not exist (NXDOMAIN) or has no addresses.
+    NameNotFound,
+    /// Name resolution failed otherwise.
+    Dns,
+    /// The peer refused the connection.
+    Refused,
+    /// The peer reset or closed the connection early.
+    Reset,
+    /// The certificate could not be verified.
+    Certificate,
+    /// The TLS handshake failed otherwise.
+    Tls,
+    /// The peer broke the HTTP protocol.
+    Protocol,
+    /// The target is not allowed by the safety policy.
+    Blocked,
+    /// The protocol is not available for this target or build.
+    Unsupported,
+    /// Any other I/O error.
+    Io,
+}
+
+/// A failure as data: which phase, what kind, and the reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Failure {
+    /// The phase that was running when it failed.
+    pub phase: Phase,
+    /// What kind of failure.
+    pub kind: FailureKind,
+    /// A readable reason.
+    pub message: String,
+}

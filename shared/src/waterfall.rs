@@ -1,0 +1,480 @@
+//! Waterfall layout: a probe result as rows of phase bars on one shared time axis.
+//!
+//! One layout serves the web UI, the server-rendered SVG and the CLI's text
+//! bars. Positions are fractions of the axis (0 = attempt start, 1 = the
+//! axis end), and the axis is shared by every protocol, so bars compare
+//! honestly across rows: the axis end is the longest attempt total rounded up
+//! to a whole number of tick steps.
+
+use crate::schema::{Attempt, Micros, Phase, ProbeResult, Protocol};
+use crate::server_timing;
+use serde::{Deserialize, Serialize};
+
+/// Most tick intervals on the axis; the step is the smallest "nice" one within it.
+pub const MAX_TICK_INTERVALS: u64 = 8;
+
+/// The axis span used when no attempt took any time (or there are none).
+pub const EMPTY_AXIS: Micros = Micros(1_000);
+
+/// A laid-out result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Waterfall {
+    /// Where the axis ends (position 1.0).
+    pub axis_us: Micros,
+    /// Axis ticks from 0 to `axis_us`, evenly spaced.
+    pub ticks: Vec<Tick>,
+    /// One row per attempt (and redirect hop), protocols in run order.
+    pub rows: Vec<Row>,
+    /// Protocols that were not measured, with the reason.
+    pub skipped: Vec<SkippedRun>,
+}
+
+/// A tick on the time axis.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tick {
+    /// Time at the tick.
+    pub at_us: Micros,
+    /// Position on the axis, 0..=1.
+    pub x: f64,
+    /// Label, e.g. `0`, `50 ms`, `0.5 ms`, `1.5 s`.
+    pub label: String,
+}
+
+/// One attempt as a row of bars.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// 1-based attempt number.
+    pub attempt: u32,
+    /// Redirect hop (0 for the requested URL).
+    pub hop: u32,
+    /// Row label, e.g. `h2 #2 (reused)` or `h1 #1 hop 1 (failed)`.
+    pub label: String,
+    /// Whether the attempt ran on a reused connection.
+    pub reused: bool,
+    /// Whether the attempt failed.
+    pub failed: bool,
+    /// The attempt's total.
+    pub total_us: Micros,
+    /// The total as a fraction of the axis.
+    pub width: f64,
+    /// Phase bars in timeline order.
+    pub bars: Vec<Bar>,
+    /// Server-Timing metrics laid inside the wait bar.
+    pub marks: Vec<Mark>,
+}
+
+/// One phase of a row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bar {
+    /// The phase.
+    pub phase: Phase,
+    /// Phase start.
+    pub start_us: Micros,
+    /// Phase end.
+    pub end_us: Micros,
+    /// Start as a fraction of the axis.
+    pub x: f64,
+    /// Length as a fraction of the axis.
+    pub width: f64,
+}
+
+/// A Server-Timing metric nested in the wait bar (see [`server_timing::wait_subspans`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mark {
+    /// Metric name.
+    pub name: String,
+    /// Metric description, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Start as a fraction of the axis.
+    pub x: f64,
+    /// Length as a fraction of the axis.
+    pub width: f64,
+    /// Whether it was cut to fit the wait phase.
+    pub clamped: bool,
+}
+
+/// A protocol that produced no rows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedRun {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// Why it was not measured.
+    pub reason: String,
+}
+
+/// Lays out a whole result on one axis.
+pub fn layout(result: &ProbeResult) -> Waterfall {
+    let longest = result
+        .runs
+        .iter()
+        .flat_map(|r| &r.attempts)
+        .map(|a| a.phases.total.end_us)
+        .max()
+        .filter(|m| m.0 > 0)
+        .unwrap_or(EMPTY_AXIS);
+    let step = nice_step(longest, MAX_TICK_INTERVALS);
+    let intervals = longest.0.div_ceil(step.0).max(1);
+    let axis_us = Micros(step.0.saturating_mul(intervals));
+    let pos = |t: Micros| t.0 as f64 / axis_us.0 as f64;
+    let ticks = (0..=intervals)
+        .map(|i| {
+            let at = Micros(step.0.saturating_mul(i));
+            Tick {
+                at_us: at,
+                x: pos(at),
+                label: tick_label(at, step, axis_us),
+            }
+        })
+        .collect();
+    let rows = result
+        .runs
+        .iter()
+        .flat_map(|run| run.attempts.iter().map(move |a| (run.protocol, a)))
+        .map(|(protocol, a)| row(protocol, a, &pos))
+        .collect();
+    let skipped = result
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let reason = r.skipped.clone()?;
+            Some(SkippedRun {
+                protocol: r.protocol,
+                reason,
+            })
+        })
+        .collect();
+    Waterfall {
+        axis_us,
+        ticks,
+        rows,
+        skipped,
+    }
+}
+
+/// The smallest step of the form 1, 2 or 5 × 10^k µs that covers `span` in at
+/// most `max_intervals` steps (at least 1 µs).
+pub fn nice_step(span: Micros, max_intervals: u64) -> Micros {
+    let max_intervals = max_intervals.max(1);
+    let mut power: u64 = 1;
+    loop {
+        for m in [1, 2, 5] {
+            let Some(step) = power.checked_mul(m) else {
+                return Micros(u64::MAX);
+            };
+            if span.0.div_ceil(step) <= max_intervals {
+                return Micros(step);
+            }
+        }
+        match power.checked_mul(10) {
+            Some(next) => power = next,
+            None => return Micros(u64::MAX),
+        }
+    }
+}
+
+/// Character counts per phase for a text bar `width_chars` wide for the whole
+/// axis. The counts sum to exactly the row's share of it
+/// (`round(row.width * width_chars)`), split in proportion to the phase
+/// durations by largest-remainder rounding (ties go to the earlier phase).
+/// When there are at least as many characters as phases, every phase gets at
+/// least one, taken from the phase with the most. Gaps between phases are not
+/// drawn. Empty when the row has no phases.
+pub fn text_bar(row: &Row, width_chars: usize) -> Vec<(Phase, usize)> {
+    if row.bars.is_empty() {
+        return Vec::new();
+    }
+    let target = (row.width.clamp(0.0, 1.0) * width_chars as f64).round() as usize;
+    let mut weights: Vec<u128> = row
+        .bars
+        .iter()
+        .map(|b| u128::from(b.end_us.saturating_sub(b.start_us).0))
+        .collect();
+    if weights.iter().all(|w| *w == 0) {
+        weights.iter_mut().for_each(|w| *w = 1);
+    }
+    let sum: u128 = weights.iter().sum();
+    let exact: Vec<(usize, u128)> = weights
+        .iter()
+        .map(|w| {
+            let share = target as u128 * w;
+            ((share / sum) as usize, share % sum)
+        })
+        .collect();
+    let mut counts: Vec<usize> = exact.iter().map(|(floor, _)| *floor).collect();
+    let leftover = target - counts.iter().sum::<usize>();
+    let mut by_remainder: Vec<usize> = (0..counts.len()).collect();
+    by_remainder.sort_by(|&i, &j| exact[j].1.cmp(&exact[i].1).then(i.cmp(&j)));
+    for &i in by_remainder.iter().take(leftover) {
+        counts[i] += 1;
+    }
+    if target >= counts.len() {
+        while let Some(empty) = counts.iter().position(|c| *c == 0) {
+            // Pigeonhole: some phase holds two or more while one holds none.
+            let richest = (0..counts.len())
+                .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)))
+                .unwrap_or(empty);
+            counts[richest] -= 1;
+            counts[empty] += 1;
+        }
+    }
+    row.bars.iter().map(|b| b.phase).zip(counts).collect()
+}
+
+fn row(protocol: Protocol, a: &Attempt, pos: &dyn Fn(Micros) -> f64) -> Row {
+    let reused = a.connection.as_ref().is_some_and(|c| c.reused);
+    let failed = a.failure.is_some();
+    let mut label = format!("{protocol} #{}", a.attempt);
+    if a.hop > 0 {
+        label.push_str(&format!(" hop {}", a.hop));
+    }
+    match (reused, failed) {
+        (true, true) => label.push_str(" (reused, failed)"),
+        (true, false) => label.push_str(" (reused)"),
+        (false, true) => label.push_str(" (failed)"),
+        (false, false) => {}
+    }
+    let bars = a
+        .phases
+        .present()
+        .map(|(phase, span)| Bar {
+            phase,
+            start_us: span.start_us,
+            end_us: span.end_us,
+            x: pos(span.start_us),
+            width: pos(span.duration()),
+        })
+        .collect();
+    let marks = server_timing::wait_subspans(a)
+        .into_iter()
+        .map(|s| Mark {
+            name: s.name,
+            description: s.description,
+            x: pos(s.start_us),
+            width: pos(s.end_us.saturating_sub(s.start_us)),
+            clamped: s.clamped,
+        })
+        .collect();
+    Row {
+        protocol,
+        attempt: a.attempt,
+        hop: a.hop,
+        label,
+        reused,
+        failed,
+        total_us: a.phases.total.duration(),
+        width: pos(a.phases.total.end_us),
+        bars,
+        marks,
+    }
+}
+
+/// A tick label in seconds when the axis reaches a second, else in
+/// milliseconds, with as many decimals as the step needs; `0` at the origin.
+fn tick_label(at: Micros, step: Micros, axis: Micros) -> String {
+    if at.0 == 0 {
+        return "0".into();
+    }
+    let (unit, suffix) = if axis.0 >= 1_000_000 {
+        (1_000_000u64, "s")
+    } else {
+        (1_000, "ms")
+    };
+    let mut decimals = 0u32;
+    while decimals < 6
+        && !(u128::from(step.0) * 10u128.pow(decimals)).is_multiple_of(u128::from(unit))
+    {
+        decimals += 1;
+    }
+    let scaled = u128::from(at.0) * 10u128.pow(decimals) / u128::from(unit);
+    if decimals == 0 {
+        format!("{scaled} {suffix}")
+    } else {
+        let scale = 10u128.pow(decimals);
+        format!(
+            "{}.{:0width$} {suffix}",
+            scaled / scale,
+            scaled % scale,
+            width = decimals as usize
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{attempt, failed, fresh, result, reused, run};
+    use crate::schema::{FailureKind, Header};
+
+    fn bar_row(durations: &[(Phase, u64)], axis: u64) -> Row {
+        let a = attempt(1, durations, false);
+        row(Protocol::H1, &a, &|t: Micros| t.0 as f64 / axis as f64)
+    }
+
+    #[test]
+    fn nice_steps_are_1_2_5_times_powers_of_ten() {
+        let cases = [
+            (0, 1),
+            (1, 1),
+            (8, 1),
+            (9, 2),
+            (40, 5),
+            (950_000, 200_000),
+            (1_000_000, 200_000),
+            (1_600_000, 200_000),
+            (1_700_000, 500_000),
+            (4_000_000, 500_000),
+            (4_000_001, 1_000_000),
+        ];
+        for (span, want) in cases {
+            assert_eq!(nice_step(Micros(span), 8), Micros(want), "{span}");
+        }
+        assert_eq!(nice_step(Micros(u64::MAX), 8).0, 5_000_000_000_000_000_000);
+        assert_eq!(nice_step(Micros(10), 0), Micros(10));
+    }
+
+    #[test]
+    fn tick_labels_fit_the_step() {
+        assert_eq!(
+            tick_label(Micros(0), Micros(200_000), Micros(1_200_000)),
+            "0"
+        );
+        assert_eq!(
+            tick_label(Micros(400_000), Micros(200_000), Micros(1_200_000)),
+            "0.4 s"
+        );
+        assert_eq!(
+            tick_label(Micros(1_000_000), Micros(500_000), Micros(2_000_000)),
+            "1.0 s"
+        );
+        assert_eq!(
+            tick_label(Micros(3_000_000), Micros(1_000_000), Micros(4_000_000)),
+            "3 s"
+        );
+        assert_eq!(
+            tick_label(Micros(40_000), Micros(20_000), Micros(100_000)),
+            "40 ms"
+        );
+        assert_eq!(tick_label(Micros(500), Micros(100), Micros(800)), "0.5 ms");
+        assert_eq!(tick_label(Micros(15), Micros(5), Micros(40)), "0.015 ms");
+    }
+
+    #[test]
+    fn rows_share_one_axis_across_protocols() {
+        let mut h2 = fresh(1, 1_000, 1_000, 1_000, 96_450); // total 100_000
+        h2.response.as_mut().unwrap().headers.push(Header {
+            name: "server-timing".into(),
+            value: "db;dur=40;desc=\"q\"".into(),
+        });
+        let r = result(vec![
+            run(
+                Protocol::H1,
+                vec![fresh(1, 1_000, 1_000, 1_000, 46_450), reused(2, 10_000)],
+            ),
+            run(Protocol::H2, vec![h2]),
+        ]);
+        let w = layout(&r);
+        assert_eq!(w.axis_us, Micros(100_000));
+        let labels: Vec<&str> = w.ticks.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            vec!["0", "20 ms", "40 ms", "60 ms", "80 ms", "100 ms"]
+        );
+        assert_eq!(w.ticks.last().unwrap().x, 1.0);
+
+        assert_eq!(w.rows.len(), 3);
+        assert_eq!(w.rows[0].label, "h1 #1");
+        assert_eq!(w.rows[0].width, 0.5);
+        assert_eq!(w.rows[1].label, "h1 #2 (reused)");
+        assert!(w.rows[1].reused && !w.rows[1].failed);
+        assert_eq!(w.rows[2].width, 1.0);
+        let tls = &w.rows[2].bars[2];
+        assert_eq!((tls.phase, tls.x, tls.width), (Phase::Tls, 0.02, 0.01));
+
+        let mark = &w.rows[2].marks[0];
+        assert_eq!(
+            (mark.name.as_str(), mark.description.as_deref()),
+            ("db", Some("q"))
+        );
+        assert_eq!((mark.x, mark.width, mark.clamped), (0.0305, 0.4, false));
+        assert!(w.rows[0].marks.is_empty());
+    }
+
+    #[test]
+    fn failed_hops_and_skipped_runs() {
+        let mut hop = failed(reused(1, 500), Phase::Wait, FailureKind::Timeout);
+        hop.hop = 1;
+        let mut h3 = run(Protocol::H3, Vec::new());
+        h3.skipped = Some("UDP blocked".into());
+        let w = layout(&result(vec![run(Protocol::H2, vec![hop]), h3]));
+        assert_eq!(w.rows[0].label, "h2 #1 hop 1 (reused, failed)");
+        assert_eq!(
+            w.skipped,
+            vec![SkippedRun {
+                protocol: Protocol::H3,
+                reason: "UDP blocked".into()
+            }]
+        );
+
+        let empty = layout(&result(Vec::new()));
+        assert_eq!(empty.axis_us, EMPTY_AXIS);
+        assert!(empty.rows.is_empty());
+        assert_eq!(empty.ticks.first().unwrap().label, "0");
+    }
+
+    #[test]
+    fn text_bar_counts_sum_to_the_row_width() {
+        let r = bar_row(
+            &[(Phase::Dns, 10), (Phase::Connect, 30), (Phase::Tls, 60)],
+            200,
+        );
+        assert_eq!(r.width, 0.5);
+        assert_eq!(
+            text_bar(&r, 40),
+            vec![(Phase::Dns, 2), (Phase::Connect, 6), (Phase::Tls, 12)]
+        );
+        // Largest remainders: 7 chars of 10/30/60 -> 0.7/2.1/4.2 -> 1/2/4.
+        assert_eq!(
+            text_bar(&r, 14),
+            vec![(Phase::Dns, 1), (Phase::Connect, 2), (Phase::Tls, 4)]
+        );
+        for width in 0..200 {
+            let total: usize = text_bar(&r, width).iter().map(|(_, n)| n).sum();
+            assert_eq!(total, (0.5 * width as f64).round() as usize, "{width}");
+        }
+    }
+
+    #[test]
+    fn text_bar_gives_tiny_phases_a_character_when_it_can() {
+        let r = bar_row(
+            &[
+                (Phase::Dns, 1),
+                (Phase::Connect, 1),
+                (Phase::Send, 0),
+                (Phase::Wait, 10_000),
+            ],
+            10_002,
+        );
+        assert_eq!(
+            text_bar(&r, 10),
+            vec![
+                (Phase::Dns, 1),
+                (Phase::Connect, 1),
+                (Phase::Send, 1),
+                (Phase::Wait, 7)
+            ]
+        );
+        // Not enough room for everyone: counts still sum to the width.
+        let narrow = text_bar(&r, 2);
+        assert_eq!(narrow.iter().map(|(_, n)| n).sum::<usize>(), 2);
+        assert_eq!(narrow.last(), Some(&(Phase::Wait, 2)));
+        // All phases empty: shared evenly.
+        let zero = bar_row(&[(Phase::Send, 0), (Phase::Wait, 0)], 1);
+        assert_eq!(text_bar(&zero, 9), vec![(Phase::Send, 0), (Phase::Wait, 0)]);
+        let mut none = bar_row(&[], 1);
+        none.width = 1.0;
+        assert!(text_bar(&none, 10).is_empty());
+    }
+}

@@ -1,0 +1,226 @@
+//! h123's test target: HTTPS (h1/h2), plaintext (h1/h2c), a slow-TLS front, a loopback DNS server, a silent server and a refused address, all started in-process.
+//!
+//! ```no_run
+//! # async fn demo() -> anyhow::Result<()> {
+//! use h123_target::{TargetConfig, TestTarget};
+//! let target = TestTarget::start(TargetConfig::default()).await?;
+//! let url = target.https_url("/delay/50"); // https://127.0.0.1:<port>/delay/50
+//! let ca = target.ca_file(); // pass as --cacert
+//! # let _ = (url, ca); Ok(()) }
+//! ```
+
+pub mod body;
+pub mod ca;
+pub mod clock;
+mod dns;
+mod h3;
+mod https;
+mod net;
+pub mod routes;
+mod silent;
+mod slow_tls;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use tokio::net::{TcpListener, UdpSocket};
+use tokio_rustls::TlsAcceptor;
+
+pub use body::{BodyError, TargetBody};
+pub use ca::TestCa;
+pub use dns::ANSWER_TTL;
+pub use routes::route;
+
+/// ALPN protocols of the HTTPS listener, in preference order.
+pub const HTTPS_ALPN: &[&[u8]] = &[b"h2", b"http/1.1"];
+
+/// What the target does with UDP on its HTTPS port number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum H3Mode {
+    /// Serve HTTP/3 over QUIC (the default).
+    Serve,
+    /// Drop every datagram, like a firewall that blocks UDP.
+    BlockUdp,
+    /// Bind nothing on UDP.
+    Off,
+}
+
+/// How to start a [`TestTarget`].
+#[derive(Debug, Clone)]
+pub struct TargetConfig {
+    /// Address every listener binds to. Default `127.0.0.1`.
+    pub bind_ip: IpAddr,
+    /// TCP port of the HTTPS listener; 0 (default) picks a free one.
+    pub https_port: u16,
+    /// TCP port of the plaintext listener; 0 (default) picks a free one.
+    pub http_port: u16,
+    /// TCP port of the slow-TLS front; 0 (default) picks a free one.
+    pub slow_tls_port: u16,
+    /// UDP port of the DNS server; 0 (default) picks a free one.
+    pub dns_port: u16,
+    /// TCP port of the silent server; 0 (default) picks a free one.
+    pub silent_port: u16,
+    /// How long the slow-TLS front holds the server's first handshake flight. Default 200 ms.
+    pub slow_tls_delay: Duration,
+    /// How long the DNS server waits before each answer. Default zero (no sleep at all).
+    pub dns_delay: Duration,
+    /// Names the DNS server knows, with their addresses: IPv4 ones answer A queries and IPv6
+    /// ones AAAA queries. Names are matched case-insensitively, with or without the trailing
+    /// dot; a name may be listed several times. Default: `target.h123.test` -> `127.0.0.1`
+    /// (IPv4 only, since the listeners bind IPv4 by default).
+    pub dns_records: Vec<(String, IpAddr)>,
+    /// What happens on UDP at the HTTPS port number. Default [`H3Mode::Serve`].
+    pub h3: H3Mode,
+    /// Whether HTTPS (h1/h2) responses advertise HTTP/3 with `Alt-Svc: h3=":<port>"`.
+    /// Default true.
+    pub advertise_h3: bool,
+}
+
+impl Default for TargetConfig {
+    fn default() -> Self {
+        TargetConfig {
+            bind_ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            https_port: 0,
+            http_port: 0,
+            slow_tls_port: 0,
+            dns_port: 0,
+            silent_port: 0,
+            slow_tls_delay: Duration::from_millis(200),
+            dns_delay: Duration::ZERO,
+            dns_records: vec![(
+                "target.h123.test".to_owned(),
+                IpAddr::V4(Ipv4Addr::LOCALHOST),
+            )],
+            h3: H3Mode::Serve,
+            advertise_h3: true,
+        }
+    }
+}
+
+/// A running test target. Every listener stops (its tasks are aborted) when this is dropped,
+/// and the CA files are removed.
+pub struct TestTarget {
+    /// HTTPS over TCP: TLS with ALPN `h2` / `http/1.1`, served by hyper-util's auto server.
+    /// The same port number is meant for a future QUIC (HTTP/3) listener over UDP.
+    pub https_addr: SocketAddr,
+    /// Plaintext HTTP over TCP: HTTP/1.1, or HTTP/2 with prior knowledge (h2c).
+    pub http_addr: SocketAddr,
+    /// Slow-TLS front: relays to `https_addr`, holding the server's first handshake flight
+    /// for [`TargetConfig::slow_tls_delay`].
+    pub slow_tls_addr: SocketAddr,
+    /// DNS over UDP (no TCP): point a resolver here as its only name server.
+    pub dns_addr: SocketAddr,
+    /// Accepts TCP connections and never reads or writes on them.
+    pub silent_addr: SocketAddr,
+    /// A TCP address where nothing listens: connecting is refused.
+    pub refused_addr: SocketAddr,
+    /// The CA that signed the server certificate, and an unrelated one.
+    pub ca: TestCa,
+    dns_stats: Arc<dns::DnsStats>,
+    _tasks: net::Tasks,
+}
+
+impl TestTarget {
+    /// Generates the CA, binds every listener and starts serving on the current tokio runtime.
+    pub async fn start(config: TargetConfig) -> anyhow::Result<TestTarget> {
+        let ca = TestCa::generate()?;
+        let tls = ca.server_config(HTTPS_ALPN)?;
+        let acceptor = TlsAcceptor::from(Arc::new(tls));
+        let ip = config.bind_ip;
+
+        let https = bind_tcp(ip, config.https_port, "HTTPS").await?;
+        let http = bind_tcp(ip, config.http_port, "plaintext HTTP").await?;
+        let slow = bind_tcp(ip, config.slow_tls_port, "slow-TLS front").await?;
+        let silent = bind_tcp(ip, config.silent_port, "silent").await?;
+        let dns = UdpSocket::bind(SocketAddr::new(ip, config.dns_port))
+            .await
+            .with_context(|| format!("binding the DNS server on {ip} port {}", config.dns_port))?;
+        let refused_addr = silent::refused_addr(ip)
+            .await
+            .context("reserving the refused address")?;
+
+        let https_addr = https.local_addr()?;
+        let http_addr = http.local_addr()?;
+        let slow_tls_addr = slow.local_addr()?;
+        let silent_addr = silent.local_addr()?;
+        let dns_addr = dns.local_addr()?;
+
+        let zone = Arc::new(dns::Zone::new(&config.dns_records));
+        let dns_stats = Arc::new(dns::DnsStats::default());
+
+        let mut tasks = net::Tasks::default();
+        match config.h3 {
+            H3Mode::Serve => tasks.spawn(h3::serve(h3::endpoint(https_addr, &ca)?)),
+            H3Mode::BlockUdp => {
+                let socket = UdpSocket::bind(https_addr)
+                    .await
+                    .with_context(|| format!("binding the UDP black hole on {https_addr}"))?;
+                tasks.spawn(h3::black_hole(socket));
+            }
+            H3Mode::Off => {}
+        }
+        let alt_svc = config.advertise_h3.then(|| {
+            http::HeaderValue::from_str(&format!("h3=\":{}\"; ma=86400", https_addr.port()))
+                .expect("an Alt-Svc value of ASCII digits is valid")
+        });
+        tasks.spawn(https::serve_tls(https, acceptor, alt_svc));
+        tasks.spawn(https::serve_plain(http));
+        tasks.spawn(slow_tls::serve(slow, https_addr, config.slow_tls_delay));
+        tasks.spawn(silent::serve(silent));
+        tasks.spawn(dns::serve(dns, zone, config.dns_delay, dns_stats.clone()));
+
+        Ok(TestTarget {
+            https_addr,
+            http_addr,
+            slow_tls_addr,
+            dns_addr,
+            silent_addr,
+            refused_addr,
+            ca,
+            dns_stats,
+            _tasks: tasks,
+        })
+    }
+
+    /// Path of the CA certificate PEM (for `--cacert`).
+    pub fn ca_file(&self) -> &Path {
+        self.ca.ca_file()
+    }
+
+    /// Path of the unrelated CA's PEM: trusting only it makes verification fail.
+    pub fn wrong_ca_file(&self) -> &Path {
+        self.ca.wrong_ca_file()
+    }
+
+    /// `https://<https_addr><path>`, e.g. `https://127.0.0.1:40123/bytes/10` (IP literal,
+    /// covered by the certificate; no DNS involved).
+    pub fn https_url(&self, path: &str) -> String {
+        format!("https://{}{path}", self.https_addr)
+    }
+
+    /// `http://<http_addr><path>`.
+    pub fn http_url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.http_addr)
+    }
+
+    /// `https://<slow_tls_addr><path>`.
+    pub fn slow_tls_url(&self, path: &str) -> String {
+        format!("https://{}{path}", self.slow_tls_addr)
+    }
+
+    /// Number of well-formed DNS queries the DNS server has received so far.
+    pub fn dns_query_count(&self) -> u64 {
+        self.dns_stats.queries.load(Ordering::Relaxed)
+    }
+}
+
+/// Binds a TCP listener on `ip:port`.
+async fn bind_tcp(ip: IpAddr, port: u16, what: &str) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(SocketAddr::new(ip, port))
+        .await
+        .with_context(|| format!("binding the {what} listener on {ip} port {port}"))
+}

@@ -1,0 +1,49 @@
+//! Small socket helpers shared by the listeners.
+
+use std::time::Duration;
+
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::{AbortHandle, JoinSet};
+
+/// Accepts one connection with Nagle disabled, first reaping finished connection tasks.
+/// Returns `None` (after a short pause, so a persistent error such as running out of file
+/// descriptors does not spin) when accepting fails.
+pub(crate) async fn accept<T: 'static>(
+    listener: &TcpListener,
+    connections: &mut JoinSet<T>,
+) -> Option<TcpStream> {
+    while connections.try_join_next().is_some() {}
+    match listener.accept().await {
+        Ok((stream, _peer)) => {
+            // A socket whose options cannot be set is still usable; Nagle only costs latency.
+            let _ = stream.set_nodelay(true);
+            Some(stream)
+        }
+        Err(_) => {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            None
+        }
+    }
+}
+
+/// Background tasks aborted together when this guard is dropped.
+#[derive(Default)]
+pub(crate) struct Tasks(Vec<AbortHandle>);
+
+impl Tasks {
+    /// Spawns `future` on the current runtime and keeps its abort handle.
+    pub(crate) fn spawn<F>(&mut self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        self.0.push(tokio::spawn(future).abort_handle());
+    }
+}
+
+impl Drop for Tasks {
+    fn drop(&mut self) {
+        for task in &self.0 {
+            task.abort();
+        }
+    }
+}
