@@ -3,6 +3,7 @@
 
 pub mod cert;
 pub mod connection;
+pub mod discover;
 pub mod dns;
 pub mod failure;
 pub mod guard;
@@ -21,7 +22,8 @@ pub mod wire;
 use connection::ConnectSettings;
 use dns::NameResolver;
 use guard::ConnectPolicy;
-use h123_shared::{ProbeResult, Protocol, SCHEMA_VERSION};
+use h123_shared::api::ProbeEvent;
+use h123_shared::{ProbeResult, Protocol, ProtocolRun, SCHEMA_VERSION};
 use plan::Plan;
 use run::ProtocolRunner;
 use tls::TrustSettings;
@@ -54,9 +56,14 @@ impl Engine {
             trust: self.trust.clone(),
             insecure: plan.options.insecure,
             phase_limit: plan.phase_limit,
+            sessions: None,
         };
+        // HTTP/3 runs last, so the h1/h2 responses can advertise it (Alt-Svc);
+        // the result keeps the order asked for.
+        let mut order: Vec<Protocol> = plan.options.protocols.clone();
+        order.sort_by_key(|p| *p == Protocol::H3);
         let mut runs = Vec::new();
-        for &protocol in &plan.options.protocols {
+        for protocol in order {
             let run = match protocol {
                 Protocol::H1 => {
                     ProtocolRunner::<h1::H1>::new(
@@ -81,24 +88,50 @@ impl Engine {
                     .await
                 }
                 Protocol::H3 => {
-                    ProtocolRunner::<h3::H3>::new(
-                        protocol,
-                        plan,
-                        &resolver,
-                        &settings,
-                        progress.clone(),
-                    )
-                    .run()
-                    .await
+                    self.run_h3(plan, &runs, &resolver, &settings, &progress)
+                        .await
                 }
             };
             runs.push(run);
         }
+        runs.sort_by_key(|r| plan.options.protocols.iter().position(|p| *p == r.protocol));
         ProbeResult {
             schema_version: SCHEMA_VERSION,
             started_at_unix_ms,
             options: plan.options.clone(),
             runs,
         }
+    }
+
+    /// Discovers HTTP/3, runs it where found, and records the verdict.
+    async fn run_h3(
+        &self,
+        plan: &Plan,
+        earlier: &[ProtocolRun],
+        resolver: &NameResolver,
+        settings: &ConnectSettings,
+        progress: &Progress,
+    ) -> ProtocolRun {
+        let mut discovery = discover::discover(plan, earlier, resolver).await;
+        let Some(endpoint) = discover::endpoint(&discovery) else {
+            progress.send(ProbeEvent::Skipped {
+                protocol: Protocol::H3,
+                reason: discovery.detail.clone(),
+            });
+            return ProtocolRun {
+                protocol: Protocol::H3,
+                skipped: Some(discovery.detail.clone()),
+                attempts: Vec::new(),
+                discovery: Some(discovery),
+            };
+        };
+        let mut run =
+            ProtocolRunner::<h3::H3>::new(Protocol::H3, plan, resolver, settings, progress.clone())
+                .connect_to(Some(endpoint))
+                .run()
+                .await;
+        discover::conclude(&mut discovery, &run);
+        run.discovery = Some(discovery);
+        run
     }
 }

@@ -138,7 +138,7 @@ pub fn curl_command(options: &ProbeOptions, protocol: Protocol) -> String {
     args.extend(["-w".into(), WRITE_OUT.into()]);
     let repeat = match options.mode {
         ConnectionMode::Warm => options.repeat.max(1),
-        ConnectionMode::Cold => 1,
+        ConnectionMode::Cold | ConnectionMode::Resumed => 1,
     };
     for _ in 0..repeat {
         args.extend(["-o".into(), "/dev/null".into(), options.url.clone()]);

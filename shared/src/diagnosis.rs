@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 mod connection;
 mod failure;
+mod h3;
 mod slow;
 
 /// A name lookup slower than this is reported.

@@ -106,6 +106,7 @@ pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
     ProtocolRun {
         protocol,
         skipped: None,
+        discovery: None,
         attempts,
     }
 }

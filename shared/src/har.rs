@@ -18,7 +18,7 @@
 //! An entry's `response.status` is 0 when no response arrived; a failure
 //! after the headers keeps the real status. Either way `_failure` says what
 //! went wrong. Custom fields start with `_`: `_protocol`, `_attempt`, `_hop`,
-//! `_reused`, `_failure`, `_tls`.
+//! `_reused`, `_failure`, `_tls`, `_quic`, `_h3_discovery` (on HTTP/3 entries).
 
 use crate::schema::{Attempt, Micros, ProbeResult, Protocol, ProtocolRun, Span};
 use crate::uri;
@@ -196,6 +196,12 @@ pub fn entry(result: &ProbeResult, run: &ProtocolRun, attempt: &Attempt) -> Valu
     }
     if let Some(tls) = &attempt.tls {
         entry["_tls"] = json!(tls);
+    }
+    if let Some(quic) = &attempt.quic {
+        entry["_quic"] = json!(quic);
+    }
+    if let Some(discovery) = &run.discovery {
+        entry["_h3_discovery"] = json!(discovery);
     }
     entry
 }

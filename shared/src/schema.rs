@@ -138,8 +138,11 @@ pub enum ConnectionMode {
     /// Attempt 1 opens a connection; later attempts reuse it.
     #[default]
     Warm,
-    /// Every attempt opens a new connection.
+    /// Every attempt opens a new connection, with a full handshake.
     Cold,
+    /// Every attempt opens a new connection that resumes the previous one's
+    /// TLS session (session tickets; for HTTP/3 also 0-RTT when the server allows).
+    Resumed,
 }
 
 /// One request or response header.
@@ -199,6 +202,8 @@ pub struct ProbeOptions {
     pub resolve: Vec<ResolveOverride>,
     /// DNS server used instead of the system's, as `ip:port`.
     pub dns_server: Option<String>,
+    /// Try HTTP/3 on the URL's own host and port even when nothing advertised it.
+    pub h3_direct: bool,
 }
 
 impl Default for ProbeOptions {
@@ -219,6 +224,7 @@ impl Default for ProbeOptions {
             insecure: false,
             resolve: Vec::new(),
             dns_server: None,
+            h3_direct: false,
         }
     }
 }
@@ -248,6 +254,79 @@ pub struct ProtocolRun {
     pub skipped: Option<String>,
     /// Attempts in order; with redirects followed, each hop is its own entry.
     pub attempts: Vec<Attempt>,
+    /// How HTTP/3 was discovered and whether it was reachable (h3 runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<H3Discovery>,
+}
+
+/// How HTTP/3 was found, where it was tried, and what came of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct H3Discovery {
+    /// HTTP/3 entries of the `Alt-Svc` headers seen on this probe's h1/h2 responses.
+    pub alt_svc: Vec<crate::alt_svc::AltSvc>,
+    /// The HTTPS DNS record of the host, when one was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub https_record: Option<HttpsRecord>,
+    /// What led to the endpoint tried, if one was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<H3Via>,
+    /// The `host:port` QUIC was tried on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// What came of it.
+    pub outcome: H3Outcome,
+    /// The outcome in a sentence.
+    pub detail: String,
+}
+
+/// What pointed h123 at an HTTP/3 endpoint.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum H3Via {
+    /// An `Alt-Svc` header on an HTTP/1.1 or HTTP/2 response.
+    AltSvc,
+    /// An HTTPS (SVCB) DNS record listing `h3`.
+    HttpsRecord,
+    /// Nothing: tried on the URL's own host and port because asked to.
+    Direct,
+}
+
+/// The typed result of HTTP/3 discovery.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum H3Outcome {
+    /// QUIC handshake completed and HTTP/3 answered.
+    Ok,
+    /// Nothing advertised HTTP/3 and no direct attempt was asked for.
+    NotAdvertised,
+    /// Datagrams went out and nothing came back within the bounded wait.
+    UdpSilent,
+    /// The QUIC or TLS handshake failed (the reason is in `detail`).
+    HandshakeFailed,
+    /// The server speaks no QUIC version or ALPN h123 offers.
+    VersionMismatch,
+}
+
+/// The parts of an HTTPS (SVCB, RFC 9460) DNS record that matter for HTTP/3.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct HttpsRecord {
+    /// SvcPriority (0 is alias mode).
+    pub priority: u16,
+    /// TargetName (`.` means the owner name itself).
+    pub target: String,
+    /// ALPN ids offered.
+    pub alpn: Vec<String>,
+    /// Port, when it differs from the URL's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    /// ipv4hint addresses.
+    pub ipv4_hints: Vec<String>,
+    /// ipv6hint addresses.
+    pub ipv6_hints: Vec<String>,
 }
 
 /// How time to first byte was observed.

@@ -307,6 +307,7 @@ mod tests {
         ProtocolRun {
             protocol,
             skipped: None,
+            discovery: None,
             attempts,
         }
     }

@@ -223,6 +223,18 @@ pub fn text_bar(row: &Row, width_chars: usize) -> Vec<(Phase, usize)> {
     row.bars.iter().map(|b| b.phase).zip(counts).collect()
 }
 
+/// Every how many ticks a label fits when a chart is narrow: each tick up to 3
+/// intervals, else the smallest divisor of `intervals` that leaves at most 3
+/// labelled intervals, so the axis end always keeps its label.
+pub fn label_stride(intervals: usize) -> usize {
+    if intervals <= 3 {
+        return 1;
+    }
+    (2..=intervals)
+        .find(|d| intervals.is_multiple_of(*d) && intervals / d <= 3)
+        .unwrap_or(intervals)
+}
+
 fn row(protocol: Protocol, a: &Attempt, pos: &dyn Fn(Micros) -> f64) -> Row {
     let reused = a.connection.as_ref().is_some_and(|c| c.reused);
     let failed = a.failure.is_some();
@@ -311,6 +323,14 @@ mod tests {
     fn bar_row(durations: &[(Phase, u64)], axis: u64) -> Row {
         let a = attempt(1, durations, false);
         row(Protocol::H1, &a, &|t: Micros| t.0 as f64 / axis as f64)
+    }
+
+    #[test]
+    fn narrow_axes_label_fewer_ticks_but_keep_the_end() {
+        let cases = [(1, 1), (3, 1), (4, 2), (5, 5), (6, 2), (7, 7), (8, 4)];
+        for (intervals, stride) in cases {
+            assert_eq!(label_stride(intervals), stride, "{intervals}");
+        }
     }
 
     #[test]

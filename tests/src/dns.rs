@@ -1,4 +1,5 @@
-//! Loopback DNS server over UDP: A and AAAA answers for configured names, after a set delay.
+//! Loopback DNS server over UDP: A, AAAA and HTTPS answers for configured names, after a set
+//! delay.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -7,8 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use hickory_proto::op::{Edns, Message, MessageType, OpCode, ResponseCode};
-use hickory_proto::rr::rdata::{A, AAAA};
-use hickory_proto::rr::{RData, Record, RecordType};
+use hickory_proto::rr::rdata::svcb::{Alpn, SVCB, SvcParamKey, SvcParamValue};
+use hickory_proto::rr::rdata::{A, AAAA, HTTPS};
+use hickory_proto::rr::{Name, RData, Record, RecordType};
 use tokio::net::UdpSocket;
 use tokio::task::JoinSet;
 
@@ -19,16 +21,38 @@ pub const ANSWER_TTL: u32 = 1;
 #[derive(Debug, Default)]
 pub(crate) struct Zone {
     names: HashMap<String, Vec<IpAddr>>,
+    https: HashMap<String, u16>,
 }
 
 impl Zone {
-    /// Builds a zone from `(name, address)` pairs; a name may appear several times.
-    pub(crate) fn new(records: &[(String, IpAddr)]) -> Self {
+    /// Builds a zone from `(name, address)` pairs (a name may appear several times) and
+    /// `(name, port)` pairs that get an HTTPS record `1 . alpn=h3 port=<port>`.
+    pub(crate) fn new(records: &[(String, IpAddr)], https: &[(String, u16)]) -> Self {
         let mut names: HashMap<String, Vec<IpAddr>> = HashMap::new();
         for (name, addr) in records {
             names.entry(normalize(name)).or_default().push(*addr);
         }
-        Zone { names }
+        let https: HashMap<String, u16> = https
+            .iter()
+            .map(|(name, port)| (normalize(name), *port))
+            .collect();
+        for name in https.keys() {
+            names.entry(name.clone()).or_default();
+        }
+        Zone { names, https }
+    }
+
+    /// The HTTPS record of `name`, if it has one.
+    fn https_record(&self, name: &str) -> Option<RData> {
+        let port = *self.https.get(&normalize(name))?;
+        let params = vec![
+            (
+                SvcParamKey::Alpn,
+                SvcParamValue::Alpn(Alpn(vec!["h3".to_owned()])),
+            ),
+            (SvcParamKey::Port, SvcParamValue::Port(port)),
+        ];
+        Some(RData::HTTPS(HTTPS(SVCB::new(1, Name::root(), params))))
     }
 
     /// The addresses of `name`, `None` if the name is unknown.
@@ -47,6 +71,8 @@ fn normalize(name: &str) -> String {
 pub(crate) struct DnsStats {
     /// Datagrams received that parsed as DNS queries.
     pub(crate) queries: AtomicU64,
+    /// How long each answered A or AAAA query was held, receipt to reply sent.
+    pub(crate) held: std::sync::Mutex<Vec<Duration>>,
 }
 
 /// Receives queries forever; each is answered by its own task after `delay`, so slow
@@ -69,12 +95,25 @@ pub(crate) async fn serve(
                 continue;
             }
         };
+        let received = crate::clock::now();
         let Some(reply) = answer(&zone, &buf[..len]) else {
             continue;
         };
+        let address_query = Message::from_vec(&buf[..len]).is_ok_and(|m| {
+            m.queries
+                .iter()
+                .all(|q| matches!(q.query_type, RecordType::A | RecordType::AAAA))
+        });
         stats.queries.fetch_add(1, Ordering::Relaxed);
         let socket = socket.clone();
-        answers.spawn(send_later(socket, peer, reply, delay));
+        let stats = stats.clone();
+        answers.spawn(async move {
+            send_later(socket, peer, reply, delay).await;
+            let held = crate::clock::now().saturating_duration_since(received);
+            if address_query && let Ok(mut all) = stats.held.lock() {
+                all.push(held);
+            }
+        });
     }
 }
 
@@ -111,6 +150,13 @@ fn answer(zone: &Zone, datagram: &[u8]) -> Option<Vec<u8>> {
         (OpCode::Query, [query]) => match zone.lookup(&query.name.to_ascii()) {
             None => ResponseCode::NXDomain,
             Some(addrs) => {
+                if query.query_type == RecordType::HTTPS
+                    && let Some(rdata) = zone.https_record(&query.name.to_ascii())
+                {
+                    reply
+                        .answers
+                        .push(Record::from_rdata(query.name.clone(), ANSWER_TTL, rdata));
+                }
                 for addr in addrs {
                     let rdata = match (query.query_type, addr) {
                         (RecordType::A, IpAddr::V4(v4)) => RData::A(A(*v4)),
@@ -230,7 +276,7 @@ mod tests {
 
     #[test]
     fn garbage_is_ignored() {
-        let zone = Zone::new(&[]);
+        let zone = Zone::new(&[], &[]);
         assert!(answer(&zone, b"").is_none());
         assert!(answer(&zone, b"\x00\x01garbage").is_none());
     }

@@ -18,10 +18,35 @@ use crate::routes::route;
 /// A QUIC endpoint serving HTTP/3 on `addr` (UDP).
 pub(crate) fn endpoint(addr: SocketAddr, ca: &TestCa) -> anyhow::Result<quinn::Endpoint> {
     let mut tls = ca.server_config(&[b"h3"])?;
+    // rustls accepts 0-RTT only with stateful resumption: no stateless tickets.
+    tls.ticketer = Arc::new(StatefulResumptionOnly);
     tls.max_early_data_size = u32::MAX;
     let crypto = QuicServerConfig::try_from(tls).context("QUIC TLS configuration")?;
     let config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
     quinn::Endpoint::server(config, addr).with_context(|| format!("binding QUIC on {addr}"))
+}
+
+/// A ticketer that issues no stateless tickets, so sessions resume from the
+/// server's session cache and 0-RTT can be accepted.
+#[derive(Debug)]
+struct StatefulResumptionOnly;
+
+impl rustls::server::ProducesTickets for StatefulResumptionOnly {
+    fn enabled(&self) -> bool {
+        false
+    }
+
+    fn lifetime(&self) -> u32 {
+        0
+    }
+
+    fn encrypt(&self, _plain: &[u8]) -> Option<Vec<u8>> {
+        None
+    }
+
+    fn decrypt(&self, _cipher: &[u8]) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// Accepts QUIC connections forever; 0-RTT requests are served too.

@@ -73,6 +73,8 @@ pub struct TargetConfig {
     /// dot; a name may be listed several times. Default: `target.h123.test` -> `127.0.0.1`
     /// (IPv4 only, since the listeners bind IPv4 by default).
     pub dns_records: Vec<(String, IpAddr)>,
+    /// Names that get an HTTPS DNS record `1 . alpn=h3 port=<port>`. Default none.
+    pub dns_https: Vec<(String, u16)>,
     /// What happens on UDP at the HTTPS port number. Default [`H3Mode::Serve`].
     pub h3: H3Mode,
     /// Whether HTTPS (h1/h2) responses advertise HTTP/3 with `Alt-Svc: h3=":<port>"`.
@@ -95,6 +97,7 @@ impl Default for TargetConfig {
                 "target.h123.test".to_owned(),
                 IpAddr::V4(Ipv4Addr::LOCALHOST),
             )],
+            dns_https: Vec::new(),
             h3: H3Mode::Serve,
             advertise_h3: true,
         }
@@ -149,7 +152,7 @@ impl TestTarget {
         let silent_addr = silent.local_addr()?;
         let dns_addr = dns.local_addr()?;
 
-        let zone = Arc::new(dns::Zone::new(&config.dns_records));
+        let zone = Arc::new(dns::Zone::new(&config.dns_records, &config.dns_https));
         let dns_stats = Arc::new(dns::DnsStats::default());
 
         let mut tasks = net::Tasks::default();
@@ -210,6 +213,15 @@ impl TestTarget {
     /// `https://<slow_tls_addr><path>`.
     pub fn slow_tls_url(&self, path: &str) -> String {
         format!("https://{}{path}", self.slow_tls_addr)
+    }
+
+    /// How long the DNS server held each answered query (receipt to reply sent), in order.
+    pub fn dns_hold_times(&self) -> Vec<Duration> {
+        self.dns_stats
+            .held
+            .lock()
+            .map(|held| held.clone())
+            .unwrap_or_default()
     }
 
     /// Number of well-formed DNS queries the DNS server has received so far.

@@ -1,10 +1,12 @@
 //! End-to-end tests of the probe engine against the real test target on
 //! loopback: timing accuracy, connection reuse, redirects and failures,
-//! each over HTTP/1.1 and HTTP/2 with real TLS.
+//! each over HTTP/1.1, HTTP/2 (TCP + TLS) and HTTP/3 (QUIC) for real.
 //!
 //! Timing checks compare medians of several attempts, so a busy machine
 //! does not make them flaky, yet a mis-measured phase (off by more than the
 //! tolerance) still fails them. They take a lock so they never overlap.
+
+mod support;
 
 use h123::probe::Engine;
 use h123::probe::guard::ConnectPolicy;
@@ -15,45 +17,10 @@ use h123_shared::{
 };
 use h123_target::{TargetConfig, TestTarget};
 use std::time::Duration;
-use tokio::sync::Mutex;
-
-/// Serialises the timing-sensitive tests: two cores cannot run two at once honestly.
-static TIMING: Mutex<()> = Mutex::const_new(());
+use support::{SERIAL, probe, probe_with, run};
 
 const TCP_PROTOCOLS: [Protocol; 2] = [Protocol::H1, Protocol::H2];
-
-async fn probe_with(
-    target: &TestTarget,
-    trust: TrustSettings,
-    edit: impl FnOnce(&mut ProbeOptions),
-) -> ProbeResult {
-    let mut options = ProbeOptions {
-        url: target.https_url("/"),
-        protocols: TCP_PROTOCOLS.to_vec(),
-        repeat: 1,
-        timeout_ms: 5_000,
-        phase_timeout_ms: 3_000,
-        ..ProbeOptions::default()
-    };
-    edit(&mut options);
-    let plan = Plan::new(options, &Limits::default()).expect("valid options");
-    Engine::new(trust, ConnectPolicy::allow_all())
-        .run(&plan)
-        .await
-}
-
-async fn probe(target: &TestTarget, edit: impl FnOnce(&mut ProbeOptions)) -> ProbeResult {
-    let trust = TrustSettings::from_ca_file(target.ca_file()).expect("CA file");
-    probe_with(target, trust, edit).await
-}
-
-fn run(result: &ProbeResult, protocol: Protocol) -> &ProtocolRun {
-    result
-        .runs
-        .iter()
-        .find(|r| r.protocol == protocol)
-        .expect("protocol measured")
-}
+const ALL: [Protocol; 3] = Protocol::ALL;
 
 fn ms(attempt: &Attempt, phase: Phase) -> f64 {
     attempt
@@ -100,6 +67,7 @@ fn server_delay_ms(attempt: &Attempt) -> f64 {
 }
 
 fn assert_within(what: &str, measured: f64, expected: f64, tolerance: f64) {
+    println!("{what}: measured {measured:.3} ms, expected {expected:.3} ms");
     let off = measured - expected;
     assert!(
         off.abs() <= tolerance,
@@ -109,14 +77,14 @@ fn assert_within(what: &str, measured: f64, expected: f64, tolerance: f64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_matches_the_servers_own_delay() {
-    let _serial = TIMING.lock().await;
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let result = probe(&target, |o| {
         o.url = target.https_url("/delay/50");
         o.repeat = 7;
     })
     .await;
-    for protocol in TCP_PROTOCOLS {
+    for protocol in ALL {
         let run = run(&result, protocol);
         assert_ok(run);
         let errors = run
@@ -135,14 +103,13 @@ async fn wait_matches_the_servers_own_delay() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dns_phase_matches_the_dns_servers_delay() {
-    let _serial = TIMING.lock().await;
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig {
         dns_delay: Duration::from_millis(30),
         ..TargetConfig::default()
     })
     .await
     .unwrap();
-    let queries_before = target.dns_query_count();
     let result = probe(&target, |o| {
         o.url = format!("https://target.h123.test:{}/", target.https_addr.port());
         o.dns_server = Some(target.dns_addr.to_string());
@@ -150,25 +117,37 @@ async fn dns_phase_matches_the_dns_servers_delay() {
         o.repeat = 5;
     })
     .await;
-    for protocol in TCP_PROTOCOLS {
+    let held = target.dns_hold_times();
+    // hickory asks for A and AAAA at once: a lookup ends with the later answer.
+    assert_eq!(held.len(), 2 * 3 * 5, "two queries per cold attempt");
+    let lookups: Vec<f64> = held
+        .chunks(2)
+        .map(|pair| pair.iter().max().unwrap().as_secs_f64() * 1000.0)
+        .collect();
+    for (i, protocol) in ALL.into_iter().enumerate() {
         let run = run(&result, protocol);
         assert_ok(run);
-        let dns = run.attempts.iter().map(|a| ms(a, Phase::Dns)).collect();
-        // tokio's timer rounds a 30 ms sleep up to 30..32 ms; allow 2 ms past that.
-        assert_within(&format!("{protocol} dns"), median(dns), 31.0, 2.0);
+        let errors = run
+            .attempts
+            .iter()
+            .zip(&lookups[i * 5..])
+            .map(|(a, served)| ms(a, Phase::Dns) - served)
+            .collect();
+        assert_within(
+            &format!("{protocol} dns - server hold"),
+            median(errors),
+            0.0,
+            2.0,
+        );
         let info = run.attempts[0].dns.as_ref().expect("dns facts");
         assert_eq!(info.addresses, vec!["127.0.0.1"]);
         assert_eq!(info.source, target.dns_addr.to_string());
     }
-    assert!(
-        target.dns_query_count() >= queries_before + 10,
-        "every cold attempt asked the server"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tls_phase_carries_the_slow_fronts_delay() {
-    let _serial = TIMING.lock().await;
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig {
         slow_tls_delay: Duration::from_millis(40),
         ..TargetConfig::default()
@@ -202,14 +181,14 @@ async fn tls_phase_carries_the_slow_fronts_delay() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn receive_spans_a_dripped_body() {
-    let _serial = TIMING.lock().await;
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let result = probe(&target, |o| {
         o.url = target.https_url("/drip/10000/100");
         o.repeat = 3;
     })
     .await;
-    for protocol in TCP_PROTOCOLS {
+    for protocol in ALL {
         let run = run(&result, protocol);
         assert_ok(run);
         let receive = run.attempts.iter().map(|a| ms(a, Phase::Receive)).collect();
@@ -222,38 +201,35 @@ async fn receive_spans_a_dripped_body() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn warm_attempts_reuse_the_first_connection() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let result = probe(&target, |o| {
         o.repeat = 4;
         o.idle_gap_ms = 20;
     })
     .await;
-    for protocol in TCP_PROTOCOLS {
+    for protocol in ALL {
         let run = run(&result, protocol);
         assert_ok(run);
         let first = &run.attempts[0];
         let conn = first.connection.as_ref().unwrap();
         assert!(!conn.reused && conn.id == 1 && conn.request_index == 1);
-        assert!(first.phases.connect.is_some() && first.phases.tls.is_some());
+        assert!(
+            has_handshake(first, protocol),
+            "{protocol} first attempt sets up"
+        );
         let tls = first.tls.as_ref().unwrap();
         assert_eq!(tls.version, "TLSv1.3");
         assert!(tls.verified);
-        let expected_alpn = if protocol == Protocol::H2 {
-            "h2"
-        } else {
-            "http/1.1"
+        let (alpn, version) = match protocol {
+            Protocol::H1 => ("http/1.1", "HTTP/1.1"),
+            Protocol::H2 => ("h2", "HTTP/2"),
+            Protocol::H3 => ("h3", "HTTP/3"),
         };
-        assert_eq!(tls.alpn.as_deref(), Some(expected_alpn));
+        assert_eq!(tls.alpn.as_deref(), Some(alpn));
         assert!(tls.certificates[0].sans.iter().any(|s| s == "127.0.0.1"));
-        let http_version = &first.response.as_ref().unwrap().http_version;
-        assert_eq!(
-            http_version,
-            if protocol == Protocol::H2 {
-                "HTTP/2"
-            } else {
-                "HTTP/1.1"
-            }
-        );
+        assert_eq!(first.response.as_ref().unwrap().http_version, version);
+        assert_eq!(first.quic.is_some(), protocol == Protocol::H3);
         for (i, a) in run.attempts.iter().enumerate().skip(1) {
             let conn = a.connection.as_ref().unwrap();
             assert!(
@@ -266,35 +242,40 @@ async fn warm_attempts_reuse_the_first_connection() {
                 conn.idle_us.unwrap().as_ms() >= 19.0,
                 "idle gap shows as idle time"
             );
-            assert!(a.phases.dns.is_none() && a.phases.connect.is_none() && a.phases.tls.is_none());
+            assert!(
+                a.phases.dns.is_none() && !has_handshake(a, protocol) && a.phases.connect.is_none()
+            );
         }
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cold_attempts_each_open_a_connection() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let result = probe(&target, |o| {
         o.repeat = 3;
         o.mode = ConnectionMode::Cold;
     })
     .await;
-    for protocol in TCP_PROTOCOLS {
+    for protocol in ALL {
         let run = run(&result, protocol);
         assert_ok(run);
         for (i, a) in run.attempts.iter().enumerate() {
             let conn = a.connection.as_ref().unwrap();
             assert!(!conn.reused);
             assert_eq!(conn.id, i as u32 + 1);
-            assert!(a.phases.connect.is_some() && a.phases.tls.is_some());
+            assert!(has_handshake(a, protocol));
         }
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plaintext_http_works_for_h1_and_h2c() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let result = probe(&target, |o| {
+        o.h3_direct = true;
         o.url = target.http_url("/bytes/1000");
         o.repeat = 2;
     })
@@ -307,10 +288,16 @@ async fn plaintext_http_works_for_h1_and_h2c() {
         assert_eq!(a.response.as_ref().unwrap().body_bytes, 1000);
         assert!(run.attempts[1].connection.as_ref().unwrap().reused);
     }
+    let h3 = run(&result, Protocol::H3).attempts[0]
+        .failure
+        .clone()
+        .unwrap();
+    assert_eq!((h3.phase, h3.kind), (Phase::Quic, FailureKind::Unsupported));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redirects_are_hops_when_followed_and_entries_otherwise() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let followed = probe(&target, |o| {
         o.url = target.https_url("/redirect/2");
@@ -318,7 +305,7 @@ async fn redirects_are_hops_when_followed_and_entries_otherwise() {
         o.repeat = 2;
     })
     .await;
-    for protocol in TCP_PROTOCOLS {
+    for protocol in ALL {
         let run = run(&followed, protocol);
         assert_ok(run);
         let shape: Vec<(u32, u32, u16)> = run
@@ -349,6 +336,7 @@ async fn redirects_are_hops_when_followed_and_entries_otherwise() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn body_cap_truncates_and_head_reads_no_body() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let capped = probe(&target, |o| {
         o.url = target.https_url("/bytes/200000");
@@ -356,7 +344,7 @@ async fn body_cap_truncates_and_head_reads_no_body() {
         o.repeat = 2;
     })
     .await;
-    for protocol in TCP_PROTOCOLS {
+    for protocol in ALL {
         let run = run(&capped, protocol);
         assert_ok(run);
         let response = run.attempts[0].response.as_ref().unwrap();
@@ -374,81 +362,98 @@ async fn body_cap_truncates_and_head_reads_no_body() {
         o.method = h123_shared::Method::Head;
     })
     .await;
-    for protocol in TCP_PROTOCOLS {
+    for protocol in ALL {
         let response = run(&head, protocol).attempts[0].response.clone().unwrap();
         assert_eq!((response.status, response.body_bytes), (200, 0));
     }
 }
 
-/// Runs one probe per protocol that must fail, and returns (phase, kind, message) per protocol.
-async fn failures(result: &ProbeResult) -> Vec<(Phase, FailureKind, String)> {
-    TCP_PROTOCOLS
+/// The first attempt's failure per protocol: (protocol, phase, kind, message).
+fn failures(result: &ProbeResult) -> Vec<(Protocol, Phase, FailureKind, String)> {
+    result
+        .runs
         .iter()
-        .map(|&p| {
-            let a = &run(result, p).attempts[0];
+        .map(|r| {
+            let a = &r.attempts[0];
             let f = a
                 .failure
                 .clone()
-                .unwrap_or_else(|| panic!("{p} did not fail: {a:?}"));
-            (f.phase, f.kind, f.message)
+                .unwrap_or_else(|| panic!("{} did not fail: {a:?}", r.protocol));
+            (r.protocol, f.phase, f.kind, f.message)
         })
         .collect()
 }
 
+/// Whether an attempt set up a connection: TCP connect + TLS, or QUIC.
+fn has_handshake(attempt: &Attempt, protocol: Protocol) -> bool {
+    match protocol {
+        Protocol::H3 => attempt.phases.quic.is_some() && attempt.phases.connect.is_none(),
+        _ => attempt.phases.connect.is_some() && attempt.phases.tls.is_some(),
+    }
+}
+
+/// The handshake phase of a protocol: TLS over TCP, or QUIC.
+fn handshake_phase(protocol: Protocol) -> Phase {
+    if protocol == Protocol::H3 {
+        Phase::Quic
+    } else {
+        Phase::Tls
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn refused_port_fails_in_connect() {
+async fn refused_port_fails_in_connect_and_silent_udp_times_out() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let result = probe(&target, |o| {
-        o.url = format!("https://{}/", target.refused_addr)
+        o.h3_direct = true;
+        o.url = format!("https://{}/", target.refused_addr);
+        o.phase_timeout_ms = 500;
     })
     .await;
-    for (phase, kind, message) in failures(&result).await {
-        assert_eq!(
-            (phase, kind),
-            (Phase::Connect, FailureKind::Refused),
-            "{message}"
-        );
+    for (protocol, phase, kind, message) in failures(&result) {
+        let expected = match protocol {
+            // QUIC hears nothing back from a closed UDP port: a bounded wait, then a timeout.
+            Protocol::H3 => (Phase::Quic, FailureKind::Timeout),
+            _ => (Phase::Connect, FailureKind::Refused),
+        };
+        assert_eq!((phase, kind), expected, "{protocol}: {message}");
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reset_mid_body_fails_in_receive() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let result = probe(&target, |o| {
         o.url = target.https_url("/close-mid-body/100000")
     })
     .await;
-    for (phase, kind, message) in failures(&result).await {
-        assert_eq!(phase, Phase::Receive, "{message}");
+    for (protocol, phase, kind, message) in failures(&result) {
+        assert_eq!(phase, Phase::Receive, "{protocol}: {message}");
         assert!(
             matches!(kind, FailureKind::Reset | FailureKind::Protocol),
-            "{kind:?}: {message}"
+            "{protocol} {kind:?}: {message}"
         );
-    }
-    for protocol in TCP_PROTOCOLS {
         let a = &run(&result, protocol).attempts[0];
-        assert_eq!(
-            a.response.as_ref().unwrap().status,
-            200,
-            "headers arrived before the cut"
-        );
+        let status = a.response.as_ref().unwrap().status;
+        assert_eq!(status, 200, "{protocol}: headers arrived before the cut");
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_server_times_out_in_the_phase_it_hangs() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let tls = probe(&target, |o| {
+        o.h3_direct = true;
         o.url = format!("https://{}/", target.silent_addr);
         o.phase_timeout_ms = 300;
     })
     .await;
-    for (phase, kind, message) in failures(&tls).await {
-        assert_eq!(
-            (phase, kind),
-            (Phase::Tls, FailureKind::Timeout),
-            "{message}"
-        );
+    for (protocol, phase, kind, message) in failures(&tls) {
+        let expected = (handshake_phase(protocol), FailureKind::Timeout);
+        assert_eq!((phase, kind), expected, "{protocol}: {message}");
     }
     let plain = probe(&target, |o| {
         o.url = format!("http://{}/", target.silent_addr);
@@ -456,21 +461,15 @@ async fn silent_server_times_out_in_the_phase_it_hangs() {
         o.protocols = vec![Protocol::H1];
     })
     .await;
-    let f = run(&plain, Protocol::H1).attempts[0]
-        .failure
-        .clone()
-        .unwrap();
+    let attempt = &run(&plain, Protocol::H1).attempts[0];
+    let f = attempt.failure.clone().unwrap();
     assert_eq!(
         (f.phase, f.kind),
         (Phase::Wait, FailureKind::Timeout),
         "{}",
         f.message
     );
-    let total = run(&plain, Protocol::H1).attempts[0]
-        .phases
-        .total
-        .duration()
-        .as_ms();
+    let total = attempt.phases.total.duration().as_ms();
     assert!(
         (300.0..2000.0).contains(&total),
         "stopped by the phase limit, total {total} ms"
@@ -479,19 +478,21 @@ async fn silent_server_times_out_in_the_phase_it_hangs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_ca_fails_verification_and_insecure_gets_through() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let wrong = TrustSettings::from_ca_file(target.wrong_ca_file()).unwrap();
-    let result = probe_with(&target, wrong.clone(), |_| {}).await;
-    for (phase, kind, message) in failures(&result).await {
-        assert_eq!(
-            (phase, kind),
-            (Phase::Tls, FailureKind::Certificate),
-            "{message}"
-        );
-        assert!(message.contains("UnknownIssuer"), "{message}");
+    let result = probe_with(&target, wrong.clone(), |o| o.h3_direct = true).await;
+    for (protocol, phase, kind, message) in failures(&result) {
+        let expected = (handshake_phase(protocol), FailureKind::Certificate);
+        assert_eq!((phase, kind), expected, "{protocol}: {message}");
+        assert!(message.contains("UnknownIssuer"), "{protocol}: {message}");
     }
-    let insecure = probe_with(&target, wrong, |o| o.insecure = true).await;
-    for protocol in TCP_PROTOCOLS {
+    let insecure = probe_with(&target, wrong, |o| {
+        o.insecure = true;
+        o.h3_direct = true;
+    })
+    .await;
+    for protocol in ALL {
         let run = run(&insecure, protocol);
         assert_ok(run);
         assert!(!run.attempts[0].tls.as_ref().unwrap().verified);
@@ -500,23 +501,23 @@ async fn wrong_ca_fails_verification_and_insecure_gets_through() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_name_fails_in_dns() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let result = probe(&target, |o| {
+        o.h3_direct = true;
         o.url = "https://no-such-name.h123.test/".into();
         o.dns_server = Some(target.dns_addr.to_string());
     })
     .await;
-    for (phase, kind, message) in failures(&result).await {
-        assert_eq!(
-            (phase, kind),
-            (Phase::Dns, FailureKind::NameNotFound),
-            "{message}"
-        );
+    for (protocol, phase, kind, message) in failures(&result) {
+        let expected = (Phase::Dns, FailureKind::NameNotFound);
+        assert_eq!((phase, kind), expected, "{protocol}: {message}");
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pinned_address_skips_dns_and_is_recorded() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let result = probe(&target, |o| {
         o.url = format!("https://pinned.h123.test:{}/", target.https_addr.port());
@@ -527,7 +528,7 @@ async fn pinned_address_skips_dns_and_is_recorded() {
         }];
     })
     .await;
-    for protocol in TCP_PROTOCOLS {
+    for protocol in ALL {
         let run = run(&result, protocol);
         assert_ok(run);
         let a = &run.attempts[0];
@@ -542,20 +543,26 @@ async fn pinned_address_skips_dns_and_is_recorded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn guard_refuses_private_targets_at_connect_time() {
+    let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
-    let mut options = ProbeOptions {
+    let options = ProbeOptions {
         url: format!("https://target.h123.test:{}/", target.https_addr.port()),
         dns_server: Some(target.dns_addr.to_string()),
         repeat: 1,
+        h3_direct: true,
         ..ProbeOptions::default()
     };
-    options.protocols = TCP_PROTOCOLS.to_vec();
     let plan = Plan::new(options, &Limits::default()).unwrap();
     let trust = TrustSettings::from_ca_file(target.ca_file()).unwrap();
     let public = Engine::new(trust.clone(), ConnectPolicy::public_only(Vec::new()));
     let result = public.run(&plan).await;
-    for (phase, kind, message) in failures(&result).await {
-        assert_eq!((phase, kind), (Phase::Connect, FailureKind::Blocked));
+    for (protocol, phase, kind, message) in failures(&result) {
+        let dial = if protocol == Protocol::H3 {
+            Phase::Quic
+        } else {
+            Phase::Connect
+        };
+        assert_eq!((phase, kind), (dial, FailureKind::Blocked), "{protocol}");
         assert!(
             message.contains("127.0.0.1 is a loopback address"),
             "{message}"
@@ -565,5 +572,7 @@ async fn guard_refuses_private_targets_at_connect_time() {
     let excepted = Engine::new(trust, ConnectPolicy::public_only(allowed))
         .run(&plan)
         .await;
-    assert_ok(run(&excepted, Protocol::H1));
+    for protocol in ALL {
+        assert_ok(run(&excepted, protocol));
+    }
 }

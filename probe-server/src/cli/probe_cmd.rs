@@ -36,8 +36,12 @@ pub struct ProbeArgs {
     #[arg(short = 'n', long = "repeat", default_value_t = 3)]
     pub repeat: u32,
     /// Open a new connection for every request.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "resumed")]
     pub cold: bool,
+    /// Open a new connection for every request, resuming the TLS session
+    /// (and sending 0-RTT over HTTP/3 when the server allows).
+    #[arg(long)]
+    pub resumed: bool,
     /// Pause between requests, in milliseconds (shows idle reuse).
     #[arg(long, default_value_t = 0, value_name = "MS")]
     pub idle_gap: u64,
@@ -74,6 +78,9 @@ pub struct ProbeArgs {
     /// Ask this DNS server instead of the system's: ip[:port].
     #[arg(long, value_name = "ADDR")]
     pub dns_server: Option<String>,
+    /// Try HTTP/3 on the URL's host and port even if nothing advertises it.
+    #[arg(long)]
+    pub h3_direct: bool,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
     pub output: Output,
@@ -108,10 +115,10 @@ impl ProbeArgs {
             protocols: self.protocols.clone(),
             method: self.method,
             repeat: self.repeat,
-            mode: if self.cold {
-                ConnectionMode::Cold
-            } else {
-                ConnectionMode::Warm
+            mode: match (self.cold, self.resumed) {
+                (true, _) => ConnectionMode::Cold,
+                (_, true) => ConnectionMode::Resumed,
+                _ => ConnectionMode::Warm,
             },
             idle_gap_ms: self.idle_gap,
             follow_redirects: self.follow,
@@ -123,6 +130,7 @@ impl ProbeArgs {
             insecure: self.insecure,
             resolve,
             dns_server: self.dns_server.clone(),
+            h3_direct: self.h3_direct,
         })
     }
 }
@@ -210,9 +218,8 @@ mod tests {
     fn args(line: &[&str]) -> ProbeArgs {
         let mut argv = vec!["h123", "probe"];
         argv.extend_from_slice(line);
-        match crate::cli::Cli::parse_from(argv).command {
-            crate::cli::Command::Probe(a) => a,
-        }
+        let crate::cli::Command::Probe(a) = crate::cli::Cli::parse_from(argv).command;
+        a
     }
 
     #[test]

@@ -5,7 +5,7 @@ use h123_shared::diagnosis::{self, Severity};
 use h123_shared::format::ms;
 use h123_shared::stats::{self, Metric};
 use h123_shared::waterfall::{self, Row};
-use h123_shared::{Attempt, ConnectionMode, Phase, ProbeResult, ProtocolRun};
+use h123_shared::{Attempt, ConnectionMode, H3Via, Phase, ProbeResult, ProtocolRun};
 use std::fmt::Write;
 
 /// Characters of the widest bar (the longest attempt).
@@ -47,6 +47,7 @@ pub fn report(result: &ProbeResult, color: bool) -> String {
     let mode = match o.mode {
         ConnectionMode::Warm => "first connection reused",
         ConnectionMode::Cold => "new connection each time",
+        ConnectionMode::Resumed => "new connection each time, resuming the TLS session",
     };
     let _ = writeln!(
         out,
@@ -74,8 +75,27 @@ pub fn report(result: &ProbeResult, color: bool) -> String {
 
 fn write_run(out: &mut String, run: &ProtocolRun, rows: &[Row], color: bool) {
     let _ = writeln!(out, "{}", paint(run.protocol.http_version(), "1", color));
+    if let Some(d) = &run.discovery {
+        let via = match d.via {
+            Some(H3Via::AltSvc) => "Alt-Svc",
+            Some(H3Via::HttpsRecord) => "HTTPS DNS record",
+            Some(H3Via::Direct) => "direct attempt",
+            None => "nothing",
+        };
+        let outcome = serde_json::to_value(d.outcome)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  discovery: via {via} · outcome {outcome} · {}",
+            d.detail
+        );
+    }
     if let Some(reason) = &run.skipped {
-        let _ = writeln!(out, "  skipped: {reason}");
+        if run.discovery.is_none() {
+            let _ = writeln!(out, "  skipped: {reason}");
+        }
         return;
     }
     if let Some(first) = run.attempts.iter().find(|a| a.connection.is_some()) {
@@ -91,8 +111,12 @@ fn write_run(out: &mut String, run: &ProtocolRun, rows: &[Row], color: bool) {
         } else {
             String::new()
         };
+        let zero_rtt = attempt.quic.as_ref().and_then(|q| q.zero_rtt_accepted) == Some(true);
+        let resumed = attempt.tls.as_ref().is_some_and(|t| t.resumed);
         let conn = match &attempt.connection {
             Some(c) if c.reused => "reused",
+            Some(_) if zero_rtt => "0-RTT",
+            Some(_) if resumed => "resumed",
             Some(_) => "new",
             None => "-",
         };
@@ -103,7 +127,7 @@ fn write_run(out: &mut String, run: &ProtocolRun, rows: &[Row], color: bool) {
             .unwrap_or_else(|| "---".to_owned());
         let _ = writeln!(
             out,
-            "  #{:<2}{hop:<6} {conn:<6} {bar} {:>9}  {status}",
+            "  #{:<2}{hop:<6} {conn:<7} {bar} {:>9}  {status}",
             attempt.attempt,
             ms(attempt.phases.total.duration()),
         );
@@ -149,6 +173,9 @@ fn connection_facts(attempt: &Attempt) -> String {
     }
     if let Some(dns) = &attempt.dns {
         facts.push(format!("dns {} ({})", dns.addresses.join(", "), dns.source));
+    }
+    if let Some(quic) = &attempt.quic {
+        facts.push(format!("QUIC rtt {}", ms(quic.rtt_us)));
     }
     if let Some(tls) = &attempt.tls {
         facts.push(format!("{} {}", tls.version, tls.cipher));

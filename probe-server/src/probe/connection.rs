@@ -4,10 +4,11 @@
 use super::failure::failure;
 use super::guard::ConnectPolicy;
 use super::http::{Exchange, RequestSpec};
-use super::tls::{self, TrustSettings};
+use super::tls::{self, ResumableConfigs, TrustSettings};
 use super::trace::AttemptTrace;
 use super::{tcp, wire::TimedIo, wire::WireTap};
 use h123_shared::{Failure, FailureKind, Phase, QuicInfo, TlsInfo};
+use rustls::ClientConfig;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -36,6 +37,21 @@ pub struct ConnectSettings {
     pub insecure: bool,
     /// Limit on each connection phase.
     pub phase_limit: Duration,
+    /// Configurations whose sessions are resumed (resumed mode); `None`
+    /// makes every handshake a full one.
+    pub sessions: Option<Arc<ResumableConfigs>>,
+}
+
+impl ConnectSettings {
+    /// A TLS client configuration offering `alpn`, with these settings.
+    pub fn tls_config(&self, alpn: &[&[u8]]) -> Arc<ClientConfig> {
+        match &self.sessions {
+            None => self.trust.client_config(alpn, self.insecure, None),
+            Some(configs) => configs.get(alpn, |store| {
+                self.trust.client_config(alpn, self.insecure, Some(store))
+            }),
+        }
+    }
 }
 
 /// A connection just opened, with the facts of its setup.
@@ -77,6 +93,12 @@ pub trait Connection: Sized + Send + 'static {
     fn quic_facts(&self) -> Option<QuicInfo> {
         None
     }
+
+    /// TLS facts learnt after the connection opened (a 0-RTT handshake ends
+    /// while the first request is under way); `None` when nothing changed.
+    fn tls_facts(&self) -> Option<TlsInfo> {
+        None
+    }
 }
 
 /// Any byte stream a hyper connection can run on.
@@ -98,7 +120,7 @@ pub async fn open_tcp_tls(
         .peer_addr()
         .map_err(|e| failure(Phase::Connect, FailureKind::Io, e.to_string()))?;
     let (io, tls): (Box<dyn Io>, _) = if target.https {
-        let config = settings.trust.client_config(alpn, settings.insecure);
+        let config = settings.tls_config(alpn);
         let (stream, info) = tls::handshake(
             stream,
             target.host,

@@ -4,12 +4,15 @@
 use super::failure::{failure, timed_out};
 use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
-use h123_shared::{DnsInfo, Failure, FailureKind, Phase, ResolveOverride};
+use h123_shared::{DnsInfo, Failure, FailureKind, HttpsRecord, Phase, ResolveOverride};
 use hickory_resolver::TokioResolver;
 use hickory_resolver::config::{
     ConnectionConfig, NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts,
 };
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
+use hickory_resolver::proto::rr::RData;
+use hickory_resolver::proto::rr::RecordType;
+use hickory_resolver::proto::rr::rdata::svcb::{SvcParamKey, SvcParamValue};
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 use url::Host;
@@ -124,6 +127,52 @@ impl NameResolver {
                 .map(|ip| SocketAddr::new(ip, port))
                 .collect(),
         ))
+    }
+
+    /// The best service-mode HTTPS (SVCB) record of `name`, if it has one.
+    /// Not part of any attempt's timeline: discovery happens between runs.
+    pub async fn https_record(&self, name: &str, limit: Duration) -> Option<HttpsRecord> {
+        let resolver = self.resolver.as_ref().ok()?;
+        let lookup = tokio::time::timeout(limit, resolver.lookup(name, RecordType::HTTPS))
+            .await
+            .ok()?
+            .ok()?;
+        let mut records: Vec<HttpsRecord> = lookup
+            .answers()
+            .iter()
+            .filter_map(|record| match &record.data {
+                RData::HTTPS(https) if https.0.svc_priority > 0 => Some(&https.0),
+                _ => None,
+            })
+            .map(|svcb| {
+                let mut record = HttpsRecord {
+                    priority: svcb.svc_priority,
+                    target: svcb.target_name.to_string(),
+                    alpn: Vec::new(),
+                    port: None,
+                    ipv4_hints: Vec::new(),
+                    ipv6_hints: Vec::new(),
+                };
+                for (key, value) in &svcb.svc_params {
+                    match (key, value) {
+                        (SvcParamKey::Alpn, SvcParamValue::Alpn(alpn)) => {
+                            record.alpn = alpn.0.clone()
+                        }
+                        (SvcParamKey::Port, SvcParamValue::Port(port)) => record.port = Some(*port),
+                        (SvcParamKey::Ipv4Hint, SvcParamValue::Ipv4Hint(hint)) => {
+                            record.ipv4_hints = hint.0.iter().map(|a| a.0.to_string()).collect();
+                        }
+                        (SvcParamKey::Ipv6Hint, SvcParamValue::Ipv6Hint(hint)) => {
+                            record.ipv6_hints = hint.0.iter().map(|a| a.0.to_string()).collect();
+                        }
+                        _ => {}
+                    }
+                }
+                record
+            })
+            .collect();
+        records.sort_by_key(|r| r.priority);
+        records.into_iter().next()
     }
 
     fn pinned(&self, name: &str, port: u16) -> Option<Vec<SocketAddr>> {

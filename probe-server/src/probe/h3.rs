@@ -22,6 +22,10 @@ use std::time::Duration;
 pub struct H3 {
     sender: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
     quic: quinn::Connection,
+    /// Resolves once the handshake ends, to whether the server took our 0-RTT data.
+    zero_rtt_pending: Option<quinn::ZeroRttAccepted>,
+    zero_rtt_accepted: Option<bool>,
+    verified: bool,
     _endpoint: quinn::Endpoint,
     _driver: TaskGuard,
 }
@@ -77,15 +81,23 @@ impl Connection for H3 {
             .await
             .map_err(|_| timed_out(Phase::Send, limit))?
             .map_err(|e| stream_failure(Phase::Send, &e))?;
-        tokio::time::timeout(limit, stream.finish())
+        // A server may answer before reading the whole request and stop our sending side
+        // with H3_NO_ERROR (RFC 9114, section 4.1): a failed finish only counts if no
+        // response follows.
+        let finished = tokio::time::timeout(limit, stream.finish())
             .await
-            .map_err(|_| timed_out(Phase::Send, limit))?
-            .map_err(|e| stream_failure(Phase::Send, &e))?;
+            .map_err(|_| timed_out(Phase::Send, limit))?;
         trace.record(TraceEvent::RequestWritten);
-        let response = tokio::time::timeout(limit, stream.recv_response())
-            .await
-            .map_err(|_| timed_out(Phase::Wait, limit))?
-            .map_err(|e| stream_failure(Phase::Wait, &e))?;
+        let response = match tokio::time::timeout(limit, stream.recv_response()).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => {
+                return Err(match finished {
+                    Err(send) => stream_failure(Phase::Send, &send),
+                    Ok(()) => stream_failure(Phase::Wait, &e),
+                });
+            }
+            Err(_) => return Err(timed_out(Phase::Wait, limit)),
+        };
         trace.record(TraceEvent::FirstByte);
         out.ttfb_source = Some(TtfbSource::ResponseHeaders);
         let (parts, ()) = response.into_parts();
@@ -99,7 +111,8 @@ impl Connection for H3 {
             {
                 bytes += chunk.remaining() as u64;
                 if bytes >= spec.max_body {
-                    stream.stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
+                    // Dropping the stream stops the server's sending (h3-quinn's own
+                    // stop_sending can panic while a read is in flight).
                     return Ok::<_, Failure>((bytes, true));
                 }
             }
@@ -109,6 +122,10 @@ impl Connection for H3 {
             .await
             .map_err(|_| timed_out(Phase::Receive, limit))??;
         trace.record(TraceEvent::BodyDone);
+        if let Some(pending) = self.zero_rtt_pending.take() {
+            self.zero_rtt_accepted =
+                Some(tokio::time::timeout(limit, pending).await.unwrap_or(false));
+        }
         if let Some(r) = out.response.as_mut() {
             r.body_bytes = bytes;
             r.truncated = truncated;
@@ -125,8 +142,16 @@ impl Connection for H3 {
             sent_packets: stats.path.sent_packets,
             lost_packets: stats.path.lost_packets,
             congestion_events: stats.path.congestion_events,
-            zero_rtt_accepted: None,
+            zero_rtt_accepted: self.zero_rtt_accepted,
         })
+    }
+
+    fn tls_facts(&self) -> Option<TlsInfo> {
+        Some(tls_facts(
+            &self.quic,
+            self.verified,
+            self.zero_rtt_accepted == Some(true),
+        ))
     }
 }
 
@@ -145,7 +170,7 @@ async fn handshake(
         (Ipv4Addr::UNSPECIFIED, 0).into()
     };
     let endpoint = quinn::Endpoint::client(bind).map_err(|e| io_failure(&e))?;
-    let tls = settings.trust.client_config(&[b"h3"], settings.insecure);
+    let tls = settings.tls_config(&[b"h3"]);
     let quic_tls = QuicClientConfig::try_from(tls)
         .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;
     let config = quinn::ClientConfig::new(Arc::new(quic_tls));
@@ -154,41 +179,29 @@ async fn handshake(
         .connect_with(config, addr, host)
         .map_err(|e| io_failure(&e))?;
     let limit = settings.phase_limit;
-    let quic = tokio::time::timeout(limit, connecting)
-        .await
-        .map_err(|_| {
-            failure(
-                Phase::Quic,
-                FailureKind::Timeout,
-                format!(
-                    "no QUIC handshake with {addr} within {} ms: UDP may be blocked on the path",
-                    limit.as_millis()
-                ),
-            )
-        })?
-        .map_err(|e| connection_failure(&e))?;
-    trace.record(TraceEvent::QuicDone);
-    let alpn = quic
-        .handshake_data()
-        .and_then(|data| data.downcast::<HandshakeData>().ok())
-        .and_then(|data| data.protocol)
-        .map(|p| String::from_utf8_lossy(&p).into_owned());
-    let certificates = quic
-        .peer_identity()
-        .and_then(|id| {
-            id.downcast::<Vec<rustls_pki_types::CertificateDer<'static>>>()
-                .ok()
-        })
-        .map(|chain| super::cert::summarize_chain(&chain))
-        .unwrap_or_default();
-    let tls = TlsInfo {
-        alpn,
-        version: "TLSv1.3".to_owned(),
-        cipher: "not exposed by QUIC".to_owned(),
-        resumed: false,
-        verified: !settings.insecure,
-        certificates,
+    // With a resumable session the request can leave in the first flight (0-RTT):
+    // the connection is usable at once, and the handshake finishes alongside.
+    let (quic, zero_rtt_pending) = match connecting.into_0rtt() {
+        Ok((quic, accepted)) => (quic, Some(accepted)),
+        Err(connecting) => {
+            let quic = tokio::time::timeout(limit, connecting)
+                .await
+                .map_err(|_| {
+                    failure(
+                        Phase::Quic,
+                        FailureKind::Timeout,
+                        format!(
+                            "no QUIC handshake with {addr} within {} ms: UDP may be blocked on the path",
+                            limit.as_millis()
+                        ),
+                    )
+                })?
+                .map_err(|e| connection_failure(&e))?;
+            (quic, None)
+        }
     };
+    trace.record(TraceEvent::QuicDone);
+    let tls = tls_facts(&quic, !settings.insecure, zero_rtt_pending.is_some());
     let (mut driver, sender) = h3::client::new(h3_quinn::Connection::new(quic.clone()))
         .await
         .map_err(|e| failure(Phase::Send, FailureKind::Protocol, describe(&e)))?;
@@ -202,10 +215,39 @@ async fn handshake(
         conn: H3 {
             sender,
             quic,
+            zero_rtt_pending,
+            zero_rtt_accepted: None,
+            verified: !settings.insecure,
             _endpoint: endpoint,
             _driver: driver,
         },
     })
+}
+
+/// TLS facts of a QUIC connection; before a 0-RTT handshake completes, the
+/// ALPN and certificates are not known yet.
+fn tls_facts(quic: &quinn::Connection, verified: bool, resumed: bool) -> TlsInfo {
+    let alpn = quic
+        .handshake_data()
+        .and_then(|data| data.downcast::<HandshakeData>().ok())
+        .and_then(|data| data.protocol)
+        .map(|p| String::from_utf8_lossy(&p).into_owned());
+    let certificates = quic
+        .peer_identity()
+        .and_then(|id| {
+            id.downcast::<Vec<rustls_pki_types::CertificateDer<'static>>>()
+                .ok()
+        })
+        .map(|chain| super::cert::summarize_chain(&chain))
+        .unwrap_or_default();
+    TlsInfo {
+        alpn,
+        version: "TLSv1.3".to_owned(),
+        cipher: "not exposed by QUIC".to_owned(),
+        resumed,
+        verified,
+        certificates,
+    }
 }
 
 fn connection_failure(err: &quinn::ConnectionError) -> Failure {

@@ -13,8 +13,9 @@ use h123_shared::{
     Protocol, ProtocolRun, QuicInfo, TlsInfo, TtfbSource,
 };
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Instant;
-use url::Url;
+use url::{Host, Url};
 
 /// A connection kept between attempts, with the facts of its setup.
 struct Pooled<C> {
@@ -33,10 +34,11 @@ pub struct ProtocolRunner<'a, C> {
     protocol: Protocol,
     plan: &'a Plan,
     resolver: &'a NameResolver,
-    settings: &'a ConnectSettings,
+    settings: ConnectSettings,
     progress: Progress,
     pool: Vec<Pooled<C>>,
     next_id: u32,
+    connect_to: Option<(String, u16)>,
 }
 
 /// What one attempt found out besides its timeline.
@@ -62,6 +64,10 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         settings: &'a ConnectSettings,
         progress: Progress,
     ) -> Self {
+        let mut settings = settings.clone();
+        if plan.options.mode == ConnectionMode::Resumed {
+            settings.sessions = Some(Arc::default());
+        }
         ProtocolRunner {
             protocol,
             plan,
@@ -70,7 +76,16 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             progress,
             pool: Vec::new(),
             next_id: 1,
+            connect_to: None,
         }
+    }
+
+    /// Connects to `host:port` instead of the URL's authority for requests to
+    /// the plan's origin (like curl's `--connect-to`), keeping the URL's name
+    /// for TLS: how an `Alt-Svc` or HTTPS-record endpoint is reached.
+    pub fn connect_to(mut self, endpoint: Option<(String, u16)>) -> Self {
+        self.connect_to = endpoint;
+        self
     }
 
     /// Runs every attempt, reporting each as it completes.
@@ -103,6 +118,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         ProtocolRun {
             protocol: self.protocol,
             skipped: None,
+            discovery: None,
             attempts,
         }
     }
@@ -202,10 +218,16 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             max_body: self.plan.options.max_body_bytes,
             phase_limit: limit,
         };
-        pooled
+        let exchanged = pooled
             .conn
             .exchange(&spec, trace, &mut found.exchange)
-            .await?;
+            .await;
+        found.quic = pooled.conn.quic_facts();
+        if let Some(tls) = pooled.conn.tls_facts() {
+            pooled.tls = Some(tls.clone());
+            found.tls = Some(tls);
+        }
+        exchanged?;
         if found.exchange.reusable && self.plan.options.mode == ConnectionMode::Warm {
             pooled.idle_since = trace::now();
             self.pool.push(pooled);
@@ -220,12 +242,23 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         trace: &mut AttemptTrace,
         found: &mut Findings,
     ) -> Result<Pooled<C>, Failure> {
-        let host = url
-            .host()
-            .ok_or_else(|| failure(Phase::Dns, FailureKind::Dns, "URL has no host"))?;
-        let port = url
-            .port_or_known_default()
-            .ok_or_else(|| failure(Phase::Dns, FailureKind::Dns, "URL has no port"))?;
+        let no_host = || failure(Phase::Dns, FailureKind::Dns, "URL has no host or port");
+        let redirected = self
+            .connect_to
+            .as_ref()
+            .filter(|_| url.origin() == self.plan.url.origin());
+        let (host, port) = match redirected {
+            Some((host, port)) => (Host::parse(host).map_err(|_| no_host())?, *port),
+            None => (
+                url.host().ok_or_else(no_host)?.to_owned(),
+                url.port_or_known_default().ok_or_else(no_host)?,
+            ),
+        };
+        let host = match &host {
+            Host::Domain(name) => Host::Domain(name.as_str()),
+            Host::Ipv4(ip) => Host::Ipv4(*ip),
+            Host::Ipv6(ip) => Host::Ipv6(*ip),
+        };
         let (dns, addrs) = self
             .resolver
             .resolve(&host, port, self.plan.phase_limit, trace)
@@ -237,7 +270,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             https: url.scheme() == "https",
             addrs: &addrs,
         };
-        let opened = C::open(&target, self.settings, trace).await?;
+        let opened = C::open(&target, &self.settings, trace).await?;
         let id = self.next_id;
         self.next_id += 1;
         Ok(Pooled {

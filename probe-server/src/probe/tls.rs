@@ -7,12 +7,13 @@ use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Phase, TlsInfo};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::{ClientSessionMemoryCache, ClientSessionStore, Resumption};
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::{ClientConfig, DigitallySignedStruct, HandshakeKind, RootCertStore, SignatureScheme};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
@@ -63,8 +64,15 @@ impl TrustSettings {
     }
 
     /// A client configuration offering `alpn`; `insecure` skips chain and
-    /// name verification (signatures are still checked).
-    pub fn client_config(&self, alpn: &[&[u8]], insecure: bool) -> Arc<ClientConfig> {
+    /// name verification (signatures are still checked). With `sessions`,
+    /// tickets are kept there and offered again (resumption, and early data
+    /// where QUIC allows it); without, every handshake is a full one.
+    pub fn client_config(
+        &self,
+        alpn: &[&[u8]],
+        insecure: bool,
+        sessions: Option<Arc<dyn ClientSessionStore>>,
+    ) -> Arc<ClientConfig> {
         let builder = ClientConfig::builder_with_provider(provider())
             .with_safe_default_protocol_versions()
             .expect("ring supports the default protocol versions");
@@ -81,8 +89,49 @@ impl TrustSettings {
                 .with_no_client_auth()
         };
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
-        config.resumption = rustls::client::Resumption::disabled();
+        config.resumption = match sessions {
+            Some(store) => Resumption::store(store),
+            None => Resumption::disabled(),
+        };
+        config.enable_early_data = true;
         Arc::new(config)
+    }
+}
+
+/// TLS client configurations kept for one run of resumed attempts. rustls
+/// offers a ticket only under the configuration that earned it (the same
+/// verifier), so each ALPN's configuration is built once, with its own
+/// session store, and reused by every connection of the run.
+#[derive(Debug, Default)]
+pub struct ResumableConfigs {
+    built: Mutex<Vec<BuiltConfig>>,
+}
+
+/// A configuration built for one ALPN list.
+#[derive(Debug)]
+struct BuiltConfig {
+    alpn: Vec<Vec<u8>>,
+    config: Arc<ClientConfig>,
+}
+
+impl ResumableConfigs {
+    /// The configuration for `alpn`, built by `build` (given a fresh session store) the first time.
+    pub fn get(
+        &self,
+        alpn: &[&[u8]],
+        build: impl FnOnce(Arc<dyn ClientSessionStore>) -> Arc<ClientConfig>,
+    ) -> Arc<ClientConfig> {
+        let key: Vec<Vec<u8>> = alpn.iter().map(|p| p.to_vec()).collect();
+        let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = built.iter().find(|b| b.alpn == key) {
+            return found.config.clone();
+        }
+        let config = build(Arc::new(ClientSessionMemoryCache::new(32)));
+        built.push(BuiltConfig {
+            alpn: key,
+            config: config.clone(),
+        });
+        config
     }
 }
 

@@ -32,17 +32,25 @@ pub(super) fn failures(result: &ProbeResult, out: &mut Vec<Finding>) {
         .filter_map(|(_, a)| a.failure.as_ref().map(|f| f.kind))
         .collect();
     let h3 = result.runs.iter().find(|r| r.protocol == Protocol::H3);
-    // An h3 run that produced nothing, for reasons of its own.
-    let h3_down = h3.filter(|run| {
-        run.skipped.is_some()
-            || (!run.attempts.is_empty()
-                && run.attempts.iter().all(|a| {
-                    a.failure
-                        .as_ref()
-                        .is_some_and(|f| !shared_kinds.contains(&f.kind))
-                }))
-    });
-    if let Some(run) = h3_down {
+    let verdict = h3.and_then(|run| run.discovery.as_ref().map(|d| (run, d)));
+    if let Some((run, d)) = verdict {
+        out.extend(super::h3::verdict(result, run, d));
+    }
+    // An h3 run that produced nothing, for reasons of its own: with a discovery
+    // verdict, exactly when QUIC did not come up (the verdict explains it).
+    let h3_down = match verdict {
+        Some((run, d)) => (d.outcome != crate::schema::H3Outcome::Ok).then_some(run),
+        None => h3.filter(|run| {
+            run.skipped.is_some()
+                || (!run.attempts.is_empty()
+                    && run.attempts.iter().all(|a| {
+                        a.failure
+                            .as_ref()
+                            .is_some_and(|f| !shared_kinds.contains(&f.kind))
+                    }))
+        }),
+    };
+    if let Some(run) = h3_down.filter(|_| verdict.is_none()) {
         let first = run.attempts.first();
         let reason = run
             .skipped

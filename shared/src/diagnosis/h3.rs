@@ -1,0 +1,154 @@
+//! The HTTP/3 discovery verdict, explained: one finding per outcome that
+//! needs attention, with what was advertised where and what to check next.
+
+use super::*;
+use crate::schema::{H3Discovery, H3Outcome, H3Via};
+
+/// A finding for an h3 run's discovery verdict (`h3_not_advertised`,
+/// `h3_udp_silent`, `h3_handshake_failed`, `h3_version_mismatch`); nothing when HTTP/3 answered.
+pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) -> Option<Finding> {
+    let url = shell_quote(&result.options.url);
+    let host = target(&result.options.url).host;
+    let endpoint = d.endpoint.clone().unwrap_or_default();
+    let advertised = match d.via {
+        Some(H3Via::AltSvc) => format!(" It was advertised by `Alt-Svc` (h3 on {endpoint})."),
+        Some(H3Via::HttpsRecord) => {
+            format!(" It was advertised by an HTTPS DNS record (h3 on {endpoint}).")
+        }
+        Some(H3Via::Direct) => {
+            format!(" It was tried directly on {endpoint} without an advertisement.")
+        }
+        None => String::new(),
+    };
+    let (id, severity, title, next_step) = match d.outcome {
+        H3Outcome::Ok => return None,
+        H3Outcome::NotAdvertised => (
+            "h3_not_advertised",
+            Severity::Info,
+            "HTTP/3 not advertised".to_owned(),
+            format!(
+                "To offer HTTP/3, serve it over QUIC on UDP and advertise it: an `Alt-Svc: h3=\":443\"` \
+                 response header and/or an HTTPS DNS record with `alpn=h3`. Check what is published \
+                 with `curl -sI {url} | grep -i alt-svc` and `dig +short HTTPS {host}`; rerun with \
+                 --h3-direct to try QUIC anyway."
+            ),
+        ),
+        H3Outcome::UdpSilent => (
+            "h3_udp_silent",
+            Severity::Warning,
+            "HTTP/3 advertised but unreachable: UDP is silent".to_owned(),
+            format!(
+                "QUIC packets to {endpoint} got no answer, so clients wait, then fall back to TCP. \
+                 Open UDP on that port in the server's and the network's firewalls (check with \
+                 `curl --http3-only -v {url}` from outside), or stop advertising h3 until it answers."
+            ),
+        ),
+        H3Outcome::HandshakeFailed => (
+            "h3_handshake_failed",
+            Severity::Warning,
+            "HTTP/3 handshake failed".to_owned(),
+            format!(
+                "The QUIC endpoint {endpoint} answered but the QUIC/TLS handshake failed. Check that \
+                 it serves the same certificate as TCP (`openssl s_client -connect {} -servername {host}` \
+                 for the TCP side) and compare with `curl --http3-only -v {url}`.",
+                target(&result.options.url).host_port
+            ),
+        ),
+        H3Outcome::VersionMismatch => (
+            "h3_version_mismatch",
+            Severity::Warning,
+            "HTTP/3 offered with no common QUIC version or ALPN".to_owned(),
+            format!(
+                "{endpoint} answered QUIC but not with QUIC v1 and ALPN `h3` (draft versions such as \
+                 h3-29 are obsolete). Upgrade the server's QUIC stack and advertise plain `h3`; \
+                 verify with `curl --http3-only -v {url}`."
+            ),
+        ),
+    };
+    let first = run.attempts.first();
+    let phase = first.and_then(|a| a.failure.as_ref()).map(|f| f.phase);
+    Some(finding(
+        id,
+        severity,
+        title,
+        Evidence {
+            protocol: Protocol::H3,
+            attempt: first.map(|a| a.attempt),
+            phase,
+            duration: first
+                .and_then(|a| phase.and_then(|p| a.phases.get(p)))
+                .map(|s| s.duration()),
+            detail: format!("{}.{advertised}", d.detail),
+        },
+        next_step,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture;
+
+    fn discovery(outcome: H3Outcome, via: Option<H3Via>) -> H3Discovery {
+        H3Discovery {
+            alt_svc: Vec::new(),
+            https_record: None,
+            via,
+            endpoint: via.map(|_| "example.com:443".to_owned()),
+            outcome,
+            detail: "what happened".to_owned(),
+        }
+    }
+
+    fn with_h3(d: H3Discovery) -> ProbeResult {
+        let mut result = fixture::result(vec![]);
+        result.runs.push(ProtocolRun {
+            protocol: Protocol::H3,
+            skipped: None,
+            attempts: Vec::new(),
+            discovery: Some(d),
+        });
+        result
+    }
+
+    fn id_of(outcome: H3Outcome, via: Option<H3Via>) -> Option<String> {
+        let result = with_h3(discovery(outcome, via));
+        let run = &result.runs[0];
+        verdict(&result, run, run.discovery.as_ref().unwrap()).map(|f| f.id)
+    }
+
+    #[test]
+    fn each_outcome_has_its_finding() {
+        assert_eq!(id_of(H3Outcome::Ok, Some(H3Via::AltSvc)), None);
+        assert_eq!(
+            id_of(H3Outcome::NotAdvertised, None).as_deref(),
+            Some("h3_not_advertised")
+        );
+        assert_eq!(
+            id_of(H3Outcome::UdpSilent, Some(H3Via::AltSvc)).as_deref(),
+            Some("h3_udp_silent")
+        );
+        assert_eq!(
+            id_of(H3Outcome::HandshakeFailed, Some(H3Via::Direct)).as_deref(),
+            Some("h3_handshake_failed")
+        );
+        assert_eq!(
+            id_of(H3Outcome::VersionMismatch, Some(H3Via::HttpsRecord)).as_deref(),
+            Some("h3_version_mismatch")
+        );
+    }
+
+    #[test]
+    fn the_detail_says_how_it_was_advertised() {
+        let result = with_h3(discovery(H3Outcome::UdpSilent, Some(H3Via::AltSvc)));
+        let run = &result.runs[0];
+        let f = verdict(&result, run, run.discovery.as_ref().unwrap()).unwrap();
+        assert!(
+            f.evidence.detail.contains("Alt-Svc"),
+            "{}",
+            f.evidence.detail
+        );
+        assert!(f.next_step.contains("curl --http3-only"));
+        assert_eq!(f.severity, Severity::Warning);
+    }
+}

@@ -1,0 +1,152 @@
+//! End-to-end tests of HTTP/3 discovery against the loopback target: found
+//! through Alt-Svc, through an HTTPS DNS record, not advertised, advertised
+//! but UDP silent, tried directly, and a failed handshake; each a typed
+//! outcome, with the h1/h2 results unaffected.
+
+mod support;
+
+use h123::probe::tls::TrustSettings;
+use h123_shared::{H3Outcome, H3Via, ProbeOptions, ProbeResult, Protocol};
+use h123_target::{H3Mode, TargetConfig, TestTarget};
+use support::{SERIAL, probe, probe_with, run};
+
+fn discovery(result: &ProbeResult) -> &h123_shared::H3Discovery {
+    run(result, Protocol::H3)
+        .discovery
+        .as_ref()
+        .expect("h3 runs record their discovery")
+}
+
+fn assert_tcp_ok(result: &ProbeResult) {
+    for protocol in [Protocol::H1, Protocol::H2] {
+        let first = &run(result, protocol).attempts[0];
+        assert!(first.failure.is_none(), "{protocol}: {:?}", first.failure);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alt_svc_is_found_and_used() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let result = probe(&target, |o| o.repeat = 2).await;
+    let d = discovery(&result);
+    assert_eq!(d.via, Some(H3Via::AltSvc));
+    assert_eq!(d.alt_svc[0].port, target.https_addr.port());
+    assert_eq!(d.alt_svc[0].protocol, "h3");
+    assert_eq!(d.outcome, H3Outcome::Ok, "{}", d.detail);
+    let h3 = run(&result, Protocol::H3);
+    assert!(h3.attempts.iter().all(|a| a.failure.is_none()));
+    assert!(h3.attempts[1].connection.as_ref().unwrap().reused);
+    assert_tcp_ok(&result);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_record_is_found_and_used() {
+    let _serial = SERIAL.lock().await;
+    // The record names the target's port, known only once one is bound: take a free one.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let target = TestTarget::start(TargetConfig {
+        advertise_h3: false,
+        https_port: port,
+        dns_https: vec![("target.h123.test".to_owned(), port)],
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let result = probe(&target, |o| {
+        o.url = format!("https://target.h123.test:{port}/");
+        o.dns_server = Some(target.dns_addr.to_string());
+    })
+    .await;
+    let d = discovery(&result);
+    assert!(d.alt_svc.is_empty());
+    let record = d.https_record.as_ref().expect("HTTPS record");
+    assert_eq!(
+        (record.alpn.clone(), record.port),
+        (vec!["h3".to_owned()], Some(port))
+    );
+    assert_eq!(d.via, Some(H3Via::HttpsRecord));
+    assert_eq!(d.outcome, H3Outcome::Ok, "{}", d.detail);
+    assert_tcp_ok(&result);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_advertised_is_a_finding_not_an_error() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        advertise_h3: false,
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let result = probe(&target, |_| {}).await;
+    let h3 = run(&result, Protocol::H3);
+    assert!(h3.attempts.is_empty());
+    assert!(h3.skipped.as_deref().unwrap().contains("not advertised"));
+    let d = discovery(&result);
+    assert_eq!((d.outcome, d.via), (H3Outcome::NotAdvertised, None));
+    assert_tcp_ok(&result);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocked_udp_is_advertised_but_silent_within_the_bounded_wait() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        h3: H3Mode::BlockUdp,
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let result = probe(&target, |o| o.phase_timeout_ms = 400).await;
+    let d = discovery(&result);
+    assert_eq!(
+        (d.via, d.outcome),
+        (Some(H3Via::AltSvc), H3Outcome::UdpSilent),
+        "{}",
+        d.detail
+    );
+    let waited = run(&result, Protocol::H3).attempts[0]
+        .phases
+        .total
+        .duration()
+        .as_ms();
+    assert!(
+        (400.0..1500.0).contains(&waited),
+        "bounded wait, took {waited} ms"
+    );
+    assert_tcp_ok(&result);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn direct_attempts_need_no_advertisement() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        advertise_h3: false,
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let asked = probe(&target, |o| o.h3_direct = true).await;
+    assert_eq!(discovery(&asked).via, Some(H3Via::Direct));
+    assert_eq!(discovery(&asked).outcome, H3Outcome::Ok);
+    let only_h3 = probe(&target, |o| o.protocols = vec![Protocol::H3]).await;
+    assert_eq!(discovery(&only_h3).via, Some(H3Via::Direct));
+    assert_eq!(discovery(&only_h3).outcome, H3Outcome::Ok);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_handshake_is_named() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let wrong = TrustSettings::from_ca_file(target.wrong_ca_file()).unwrap();
+    let result = probe_with(&target, wrong, |o: &mut ProbeOptions| {
+        o.protocols = vec![Protocol::H3];
+    })
+    .await;
+    let d = discovery(&result);
+    assert_eq!(d.outcome, H3Outcome::HandshakeFailed, "{}", d.detail);
+    assert!(d.detail.contains("UnknownIssuer"), "{}", d.detail);
+}
