@@ -1,6 +1,7 @@
 //! The `h123` command line: argument parsing and dispatch to the engine.
 
 pub mod probe_cmd;
+pub mod serve_cmd;
 pub mod text;
 
 use clap::{Parser, Subcommand};
@@ -19,11 +20,14 @@ pub struct Cli {
 pub enum Command {
     /// Measure every phase of requests to URL, per protocol.
     Probe(probe_cmd::ProbeArgs),
+    /// Serve the REST API (and the web UI) that runs probes for others.
+    Serve(serve_cmd::ServeArgs),
 }
 
 /// Runs the parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> std::process::ExitCode {
     match cli.command {
         Command::Probe(args) => probe_cmd::run(args).await,
+        Command::Serve(args) => serve_cmd::run(args).await,
     }
 }

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Parser;
-use h123_target::{TargetConfig, TestTarget};
+use h123_target::{H3Mode, TargetConfig, TestTarget};
 
-/// h123's test target: HTTPS (h1/h2) with its own CA, plaintext h1/h2c, a slow-TLS front,
+/// h123's test target: HTTPS (h1/h2, and h3 over UDP on the same port) with its own CA,
+/// plaintext h1/h2c, a slow-TLS front,
 /// a loopback DNS server and a silent server. Prints one `<name> <address>` line per
 /// listener, then serves until Ctrl-C.
 #[derive(Debug, Parser)]
@@ -43,6 +44,16 @@ struct Args {
     /// replaces the default `target.h123.test=127.0.0.1`.
     #[arg(long = "dns-record", value_name = "NAME=IP", value_parser = parse_record)]
     dns_records: Vec<(String, IpAddr)>,
+    /// Drop every UDP datagram on the HTTPS port instead of serving HTTP/3
+    /// (a network that blocks UDP).
+    #[arg(long)]
+    block_udp: bool,
+    /// Do not advertise HTTP/3 with `Alt-Svc` on HTTPS responses.
+    #[arg(long)]
+    no_alt_svc: bool,
+    /// An HTTPS DNS record `name=port` (`1 . alpn=h3 port=<port>`; repeatable).
+    #[arg(long = "dns-https", value_name = "NAME=PORT", value_parser = parse_https)]
+    dns_https: Vec<(String, u16)>,
     /// Also write the CA certificate PEM to this path.
     #[arg(long, value_name = "PATH")]
     ca_out: Option<PathBuf>,
@@ -62,6 +73,17 @@ fn parse_record(s: &str) -> Result<(String, IpAddr), String> {
     Ok((name.to_owned(), ip))
 }
 
+/// Parses `name=port`.
+fn parse_https(s: &str) -> Result<(String, u16), String> {
+    let (name, port) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=PORT, got {s:?}"))?;
+    let port = port
+        .parse::<u16>()
+        .map_err(|e| format!("bad port in {s:?}: {e}"))?;
+    Ok((name.to_owned(), port))
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
@@ -74,6 +96,13 @@ async fn main() -> anyhow::Result<()> {
         silent_port: args.silent_port,
         slow_tls_delay: Duration::from_millis(args.slow_tls_delay_ms),
         dns_delay: Duration::from_millis(args.dns_delay_ms),
+        dns_https: args.dns_https,
+        h3: if args.block_udp {
+            H3Mode::BlockUdp
+        } else {
+            H3Mode::Serve
+        },
+        advertise_h3: !args.no_alt_svc,
         ..TargetConfig::default()
     };
     if !args.dns_records.is_empty() {

@@ -17,6 +17,15 @@ fn discovery(result: &ProbeResult) -> &h123_shared::H3Discovery {
         .expect("h3 runs record their discovery")
 }
 
+/// A target that serves HTTP/3 but does not advertise it.
+async fn unadvertised_target() -> TestTarget {
+    let config = TargetConfig {
+        advertise_h3: false,
+        ..TargetConfig::default()
+    };
+    TestTarget::start(config).await.unwrap()
+}
+
 fn assert_tcp_ok(result: &ProbeResult) {
     for protocol in [Protocol::H1, Protocol::H2] {
         let first = &run(result, protocol).attempts[0];
@@ -76,12 +85,7 @@ async fn https_record_is_found_and_used() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nothing_advertised_is_a_finding_not_an_error() {
     let _serial = SERIAL.lock().await;
-    let target = TestTarget::start(TargetConfig {
-        advertise_h3: false,
-        ..TargetConfig::default()
-    })
-    .await
-    .unwrap();
+    let target = unadvertised_target().await;
     let result = probe(&target, |_| {}).await;
     let h3 = run(&result, Protocol::H3);
     assert!(h3.attempts.is_empty());
@@ -123,12 +127,7 @@ async fn blocked_udp_is_advertised_but_silent_within_the_bounded_wait() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn direct_attempts_need_no_advertisement() {
     let _serial = SERIAL.lock().await;
-    let target = TestTarget::start(TargetConfig {
-        advertise_h3: false,
-        ..TargetConfig::default()
-    })
-    .await
-    .unwrap();
+    let target = unadvertised_target().await;
     let asked = probe(&target, |o| o.h3_direct = true).await;
     assert_eq!(discovery(&asked).via, Some(H3Via::Direct));
     assert_eq!(discovery(&asked).outcome, H3Outcome::Ok);

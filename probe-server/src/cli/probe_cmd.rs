@@ -218,8 +218,10 @@ mod tests {
     fn args(line: &[&str]) -> ProbeArgs {
         let mut argv = vec!["h123", "probe"];
         argv.extend_from_slice(line);
-        let crate::cli::Command::Probe(a) = crate::cli::Cli::parse_from(argv).command;
-        a
+        match crate::cli::Cli::parse_from(argv).command {
+            crate::cli::Command::Probe(a) => a,
+            other => panic!("not `h123 probe`: {other:?}"),
+        }
     }
 
     #[test]

@@ -1,0 +1,171 @@
+//! Every HTTP call the UI makes: the REST API under `/api/v1` and its SSE progress stream.
+
+use gloo_net::http::{Request, Response};
+use h123_shared::ProbeOptions;
+use h123_shared::api::{ApiError, ApiErrorBody, ProbeCreated, ProbeEvent, ProbeList, ProbeRecord};
+use serde::de::DeserializeOwned;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use web_sys::{EventSource, MessageEvent};
+
+/// Why a call did not give the expected answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Error {
+    /// The request did not complete (server unreachable, connection lost) or
+    /// its answer could not be read.
+    Fetch(String),
+    /// The API answered with an error.
+    Api {
+        /// HTTP status code.
+        status: u16,
+        /// Seconds to wait before retrying, from `Retry-After` (429).
+        retry_after_secs: Option<u64>,
+        /// The error body (synthesized when the answer was not JSON).
+        error: ApiError,
+    },
+}
+
+impl Error {
+    /// The API's stable error code, if the API answered.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            Error::Fetch(_) => None,
+            Error::Api { error, .. } => Some(&error.error.code),
+        }
+    }
+}
+
+/// The result of an API call.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `POST /api/v1/probes`: starts a probe.
+///
+/// # Errors
+/// [`Error::Api`] when the options are refused (4xx) or the server fails.
+pub async fn create_probe(options: &ProbeOptions) -> Result<ProbeCreated> {
+    let request = Request::post("/api/v1/probes")
+        .json(options)
+        .map_err(|e| Error::Fetch(e.to_string()))?;
+    json(request.send().await).await
+}
+
+/// `GET /api/v1/probes/{id}`: a probe's record, partial while it runs.
+///
+/// # Errors
+/// [`Error::Api`] with status 404 for an unknown id.
+pub async fn probe(id: &str) -> Result<ProbeRecord> {
+    json(Request::get(&record_url(id)).send().await).await
+}
+
+/// `GET /api/v1/probes?limit=`: the most recent probes, newest first.
+///
+/// # Errors
+/// As any call: [`Error::Fetch`] or [`Error::Api`].
+pub async fn recent_probes(limit: u32) -> Result<ProbeList> {
+    let url = format!("/api/v1/probes?limit={limit}");
+    json(Request::get(&url).send().await).await
+}
+
+/// The JSON record's address.
+fn record_url(id: &str) -> String {
+    format!("/api/v1/probes/{id}")
+}
+
+/// Reads a JSON answer, or the API error it carries.
+async fn json<T: DeserializeOwned>(sent: Result<Response, gloo_net::Error>) -> Result<T> {
+    let response = sent.map_err(|e| Error::Fetch(e.to_string()))?;
+    if response.ok() {
+        return response
+            .json()
+            .await
+            .map_err(|e| Error::Fetch(e.to_string()));
+    }
+    let status = response.status();
+    let retry_after_secs = response
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.trim().parse().ok());
+    let error = match response.json::<ApiError>().await {
+        Ok(error) => error,
+        Err(_) => ApiError {
+            error: ApiErrorBody {
+                code: format!("http_{status}"),
+                message: format!("The server answered {status} {}.", response.status_text()),
+            },
+        },
+    };
+    Err(Error::Api {
+        status,
+        retry_after_secs,
+        error,
+    })
+}
+
+/// What the progress stream reports.
+pub enum StreamMessage {
+    /// A progress event.
+    Event(ProbeEvent),
+    /// The probe finished; this is its final record.
+    Done(Box<ProbeRecord>),
+    /// The stream broke or sent something unreadable; it has been closed.
+    Lost,
+}
+
+/// An open `GET /api/v1/probes/{id}/events` stream; closed when dropped.
+pub struct EventStream {
+    source: EventSource,
+    _listeners: Vec<Closure<dyn FnMut(MessageEvent)>>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl EventStream {
+    /// Opens the stream and calls `on_message` for every message.
+    ///
+    /// # Errors
+    /// [`Error::Fetch`] when the browser refuses to open it.
+    pub fn open(id: &str, on_message: impl Fn(StreamMessage) + Clone + 'static) -> Result<Self> {
+        let url = format!("/api/v1/probes/{id}/events");
+        let source = EventSource::new(&url).map_err(|e| Error::Fetch(format!("{e:?}")))?;
+        let mut listeners = Vec::new();
+        for name in ["phase", "attempt", "skipped", "done"] {
+            let on_message = on_message.clone();
+            let closing = source.clone();
+            let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                let data = event.data().as_string().unwrap_or_default();
+                let message = if name == "done" {
+                    serde_json::from_str(&data).map(|r| StreamMessage::Done(Box::new(r)))
+                } else {
+                    serde_json::from_str(&data).map(StreamMessage::Event)
+                };
+                let message = message.unwrap_or(StreamMessage::Lost);
+                if !matches!(message, StreamMessage::Event(_)) {
+                    closing.close();
+                }
+                on_message(message);
+            });
+            source
+                .add_event_listener_with_callback(name, listener.as_ref().unchecked_ref())
+                .map_err(|e| Error::Fetch(format!("{e:?}")))?;
+            listeners.push(listener);
+        }
+        let closing = source.clone();
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+            // The browser retries on its own while CONNECTING; a CLOSED stream is gone.
+            if closing.ready_state() == EventSource::CLOSED {
+                on_message(StreamMessage::Lost);
+            }
+        });
+        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(EventStream {
+            source,
+            _listeners: listeners,
+            _on_error: on_error,
+        })
+    }
+}
+
+impl Drop for EventStream {
+    fn drop(&mut self) {
+        self.source.close();
+    }
+}

@@ -1,0 +1,21 @@
+//! The building blocks of the pages, one job each.
+
+mod actions;
+mod comparison;
+mod facts;
+mod findings;
+mod form;
+mod problem;
+mod recent;
+mod summary;
+mod waterfall;
+
+pub use actions::Actions;
+pub use comparison::Comparison;
+pub use facts::Facts;
+pub use findings::Findings;
+pub use form::ProbeForm;
+pub use problem::{ApiProblem, Problem};
+pub use recent::RecentList;
+pub use summary::ProbeSummaryLine;
+pub use waterfall::Waterfalls;

@@ -1,0 +1,230 @@
+//! Connection and TLS facts per protocol, and what happened with HTTP/3.
+
+use h123_shared::format::ms;
+use h123_shared::{Attempt, H3Discovery, H3Via, ProbeResult, Protocol, ProtocolRun};
+use leptos::prelude::*;
+
+/// Label/value pairs describing a run's first connection.
+fn run_facts(run: &ProtocolRun) -> Vec<(&'static str, String)> {
+    let Some(a) = run
+        .attempts
+        .iter()
+        .find(|a| a.connection.as_ref().is_some_and(|c| !c.reused))
+        .or_else(|| run.attempts.first())
+    else {
+        return Vec::new();
+    };
+    let mut facts = Vec::new();
+    if let Some(dns) = &a.dns {
+        facts.push((
+            "DNS",
+            format!("{} ({})", dns.addresses.join(", "), dns.source),
+        ));
+    }
+    if let Some(c) = &a.connection {
+        facts.push(("Remote", c.remote_addr.clone()));
+    }
+    if let Some(tls) = &a.tls {
+        facts.push(("TLS", format!("{} · {}", tls.version, tls.cipher)));
+        facts.push(("ALPN", tls.alpn.clone().unwrap_or_else(|| "none".into())));
+        facts.push((
+            "Session",
+            if tls.resumed {
+                "resumed"
+            } else {
+                "full handshake"
+            }
+            .into(),
+        ));
+        facts.push((
+            "Certificate",
+            if tls.verified {
+                "verified"
+            } else {
+                "not verified (insecure)"
+            }
+            .into(),
+        ));
+        if let Some(leaf) = tls.certificates.first() {
+            facts.push(("Subject", leaf.subject.clone()));
+            facts.push(("Issuer", leaf.issuer.clone()));
+            facts.push(("Valid until", leaf.not_after.clone()));
+            facts.push(("Key", leaf.key_type.clone()));
+        }
+    }
+    if let Some(q) = &a.quic {
+        facts.push((
+            "QUIC",
+            format!(
+                "RTT {} · {} packets, {} lost",
+                ms(q.rtt_us),
+                q.sent_packets,
+                q.lost_packets
+            ),
+        ));
+    }
+    if let Some(r) = &a.response {
+        let cut = if r.truncated {
+            ", cut at the size cap"
+        } else {
+            ""
+        };
+        facts.push((
+            "Response",
+            format!(
+                "{} {} · {} body bytes{cut}",
+                r.http_version, r.status, r.body_bytes
+            ),
+        ));
+    }
+    if let Some(f) = &a.failure {
+        facts.push((
+            "Failure",
+            format!("{} in {}: {}", kind(f), f.phase.as_str(), f.message),
+        ));
+    }
+    facts
+}
+
+/// A failure kind as words.
+fn kind(failure: &h123_shared::Failure) -> String {
+    format!("{:?}", failure.kind).to_lowercase()
+}
+
+/// The engine's HTTP/3 discovery, as label/value pairs.
+fn discovery_facts(d: &H3Discovery) -> Vec<(&'static str, String)> {
+    let mut ads: Vec<String> = d
+        .alt_svc
+        .iter()
+        .map(|a| {
+            let host = a.host.clone().unwrap_or_default();
+            format!(
+                "Alt-Svc {}={host}:{} (max age {} s)",
+                a.protocol, a.port, a.max_age_s
+            )
+        })
+        .collect();
+    if let Some(r) = &d.https_record {
+        ads.push(format!("HTTPS DNS record (alpn {})", r.alpn.join(",")));
+    }
+    let advertised = if ads.is_empty() {
+        "not advertised".to_string()
+    } else {
+        ads.join("; ")
+    };
+    let endpoint = d.endpoint.clone().unwrap_or_default();
+    let tried = match d.via {
+        Some(H3Via::AltSvc) => format!("{endpoint}, from Alt-Svc"),
+        Some(H3Via::HttpsRecord) => format!("{endpoint}, from the HTTPS record"),
+        Some(H3Via::Direct) => format!("{endpoint}, directly"),
+        None => "not tried".into(),
+    };
+    vec![
+        ("Advertised", advertised),
+        ("Tried", tried),
+        ("Outcome", d.detail.clone()),
+    ]
+}
+
+/// How HTTP/3 was found and how trying it went: the engine's discovery when
+/// the result has it, else what the responses and the h3 run show.
+fn h3_status(result: &ProbeResult) -> Vec<(&'static str, String)> {
+    if let Some(d) = result
+        .runs
+        .iter()
+        .find(|r| r.protocol == Protocol::H3)
+        .and_then(|r| r.discovery.as_ref())
+    {
+        return discovery_facts(d);
+    }
+    let advertised = result
+        .runs
+        .iter()
+        .filter(|r| r.protocol != Protocol::H3)
+        .flat_map(|r| &r.attempts)
+        .filter_map(|a| a.response.as_ref()?.header("alt-svc"))
+        .find(|v| v.contains("h3"));
+    let mut facts = vec![(
+        "Advertised",
+        match advertised {
+            Some(v) => format!("yes, Alt-Svc: {v}"),
+            None => "no Alt-Svc h3 in the HTTP/1.1 or HTTP/2 responses".into(),
+        },
+    )];
+    let run = result.runs.iter().find(|r| r.protocol == Protocol::H3);
+    let outcome = match run {
+        None => "not tried (HTTP/3 was not selected)".to_string(),
+        Some(r) => match (&r.skipped, r.attempts.first()) {
+            (Some(reason), _) => format!("not tried: {reason}"),
+            (None, None) => "no attempt yet".into(),
+            (None, Some(a)) => attempt_outcome(a),
+        },
+    };
+    facts.push(("Outcome", outcome));
+    facts
+}
+
+/// Whether an HTTP/3 attempt worked, in words.
+fn attempt_outcome(a: &Attempt) -> String {
+    match &a.failure {
+        Some(f) => format!(
+            "tried directly, failed in {}: {}",
+            f.phase.as_str(),
+            f.message
+        ),
+        None => format!(
+            "tried directly, worked ({} total)",
+            ms(a.phases.total.duration())
+        ),
+    }
+}
+
+/// A definition list of facts.
+#[component]
+fn FactList(facts: Vec<(&'static str, String)>) -> impl IntoView {
+    view! {
+        <dl class="facts">
+            {facts
+                .into_iter()
+                .map(|(label, value)| view! { <dt>{label}</dt> <dd>{value}</dd> })
+                .collect_view()}
+        </dl>
+    }
+}
+
+/// Connection, TLS and HTTP/3 facts of a result.
+#[component]
+pub fn Facts(
+    /// The finished result.
+    #[prop(into)]
+    result: Signal<ProbeResult>,
+) -> impl IntoView {
+    view! {
+        <section class="facts-section" aria-labelledby="facts-title">
+            <h2 id="facts-title">"Connection facts"</h2>
+            <div class="fact-cards">
+                {move || {
+                    result
+                        .with(|r| {
+                            r.runs
+                                .iter()
+                                .filter(|run| !run.attempts.is_empty())
+                                .map(|run| {
+                                    view! {
+                                        <article class="card">
+                                            <h3>{run.protocol.http_version()}</h3>
+                                            <FactList facts=run_facts(run) />
+                                        </article>
+                                    }
+                                })
+                                .collect_view()
+                        })
+                }}
+                <article class="card h3-status">
+                    <h3>"HTTP/3 discovery"</h3>
+                    {move || view! { <FactList facts=result.with(h3_status) /> }}
+                </article>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,225 @@
+//! The probe form: URL checked as you type, protocols, repeat, cold or warm, method, advanced options.
+
+use crate::api;
+use crate::components::ApiProblem;
+use h123_shared::input::{check_url, parse_headers};
+use h123_shared::{ConnectionMode, Method, ProbeOptions, Protocol};
+use leptos::prelude::*;
+use leptos_router::hooks::use_navigate;
+
+/// Most attempts per protocol the form offers.
+const MAX_REPEAT: u32 = 10;
+
+/// The form that starts a probe and opens its result page.
+#[component]
+pub fn ProbeForm() -> impl IntoView {
+    let url = RwSignal::new(String::new());
+    let touched = RwSignal::new(false);
+    let protocols = RwSignal::new(Protocol::ALL.to_vec());
+    let repeat = RwSignal::new(3u32);
+    let mode = RwSignal::new(ConnectionMode::Warm);
+    let method = RwSignal::new(Method::Get);
+    let headers = RwSignal::new(String::new());
+    let insecure = RwSignal::new(false);
+    let follow = RwSignal::new(false);
+
+    let url_check = Memo::new(move |_| url.with(|u| check_url(u)));
+    let header_check = Memo::new(move |_| headers.with(|h| parse_headers(h)));
+    let options = Memo::new(move |_| {
+        let url = url_check.get().ok()?;
+        let headers = header_check.get().ok()?;
+        let protocols = protocols.get();
+        (!protocols.is_empty()).then(|| ProbeOptions {
+            url,
+            protocols,
+            method: method.get(),
+            repeat: repeat.get(),
+            mode: mode.get(),
+            headers,
+            insecure: insecure.get(),
+            follow_redirects: follow.get(),
+            ..ProbeOptions::default()
+        })
+    });
+
+    let create = Action::new_local(|options: &ProbeOptions| {
+        let options = options.clone();
+        async move { api::create_probe(&options).await }
+    });
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(created)) = create.value().get() {
+            navigate(&created.links.permalink, Default::default());
+        }
+    });
+    let show_reason = move || touched.get() || !url.with(String::is_empty);
+
+    view! {
+        <form
+            class="probe-form"
+            novalidate
+            on:submit=move |ev| {
+                ev.prevent_default();
+                touched.set(true);
+                if let Some(options) = options.get_untracked() {
+                    create.dispatch_local(options);
+                }
+            }
+        >
+            <label for="url">"URL to measure"</label>
+            <div class="url-row">
+                <input
+                    id="url"
+                    name="url"
+                    type="url"
+                    inputmode="url"
+                    autocomplete="url"
+                    spellcheck="false"
+                    placeholder="https://example.com/"
+                    aria-describedby="url-reason"
+                    aria-invalid=move || (show_reason() && url_check.with(Result::is_err)).to_string()
+                    prop:value=move || url.get()
+                    on:input=move |ev| url.set(event_target_value(&ev))
+                    on:blur=move |_| touched.set(true)
+                />
+                <button type="submit" class="primary" disabled=move || create.pending().get()>
+                    {move || if create.pending().get() { "Starting…" } else { "Measure" }}
+                </button>
+            </div>
+            <p id="url-reason" class="field-note" class:error=move || show_reason() && url_check.with(Result::is_err)>
+                {move || match url_check.get() {
+                    Err(reason) if show_reason() => reason,
+                    Ok(_) => "Ready to measure.".into(),
+                    Err(_) => "http or https; the public server only measures public addresses.".into(),
+                }}
+            </p>
+            <div class="options">
+                <fieldset>
+                    <legend>"Protocols"</legend>
+                    {Protocol::ALL
+                        .into_iter()
+                        .map(|p| {
+                            view! {
+                                <label class="toggle">
+                                    <input
+                                        type="checkbox"
+                                        name="protocol"
+                                        value=p.as_str()
+                                        prop:checked=move || protocols.with(|ps| ps.contains(&p))
+                                        on:change=move |ev| {
+                                            let on = event_target_checked(&ev);
+                                            protocols.update(|ps| {
+                                                ps.retain(|x| *x != p);
+                                                if on {
+                                                    ps.push(p);
+                                                    ps.sort();
+                                                }
+                                            });
+                                        }
+                                    />
+                                    {p.http_version()}
+                                </label>
+                            }
+                        })
+                        .collect_view()}
+                    <Show when=move || protocols.with(Vec::is_empty)>
+                        <p class="field-note error">"Pick at least one protocol."</p>
+                    </Show>
+                </fieldset>
+                <fieldset>
+                    <legend>"Connections"</legend>
+                    <label class="toggle">
+                        <input
+                            type="radio"
+                            name="mode"
+                            prop:checked=move || mode.get() == ConnectionMode::Warm
+                            on:change=move |_| mode.set(ConnectionMode::Warm)
+                        />
+                        "warm (reuse)"
+                    </label>
+                    <label class="toggle">
+                        <input
+                            type="radio"
+                            name="mode"
+                            prop:checked=move || mode.get() == ConnectionMode::Cold
+                            on:change=move |_| mode.set(ConnectionMode::Cold)
+                        />
+                        "cold (new each time)"
+                    </label>
+                    <label class="toggle">
+                        <input
+                            type="radio"
+                            name="mode"
+                            prop:checked=move || mode.get() == ConnectionMode::Resumed
+                            on:change=move |_| mode.set(ConnectionMode::Resumed)
+                        />
+                        "resumed (new, TLS resumption)"
+                    </label>
+                </fieldset>
+                <div class="field">
+                    <label for="repeat">"Attempts per protocol"</label>
+                    <input
+                        id="repeat"
+                        type="number"
+                        min="1"
+                        max=MAX_REPEAT
+                        prop:value=move || repeat.get().to_string()
+                        on:input=move |ev| {
+                            if let Ok(n) = event_target_value(&ev).parse::<u32>() {
+                                repeat.set(n.clamp(1, MAX_REPEAT));
+                            }
+                        }
+                    />
+                </div>
+                <div class="field">
+                    <label for="method">"Method"</label>
+                    <select
+                        id="method"
+                        on:change=move |ev| {
+                            method.set(if event_target_value(&ev) == "HEAD" { Method::Head } else { Method::Get })
+                        }
+                    >
+                        <option value="GET" selected=move || method.get() == Method::Get>"GET"</option>
+                        <option value="HEAD" selected=move || method.get() == Method::Head>"HEAD"</option>
+                    </select>
+                </div>
+            </div>
+            <details class="advanced">
+                <summary>"Advanced"</summary>
+                <div class="field">
+                    <label for="headers">"Request headers, one per line"</label>
+                    <textarea
+                        id="headers"
+                        rows="3"
+                        spellcheck="false"
+                        placeholder="Accept: text/html"
+                        aria-describedby="headers-note"
+                        prop:value=move || headers.get()
+                        on:input=move |ev| headers.set(event_target_value(&ev))
+                    ></textarea>
+                    <p id="headers-note" class="field-note" class:error=move || header_check.with(Result::is_err)>
+                        {move || header_check.get().err().unwrap_or_else(|| "Name: value".into())}
+                    </p>
+                </div>
+                <label class="toggle">
+                    <input type="checkbox" id="follow" prop:checked=move || follow.get() on:change=move |ev| follow.set(event_target_checked(&ev)) />
+                    "Follow redirects (each hop its own row)"
+                </label>
+                <label class="toggle">
+                    <input type="checkbox" id="insecure" prop:checked=move || insecure.get() on:change=move |ev| insecure.set(event_target_checked(&ev)) />
+                    "Skip certificate verification (like curl -k)"
+                </label>
+                <p class="field-note">
+                    "Certificates are verified against the system's public roots. A server with a private CA needs "
+                    "the insecure option here, or the CLI's "
+                    <code>"--cacert FILE"</code>
+                    "."
+                </p>
+            </details>
+        </form>
+        {move || match create.value().get() {
+            Some(Err(error)) => Some(view! { <ApiProblem error /> }),
+            _ => None,
+        }}
+    }
+}

@@ -1,0 +1,105 @@
+//! Error pages: what happened and what to do, for unknown ids, refused targets, rate limits and failures.
+
+use crate::api::Error;
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+/// A titled explanation of a problem, with the next step.
+#[component]
+pub fn Problem(
+    /// Heading.
+    #[prop(into)]
+    title: String,
+    /// What happened.
+    #[prop(into)]
+    what: String,
+    /// What to do about it.
+    #[prop(into)]
+    next: String,
+    /// The API's error code, when it gave one.
+    #[prop(default = None)]
+    code: Option<String>,
+) -> impl IntoView {
+    let data_code = code.clone();
+    view! {
+        <section class="problem" role="alert" data-code=data_code>
+            <h1>{title}</h1>
+            <p class="what">{what}</p>
+            <p class="next">{next}</p>
+            {code.map(|c| view! { <p class="code">"Error code: " <code>{c}</code></p> })}
+            <p>
+                <A href="/">"Back to a new measurement"</A>
+            </p>
+        </section>
+    }
+}
+
+/// Title and next step for an API error.
+fn explain(error: &Error) -> (&'static str, String) {
+    match error {
+        Error::Fetch(_) => (
+            "Cannot reach the h123 server",
+            "Check your connection and that the server is running, then reload the page.".into(),
+        ),
+        Error::Api { status: 404, .. } => (
+            "No result with this id",
+            "The link may be mistyped or cut short. Results live behind their full /r/… link; start a new measurement if it is gone."
+                .into(),
+        ),
+        Error::Api {
+            status: 429,
+            retry_after_secs,
+            ..
+        } => (
+            "Too many measurements at once",
+            match retry_after_secs {
+                Some(s) => format!("The server limits probes per client. Try again in {s} seconds."),
+                None => "The server limits probes per client. Wait a moment and try again.".into(),
+            },
+        ),
+        Error::Api { error, .. }
+            if ["blocked", "forbidden", "not_allowed", "target"]
+                .iter()
+                .any(|k| error.error.code.contains(k)) =>
+        (
+            "This target cannot be measured from here",
+            "The public server only probes public internet addresses (not loopback, private, link-local or similar). To measure a private server, run the h123 CLI on a machine that can reach it."
+                .into(),
+        ),
+        Error::Api {
+            status: 503,
+            retry_after_secs,
+            ..
+        } => (
+            "The server is busy",
+            match retry_after_secs {
+                Some(s) => format!("Too many measurements are running. Try again in {s} seconds."),
+                None => "Too many measurements are running. Try again in a minute.".into(),
+            },
+        ),
+        Error::Api { status, .. } if *status < 500 => (
+            "The measurement was refused",
+            "Fix the options as the message says, then submit again.".into(),
+        ),
+        Error::Api { .. } => (
+            "The server failed",
+            "This is not your fault. Try again in a moment; if it keeps failing, report it with the time it happened."
+                .into(),
+        ),
+    }
+}
+
+/// The problem page of an API error.
+#[component]
+pub fn ApiProblem(
+    /// What went wrong.
+    error: Error,
+) -> impl IntoView {
+    let (title, next) = explain(&error);
+    let what = match &error {
+        Error::Fetch(detail) => format!("The request did not complete: {detail}"),
+        Error::Api { error, .. } => error.error.message.clone(),
+    };
+    let code = error.code().map(str::to_string);
+    view! { <Problem title what next code /> }
+}

@@ -1,0 +1,59 @@
+//! The most recent results, from the API's list.
+
+use super::summary::local_time;
+use crate::api;
+use h123_shared::api::ProbeSummary;
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+/// How many recent results the home page lists.
+const RECENT: u32 = 10;
+
+/// One recent result.
+#[component]
+fn RecentItem(item: ProbeSummary) -> impl IntoView {
+    let protocols = item
+        .protocols
+        .iter()
+        .map(|p| p.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    view! {
+        <li>
+            <A href=format!("/r/{}", item.id)>{item.url}</A>
+            <span class="meta">{format!("{protocols} · {}", local_time(item.created_at_unix_ms))}</span>
+        </li>
+    }
+}
+
+/// The recent results list.
+#[component]
+pub fn RecentList() -> impl IntoView {
+    let list = LocalResource::new(|| api::recent_probes(RECENT));
+    view! {
+        <section class="recent" aria-labelledby="recent-title">
+            <h2 id="recent-title">"Recent results"</h2>
+            <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
+                {move || {
+                    list.get()
+                        .map(|answer| match answer {
+                            Ok(page) if page.items.is_empty() => {
+                                view! { <p class="hint">"No results yet: yours will be the first."</p> }.into_any()
+                            }
+                            Ok(page) => {
+                                view! {
+                                    <ul class="recent-list">
+                                        {page.items.into_iter().map(|item| view! { <RecentItem item /> }).collect_view()}
+                                    </ul>
+                                }
+                                    .into_any()
+                            }
+                            Err(_) => {
+                                view! { <p class="hint">"Recent results are not available right now."</p> }.into_any()
+                            }
+                        })
+                }}
+            </Transition>
+        </section>
+    }
+}

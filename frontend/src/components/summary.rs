@@ -1,0 +1,53 @@
+//! The line above a result: what was measured, how, when, and whether it is still running.
+
+use h123_shared::ConnectionMode;
+use h123_shared::api::{ProbeRecord, ProbeStatus};
+use leptos::prelude::*;
+
+/// A date from milliseconds since the epoch, in the reader's locale.
+pub fn local_time(unix_ms: u64) -> String {
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(unix_ms as f64));
+    String::from(date.to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED))
+}
+
+/// The summary of a probe.
+#[component]
+pub fn ProbeSummaryLine(
+    /// The probe.
+    record: ProbeRecord,
+) -> impl IntoView {
+    let o = &record.options;
+    let protocols = o
+        .protocols
+        .iter()
+        .map(|p| p.http_version())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mode = match o.mode {
+        ConnectionMode::Warm => "warm (attempts 2+ reuse the connection)",
+        ConnectionMode::Cold => "cold (a new connection per attempt)",
+        ConnectionMode::Resumed => {
+            "resumed (a new connection per attempt, resuming the TLS session)"
+        }
+    };
+    let (status, class) = match record.status {
+        ProbeStatus::Running => ("measuring…", "status running"),
+        ProbeStatus::Done => ("done", "status done"),
+        ProbeStatus::Cancelled => ("cancelled", "status cancelled"),
+    };
+    view! {
+        <section class="summary" aria-label="Probe">
+            <h1 class="target">{o.url.clone()}</h1>
+            <p class="meta">
+                <span class=class role="status">{status}</span>
+                {format!(
+                    " {} · {} × {} · {mode} · {}",
+                    o.method.as_str(),
+                    o.repeat,
+                    protocols,
+                    local_time(record.created_at_unix_ms),
+                )}
+            </p>
+        </section>
+    }
+}

@@ -1,0 +1,79 @@
+//! The HTTP API of `h123 serve`: one module per resource, merged in [`app`].
+//!
+//! Every error is `{"error":{"code","message"}}` ([`error::ApiError`]); unknown
+//! paths under `/api` answer a JSON 404, everything else falls through to the
+//! web UI.
+
+pub mod conditional;
+pub mod error;
+pub mod events;
+pub mod extract;
+pub mod health;
+pub mod metrics;
+pub mod openapi;
+pub mod probes;
+pub mod static_files;
+pub mod svg;
+
+use crate::server::AppState;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::Uri;
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, get};
+use error::ApiError;
+use std::path::Path;
+
+/// Largest request body accepted, in bytes.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The whole application: API, metrics, health and the web UI from `web_root`.
+pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
+    let api = Router::new()
+        .route(
+            "/api/v1/probes",
+            methods(get(probes::probes_list).post(probes::probes_create)),
+        )
+        .route("/api/v1/probes/{id}", methods(get(probes::probes_get)))
+        .route(
+            "/api/v1/probes/{id}/events",
+            methods(get(probes::probes_events)),
+        )
+        .route("/api/v1/probes/{id}/har", methods(get(probes::probes_har)))
+        .route(
+            "/api/v1/probes/{id}/curl",
+            methods(get(probes::probes_curl)),
+        )
+        .route(
+            "/api/v1/probes/{id}/waterfall.svg",
+            methods(get(probes::probes_svg)),
+        )
+        .route("/api/openapi.json", methods(get(openapi::openapi_get)))
+        .route("/api", methods(get(api_not_found)))
+        .route("/api/{*rest}", methods(get(api_not_found)))
+        .route("/healthz", methods(get(health::health_get)))
+        .route("/metrics", methods(get(metrics::metrics_get)));
+    api.layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .merge(static_files::router(web_root))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            metrics::track,
+        ))
+        .with_state(state)
+}
+
+/// The application without a web UI (the built-in page instead): what tests call with `oneshot`.
+pub fn app(state: AppState) -> Router {
+    app_with_web_root(state, None)
+}
+
+/// Any other method on a known path: a JSON 405.
+fn methods(router: MethodRouter<AppState>) -> MethodRouter<AppState> {
+    router.fallback(|| async { ApiError::MethodNotAllowed })
+}
+
+async fn api_not_found(uri: Uri) -> Response {
+    let path: String = uri.path().chars().take(200).collect();
+    ApiError::NotFound(format!("no API endpoint at {path}")).into_response()
+}

@@ -1,0 +1,161 @@
+//! The API's one error type: each variant's status and stable code, rendered as
+//! `{"error":{"code","message"}}`.
+
+use crate::probe::plan::PlanError;
+use crate::server::limit::RateDecision;
+use crate::store::StoreError;
+use axum::Json;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use h123_shared::api::{ApiError as ErrorBody, ApiErrorBody};
+
+/// `Result` with an [`ApiError`].
+pub type Result<T, E = ApiError> = std::result::Result<T, E>;
+
+/// Everything an API call can answer with besides success.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// 400 `invalid_json`: the body is not JSON.
+    #[error("the body is not valid JSON: {0}")]
+    InvalidJson(String),
+    /// 422 `invalid_body`: JSON of the wrong shape (unknown field, wrong type).
+    #[error("the body does not match the expected shape: {0}")]
+    InvalidBody(String),
+    /// 415 `unsupported_media_type`: the body is not declared as JSON.
+    #[error("send the body as JSON with `Content-Type: application/json`")]
+    UnsupportedMediaType,
+    /// 413 `payload_too_large`: the body is over the size limit.
+    #[error("the body is larger than the server accepts ({0} bytes)")]
+    PayloadTooLarge(usize),
+    /// 400 `invalid_body`: the body could not be read.
+    #[error("the body could not be read: {0}")]
+    UnreadableBody(String),
+    /// 422 with the plan error's own code (`invalid_url`, `unsupported_scheme`, `out_of_range`, ...).
+    #[error("{0}")]
+    Plan(#[from] PlanError),
+    /// 403 `blocked_target`: the target is not allowed, and why.
+    #[error("blocked target: {0}")]
+    BlockedTarget(String),
+    /// 400 `invalid_query`: a query parameter is malformed or out of range.
+    #[error("{0}")]
+    InvalidQuery(String),
+    /// 404 `not_found`: no such probe, or no such API path.
+    #[error("{0}")]
+    NotFound(String),
+    /// 405 `method_not_allowed`.
+    #[error("method not allowed on this path")]
+    MethodNotAllowed,
+    /// 429 `rate_limited`: too many requests from this client.
+    #[error("too many requests: try again in {} s", .0.retry_after_secs)]
+    RateLimited(RateDecision),
+    /// 429 `too_many_probes`: this client has its maximum of probes in flight.
+    #[error("you have {0} probes in flight already, the most allowed: wait for one to finish")]
+    TooManyProbes(usize),
+    /// 503 `server_busy`: every running slot and queue place is taken.
+    #[error("the server is at capacity: try again shortly")]
+    ServerBusy,
+    /// 503 `shutting_down`: the server is stopping.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// 500 `internal`: a fault on our side; the details are logged, not sent.
+    #[error("internal error")]
+    Internal(String),
+}
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::InvalidJson(_) | ApiError::UnreadableBody(_) | ApiError::InvalidQuery(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            ApiError::InvalidBody(_) | ApiError::Plan(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::BlockedTarget(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::RateLimited(_) | ApiError::TooManyProbes(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::ServerBusy | ApiError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::InvalidJson(_) => "invalid_json",
+            ApiError::InvalidBody(_) | ApiError::UnreadableBody(_) => "invalid_body",
+            ApiError::UnsupportedMediaType => "unsupported_media_type",
+            ApiError::PayloadTooLarge(_) => "payload_too_large",
+            ApiError::Plan(e) => e.code(),
+            ApiError::BlockedTarget(_) => "blocked_target",
+            ApiError::InvalidQuery(_) => "invalid_query",
+            ApiError::NotFound(_) => "not_found",
+            ApiError::MethodNotAllowed => "method_not_allowed",
+            ApiError::RateLimited(_) => "rate_limited",
+            ApiError::TooManyProbes(_) => "too_many_probes",
+            ApiError::ServerBusy => "server_busy",
+            ApiError::ShuttingDown => "shutting_down",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+
+    /// A 404 for probe `id`.
+    pub fn no_probe(id: &str) -> Self {
+        let shown: String = id.chars().take(40).collect();
+        ApiError::NotFound(format!("no probe with id `{shown}`"))
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::UnknownCursor(c) => {
+                ApiError::InvalidQuery(format!("`before` names no stored probe: `{c}`"))
+            }
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// The `RateLimit-*` headers of a rate decision.
+pub fn rate_headers(decision: &RateDecision, headers: &mut HeaderMap) {
+    headers.insert("ratelimit-limit", HeaderValue::from(decision.limit));
+    headers.insert("ratelimit-remaining", HeaderValue::from(decision.remaining));
+    headers.insert("ratelimit-reset", HeaderValue::from(decision.reset_secs));
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        if let ApiError::Internal(detail) = &self {
+            eprintln!("h123 serve: internal error: {detail}");
+        }
+        let body = ErrorBody {
+            error: ApiErrorBody {
+                code: self.code().to_owned(),
+                message: self.to_string(),
+            },
+        };
+        let mut response = (status, Json(body)).into_response();
+        let headers = response.headers_mut();
+        match &self {
+            ApiError::RateLimited(decision) => {
+                rate_headers(decision, headers);
+                headers.insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from(decision.retry_after_secs),
+                );
+            }
+            ApiError::TooManyProbes(_) | ApiError::ServerBusy => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(2u32));
+            }
+            ApiError::ShuttingDown => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(10u32));
+            }
+            _ => {}
+        }
+        response
+    }
+}

@@ -1,0 +1,134 @@
+//! The Server-Sent Events stream of one probe: history first, then live events, then `done`.
+
+use super::error::Result;
+use super::probes::load;
+use crate::server::AppState;
+use crate::server::registry::LiveProbe;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::{self, Stream};
+use h123_shared::api::{ProbeEvent, ProbeRecord};
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The SSE response for probe `id`, starting at event index `from`.
+///
+/// # Errors
+/// 404 when there is no such probe.
+pub async fn event_stream(state: &AppState, id: &str, from: usize) -> Result<Response> {
+    if let Some(live) = state.registry.get(id) {
+        let stream = live_stream(live, from);
+        return Ok(sse(stream));
+    }
+    let record = load(state, id).await?;
+    Ok(sse(replay(record, from)))
+}
+
+fn sse(stream: impl Stream<Item = Result<Event, Infallible>> + Send + 'static) -> Response {
+    let mut response = Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
+    response.headers_mut().insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-cache"),
+    );
+    response
+}
+
+/// One SSE event for a probe event at index `index`.
+pub fn to_event(index: usize, event: &ProbeEvent) -> Event {
+    let name = match event {
+        ProbeEvent::Phase { .. } => "phase",
+        ProbeEvent::Attempt { .. } => "attempt",
+        ProbeEvent::Skipped { .. } => "skipped",
+    };
+    let data = serde_json::to_string(event).unwrap_or_else(|_| "{}".to_owned());
+    Event::default()
+        .event(name)
+        .id(index.to_string())
+        .data(data)
+}
+
+fn done_event(record: &ProbeRecord) -> Event {
+    let data = serde_json::to_string(record).unwrap_or_else(|_| "{}".to_owned());
+    Event::default().event("done").data(data)
+}
+
+struct Cursor {
+    live: Arc<LiveProbe>,
+    changed: watch::Receiver<u64>,
+    next: usize,
+    pending: VecDeque<Event>,
+    finished: bool,
+}
+
+fn live_stream(
+    live: Arc<LiveProbe>,
+    from: usize,
+) -> impl Stream<Item = Result<Event, Infallible>> + Send + 'static {
+    let cursor = Cursor {
+        changed: live.subscribe(),
+        live,
+        next: from,
+        pending: VecDeque::new(),
+        finished: false,
+    };
+    stream::unfold(cursor, |mut c| async move {
+        loop {
+            if let Some(event) = c.pending.pop_front() {
+                return Some((Ok(event), c));
+            }
+            if c.finished {
+                return None;
+            }
+            // Mark the current version seen before reading, so no change is missed.
+            c.changed.borrow_and_update();
+            let update = c.live.read_from(c.next);
+            for event in &update.events {
+                c.pending.push_back(to_event(c.next, event));
+                c.next += 1;
+            }
+            if let Some(record) = update.done {
+                c.pending.push_back(done_event(&record));
+                c.finished = true;
+                continue;
+            }
+            if c.pending.is_empty() && c.changed.changed().await.is_err() {
+                // The probe was dropped without finishing; end the stream.
+                return None;
+            }
+        }
+    })
+}
+
+/// The events of a finished probe, rebuilt from its record: one `attempt` per
+/// attempt and one `skipped` per skipped protocol, in run order, then `done`.
+/// (Phase events are not stored; the attempts carry every phase.)
+fn replay(record: ProbeRecord, from: usize) -> impl Stream<Item = Result<Event, Infallible>> {
+    let mut events = Vec::new();
+    for run in &record.result.runs {
+        if let Some(reason) = &run.skipped {
+            events.push(ProbeEvent::Skipped {
+                protocol: run.protocol,
+                reason: reason.clone(),
+            });
+        }
+        for attempt in &run.attempts {
+            events.push(ProbeEvent::Attempt {
+                protocol: run.protocol,
+                attempt: Box::new(attempt.clone()),
+            });
+        }
+    }
+    let mut out: Vec<Result<Event, Infallible>> = events
+        .iter()
+        .enumerate()
+        .skip(from)
+        .map(|(i, e)| Ok(to_event(i, e)))
+        .collect();
+    out.push(Ok(done_event(&record)));
+    stream::iter(out)
+}

@@ -1,0 +1,48 @@
+//! `GET /metrics` (Prometheus text), and the middleware that counts every request.
+
+use crate::server::AppState;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+/// Prometheus metrics: probes by protocol and outcome, phase durations, API requests and latency, rejections.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "operations",
+    responses((status = 200, description = "Prometheus text exposition format 0.0.4", body = String,
+        content_type = "text/plain"))
+)]
+pub async fn metrics_get(State(state): State<AppState>) -> Response {
+    let text = state.metrics.render(state.gauges());
+    let mut response = text.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    response
+}
+
+/// Counts the request by route pattern and status, and times it (until the
+/// response head is ready; an event stream's body is not included).
+pub async fn track(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_owned())
+        .unwrap_or_else(|| {
+            if request.uri().path().starts_with("/api/") {
+                "/api/(unknown)".to_owned()
+            } else {
+                "(static)".to_owned()
+            }
+        });
+    let started = crate::probe::trace::now();
+    let response = next.run(request).await;
+    let took = crate::probe::trace::now().saturating_duration_since(started);
+    state
+        .metrics
+        .request(&route, response.status().as_u16(), took);
+    response
+}

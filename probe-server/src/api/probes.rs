@@ -1,0 +1,364 @@
+//! `/api/v1/probes`: create a probe, read it (JSON, events, HAR, curl, SVG), list recent ones.
+
+use super::conditional::{Representation, respond};
+use super::error::{ApiError, Result, rate_headers};
+use super::events::event_stream;
+use super::extract::{ApiJson, ClientIp, ProbeId};
+use super::svg;
+use crate::probe::plan::Plan;
+use crate::server::AppState;
+use crate::server::registry::Refusal;
+use crate::server::runner;
+use crate::store::{is_valid_id, new_id};
+use axum::extract::{FromRequest, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use h123_shared::api::{
+    ApiError as ErrorBody, ProbeCreated, ProbeLinks, ProbeList, ProbeRecord, ProbeStatus,
+};
+use h123_shared::{ProbeOptions, ProbeResult, SCHEMA_VERSION};
+use serde::Deserialize;
+use std::fmt::Write as _;
+
+/// Largest `limit` of one list page.
+pub const MAX_PAGE: usize = 100;
+
+/// Query of `GET /api/v1/probes`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Page size, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u32>,
+    /// Return probes older than this id (the previous page's `next_before`).
+    pub before: Option<String>,
+}
+
+/// Starts a probe and answers at once with its id and links.
+#[utoipa::path(
+    post,
+    path = "/api/v1/probes",
+    tag = "probes",
+    request_body(content = ProbeOptions, content_type = "application/json",
+        description = "What to measure; every field but `url` is optional.",
+        example = json!({"url": "https://example.com/", "protocols": ["h1", "h2", "h3"], "repeat": 3})),
+    responses(
+        (status = 202, description = "Accepted and started; follow `links.events` for progress.", body = ProbeCreated,
+            headers(("Location" = String, description = "The probe's JSON record"),
+                    ("RateLimit-Limit" = u32, description = "Requests allowed in a burst"),
+                    ("RateLimit-Remaining" = u32, description = "Requests left now"),
+                    ("RateLimit-Reset" = u64, description = "Seconds until the limit is whole again")),
+            links(
+                ("record" = (operation_id = "probes_get", parameters(("id" = "$response.body#/id")))),
+                ("events" = (operation_id = "probes_events", parameters(("id" = "$response.body#/id")))),
+                ("har" = (operation_id = "probes_har", parameters(("id" = "$response.body#/id")))),
+                ("curl" = (operation_id = "probes_curl", parameters(("id" = "$response.body#/id")))),
+                ("waterfall" = (operation_id = "probes_svg", parameters(("id" = "$response.body#/id")))),
+            )),
+        (status = 400, description = "The body is not JSON (`invalid_json`).", body = ErrorBody),
+        (status = 403, description = "The target is not allowed (`blocked_target`), with the reason.", body = ErrorBody),
+        (status = 413, description = "The body is too large.", body = ErrorBody),
+        (status = 415, description = "The body is not declared as JSON.", body = ErrorBody),
+        (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `out_of_range`, ...", body = ErrorBody),
+        (status = 429, description = "`rate_limited` or `too_many_probes`; see `Retry-After`.", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "`server_busy` (queue full) or `shutting_down`.", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    )
+)]
+pub async fn probes_create(
+    State(state): State<AppState>,
+    ClientIp(client): ClientIp,
+    request: Request,
+) -> Result<Response> {
+    if state.is_shutting_down() {
+        return Err(ApiError::ShuttingDown);
+    }
+    let decision = state.limiter.check(client);
+    if !decision.allowed {
+        state.metrics.rejected("rate");
+        return Err(ApiError::RateLimited(decision));
+    }
+    let ApiJson(options) = ApiJson::<ProbeOptions>::from_request(request, &()).await?;
+    let mut plan = Plan::new(options, &state.config.limits)?;
+    // A DNS server named in the request is checked by the guard; the server's own is trusted.
+    let default_dns = state.config.dns_server;
+    state
+        .config
+        .guard
+        .check(&plan, default_dns)
+        .await
+        .map_err(ApiError::BlockedTarget)?;
+    if plan.dns_server.is_none() {
+        plan.dns_server = default_dns;
+    }
+    let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
+    let now = crate::probe::trace::unix_ms();
+    let record = ProbeRecord {
+        id: id.clone(),
+        status: ProbeStatus::Running,
+        created_at_unix_ms: now,
+        options: plan.options.clone(),
+        result: ProbeResult {
+            schema_version: SCHEMA_VERSION,
+            started_at_unix_ms: now,
+            options: plan.options.clone(),
+            runs: Vec::new(),
+        },
+    };
+    let config = &state.config;
+    let live = state
+        .registry
+        .try_insert(
+            record.clone(),
+            client,
+            config.per_client_probes,
+            config.max_running + config.max_queued,
+        )
+        .map_err(|refusal| match refusal {
+            Refusal::Client => {
+                state.metrics.rejected("client_probes");
+                ApiError::TooManyProbes(config.per_client_probes)
+            }
+            Refusal::Full => {
+                state.metrics.rejected("queue_full");
+                ApiError::ServerBusy
+            }
+        })?;
+    if let Err(e) = state.store.insert(record).await {
+        state.registry.remove(&id);
+        return Err(e.into());
+    }
+    runner::spawn(state.clone(), live, plan);
+    let links = ProbeLinks::for_id(&id);
+    let location = HeaderValue::from_str(&links.self_)
+        .map_err(|e| ApiError::Internal(format!("location header: {e}")))?;
+    let body = ProbeCreated {
+        id,
+        status: ProbeStatus::Running,
+        links,
+    };
+    let mut response = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
+    response.headers_mut().insert(header::LOCATION, location);
+    rate_headers(&decision, response.headers_mut());
+    Ok(response)
+}
+
+/// The record: running (partial) or finished, from memory or the store.
+pub async fn load(state: &AppState, id: &str) -> Result<ProbeRecord> {
+    if !is_valid_id(id) {
+        return Err(ApiError::no_probe(id));
+    }
+    if let Some(live) = state.registry.get(id) {
+        return Ok(live.record());
+    }
+    state
+        .store
+        .get(id.to_owned())
+        .await?
+        .ok_or_else(|| ApiError::no_probe(id))
+}
+
+/// The probe's record: options, status and (partial while running) result.
+#[utoipa::path(
+    get,
+    path = "/api/v1/probes/{id}",
+    tag = "probes",
+    params(("id" = String, Path, description = "The probe's id"),
+           ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier answer")),
+    responses(
+        (status = 200, description = "The record", body = ProbeRecord,
+            headers(("ETag" = String, description = "Changes whenever the record does"))),
+        (status = 304, description = "Unchanged since the given ETag"),
+        (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+    )
+)]
+pub async fn probes_get(
+    State(state): State<AppState>,
+    ProbeId(id): ProbeId,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let record = load(&state, &id).await?;
+    let body = serde_json::to_vec(&record).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(respond(&headers, Representation::json(body, record.status)))
+}
+
+/// Recent probes, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/probes",
+    tag = "probes",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "A page of probes", body = ProbeList),
+        (status = 400, description = "Bad `limit` or unknown `before` (`invalid_query`)", body = ErrorBody),
+    )
+)]
+pub async fn probes_list(
+    State(state): State<AppState>,
+    query: std::result::Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response> {
+    let Query(query) = query.map_err(|e| ApiError::InvalidQuery(e.body_text()))?;
+    let limit = query.limit.unwrap_or(20) as usize;
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(ApiError::InvalidQuery(format!(
+            "limit must be between 1 and {MAX_PAGE} (got {limit})"
+        )));
+    }
+    let items = state.store.list(limit, query.before).await?;
+    let next_before = (items.len() == limit)
+        .then(|| items.last().map(|s| s.id.clone()))
+        .flatten();
+    let mut response = axum::Json(ProbeList { items, next_before }).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(response)
+}
+
+/// Live progress as Server-Sent Events: `phase`, `attempt` and `skipped` events
+/// (each a `ProbeEvent`), then one `done` event carrying the final `ProbeRecord`.
+/// A late client gets everything from the start; `Last-Event-ID` resumes.
+#[utoipa::path(
+    get,
+    path = "/api/v1/probes/{id}/events",
+    tag = "probes",
+    params(("id" = String, Path, description = "The probe's id"),
+           ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id")),
+    responses(
+        (status = 200, description = "An event stream; each `data:` is a ProbeEvent, the last (`event: done`) a ProbeRecord",
+            content_type = "text/event-stream", body = String),
+        (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+    )
+)]
+pub async fn probes_events(
+    State(state): State<AppState>,
+    ProbeId(id): ProbeId,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map(|last| last.saturating_add(1))
+        .unwrap_or(0);
+    event_stream(&state, &id, resume).await
+}
+
+/// The probe as a HAR 1.2 document (opens in browser dev tools and HAR viewers).
+#[utoipa::path(
+    get,
+    path = "/api/v1/probes/{id}/har",
+    tag = "exports",
+    params(("id" = String, Path, description = "The probe's id")),
+    responses(
+        (status = 200, description = "HAR 1.2", body = Object, content_type = "application/json",
+            headers(("ETag" = String, description = "Changes whenever the record does"))),
+        (status = 304, description = "Unchanged since the given ETag"),
+        (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+    )
+)]
+pub async fn probes_har(
+    State(state): State<AppState>,
+    ProbeId(id): ProbeId,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let record = load(&state, &id).await?;
+    let har = h123_shared::har::to_har(&record.result);
+    let body = serde_json::to_vec_pretty(&har).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let mut rep = Representation::json(body, record.status);
+    rep.disposition = Some(format!("inline; filename=\"h123-{}.har\"", record.id));
+    Ok(respond(&headers, rep))
+}
+
+/// curl's `-w` timers per attempt, and the equivalent curl command per protocol.
+#[utoipa::path(
+    get,
+    path = "/api/v1/probes/{id}/curl",
+    tag = "exports",
+    params(("id" = String, Path, description = "The probe's id")),
+    responses(
+        (status = 200, description = "`name: seconds` lines per attempt, as `curl -w` prints them", body = String,
+            content_type = "text/plain",
+            headers(("ETag" = String, description = "Changes whenever the record does"))),
+        (status = 304, description = "Unchanged since the given ETag"),
+        (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+    )
+)]
+pub async fn probes_curl(
+    State(state): State<AppState>,
+    ProbeId(id): ProbeId,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let record = load(&state, &id).await?;
+    let text = curl_text(&record);
+    Ok(respond(
+        &headers,
+        Representation::new(
+            text.into_bytes(),
+            "text/plain; charset=utf-8",
+            record.status,
+        ),
+    ))
+}
+
+/// The curl export: a commented block per attempt, then the commands.
+pub fn curl_text(record: &ProbeRecord) -> String {
+    let mut out = format!(
+        "# h123 probe {} of {} ({})\n",
+        record.id,
+        record.options.url,
+        crate::store::status_str(record.status)
+    );
+    for run in &record.result.runs {
+        if let Some(reason) = &run.skipped {
+            let _ = writeln!(out, "\n# {} skipped: {reason}", run.protocol);
+        }
+        for attempt in &run.attempts {
+            let _ = writeln!(
+                out,
+                "\n# {} attempt {} hop {}: {}",
+                run.protocol, attempt.attempt, attempt.hop, attempt.url
+            );
+            if let Some(f) = &attempt.failure {
+                let _ = writeln!(out, "# failed in {}: {}", f.phase.as_str(), f.message);
+            }
+            out.push_str(&h123_shared::curl::curl_format(attempt));
+        }
+    }
+    out.push_str("\n# the same requests with curl:\n");
+    for protocol in &record.options.protocols {
+        let _ = writeln!(
+            out,
+            "{}",
+            h123_shared::curl::curl_command(&record.options, *protocol)
+        );
+    }
+    out
+}
+
+/// The waterfall as an SVG picture, for chats and issues.
+#[utoipa::path(
+    get,
+    path = "/api/v1/probes/{id}/waterfall.svg",
+    tag = "exports",
+    params(("id" = String, Path, description = "The probe's id")),
+    responses(
+        (status = 200, description = "The waterfall", body = String, content_type = "image/svg+xml",
+            headers(("ETag" = String, description = "Changes whenever the record does"))),
+        (status = 304, description = "Unchanged since the given ETag"),
+        (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+    )
+)]
+pub async fn probes_svg(
+    State(state): State<AppState>,
+    ProbeId(id): ProbeId,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let record = load(&state, &id).await?;
+    let picture = svg::render(&record);
+    Ok(respond(
+        &headers,
+        Representation::new(picture.into_bytes(), "image/svg+xml", record.status),
+    ))
+}

@@ -1,0 +1,245 @@
+//! The server-rendered waterfall: `shared::waterfall::layout` drawn as a
+//! self-contained SVG that reads well when pasted into a chat or an issue.
+
+use h123_shared::api::ProbeRecord;
+use h123_shared::format::ms;
+use h123_shared::waterfall::{Row, layout};
+use h123_shared::{Phase, Protocol};
+use std::fmt::Write as _;
+
+const WIDTH: f64 = 960.0;
+const PLOT_X: f64 = 200.0;
+const PLOT_W: f64 = 650.0;
+const ROW_H: f64 = 26.0;
+const BAR_H: f64 = 16.0;
+const TOP: f64 = 92.0;
+
+/// The fill colour of a phase (distinct in hue and lightness).
+pub fn colour(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Dns => "#7c3aed",
+        Phase::Connect => "#d97706",
+        Phase::Tls => "#db2777",
+        Phase::Quic => "#0d9488",
+        Phase::Send => "#64748b",
+        Phase::Wait => "#16a34a",
+        Phase::Receive => "#2563eb",
+    }
+}
+
+/// Escapes text for SVG content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// Draws `record` as an SVG document.
+pub fn render(record: &ProbeRecord) -> String {
+    let waterfall = layout(&record.result);
+    let rows = waterfall.rows.len();
+    let skipped = waterfall.skipped.len();
+    let plot_bottom = TOP + ROW_H * rows.max(1) as f64;
+    let height = plot_bottom + 24.0 + 20.0 * skipped as f64 + 48.0;
+    let mut svg = String::with_capacity(4096 + rows * 600);
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="Helvetica, Arial, sans-serif" font-size="12">"#
+    );
+    let _ = write!(
+        svg,
+        r##"<title>h123 waterfall of {url}</title><rect width="100%" height="100%" fill="#ffffff"/>"##,
+        url = escape(&shorten(&record.options.url, 200))
+    );
+    let status = crate::store::status_str(record.status);
+    let _ = write!(
+        svg,
+        r##"<text x="16" y="26" font-size="16" font-weight="bold" fill="#111827">h123 · {}</text>"##,
+        escape(&shorten(&record.options.url, 90))
+    );
+    let protocols: Vec<&str> = record
+        .options
+        .protocols
+        .iter()
+        .map(|p| p.http_version())
+        .collect();
+    let _ = write!(
+        svg,
+        r##"<text x="16" y="46" fill="#4b5563">{} · {} attempt(s) · {} · probe {}</text>"##,
+        escape(&protocols.join(", ")),
+        rows,
+        status,
+        escape(&record.id)
+    );
+    // Axis: ticks, labels and grid lines.
+    for tick in &waterfall.ticks {
+        let x = PLOT_X + tick.x * PLOT_W;
+        let _ = write!(
+            svg,
+            r##"<line x1="{x:.1}" y1="{y1}" x2="{x:.1}" y2="{plot_bottom}" stroke="#e5e7eb"/><text x="{x:.1}" y="{ty}" text-anchor="middle" fill="#6b7280">{}</text>"##,
+            escape(&tick.label),
+            y1 = TOP - 8.0,
+            ty = TOP - 14.0
+        );
+    }
+    let _ = write!(
+        svg,
+        r##"<text x="{x}" y="{y}" text-anchor="end" fill="#6b7280">total</text>"##,
+        x = WIDTH - 16.0,
+        y = TOP - 14.0
+    );
+    if rows == 0 {
+        let _ = write!(
+            svg,
+            r##"<text x="{PLOT_X}" y="{y}" fill="#6b7280">no attempt finished yet</text>"##,
+            y = TOP + 17.0
+        );
+    }
+    let mut previous: Option<Protocol> = None;
+    for (i, row) in waterfall.rows.iter().enumerate() {
+        let y = TOP + ROW_H * i as f64;
+        if previous.is_some_and(|p| p != row.protocol) {
+            let _ = write!(
+                svg,
+                r##"<line x1="16" y1="{y}" x2="{x2}" y2="{y}" stroke="#9ca3af"/>"##,
+                x2 = WIDTH - 16.0
+            );
+        }
+        previous = Some(row.protocol);
+        draw_row(&mut svg, row, y);
+    }
+    let mut y = plot_bottom + 22.0;
+    for skip in &waterfall.skipped {
+        let _ = write!(
+            svg,
+            r##"<text x="16" y="{y}" fill="#92400e">{} not measured: {}</text>"##,
+            skip.protocol.http_version(),
+            escape(&shorten(&skip.reason, 120))
+        );
+        y += 20.0;
+    }
+    legend(&mut svg, y + 6.0);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+fn draw_row(svg: &mut String, row: &Row, y: f64) {
+    let text_y = y + ROW_H / 2.0 + 4.0;
+    let label_colour = if row.failed { "#b91c1c" } else { "#111827" };
+    let _ = write!(
+        svg,
+        r##"<text x="16" y="{text_y}" fill="{label_colour}">{}</text>"##,
+        escape(&shorten(&row.label, 28))
+    );
+    let bar_y = y + (ROW_H - BAR_H) / 2.0;
+    for bar in &row.bars {
+        let x = PLOT_X + bar.x * PLOT_W;
+        let w = (bar.width * PLOT_W).max(1.0);
+        let duration = bar.end_us.saturating_sub(bar.start_us);
+        let _ = write!(
+            svg,
+            r#"<rect x="{x:.1}" y="{bar_y:.1}" width="{w:.1}" height="{BAR_H}" fill="{}" rx="2"><title>{} {}</title></rect>"#,
+            colour(bar.phase),
+            bar.phase.as_str(),
+            escape(&ms(duration))
+        );
+        let label = format!("{} {}", bar.phase.as_str(), ms(duration));
+        if w >= 7.0 * label.len() as f64 {
+            let _ = write!(
+                svg,
+                r##"<text x="{cx:.1}" y="{text_y}" text-anchor="middle" fill="#ffffff" font-size="11">{}</text>"##,
+                escape(&label),
+                cx = x + w / 2.0
+            );
+        }
+    }
+    for mark in &row.marks {
+        let _ = write!(
+            svg,
+            r##"<rect x="{x:.1}" y="{my:.1}" width="{w:.1}" height="3" fill="#052e16"><title>{}</title></rect>"##,
+            escape(&mark.name),
+            x = PLOT_X + mark.x * PLOT_W,
+            w = (mark.width * PLOT_W).max(1.0),
+            my = bar_y + BAR_H - 3.0
+        );
+    }
+    let total = if row.failed {
+        format!("{} ✗", ms(row.total_us))
+    } else {
+        ms(row.total_us)
+    };
+    let _ = write!(
+        svg,
+        r##"<text x="{x}" y="{text_y}" text-anchor="end" fill="{label_colour}" font-weight="bold">{}</text>"##,
+        escape(&total),
+        x = WIDTH - 16.0
+    );
+}
+
+fn legend(svg: &mut String, y: f64) {
+    let mut x = 16.0;
+    for phase in Phase::ALL {
+        let _ = write!(
+            svg,
+            r##"<rect x="{x}" y="{y}" width="12" height="12" fill="{}" rx="2"/><text x="{tx}" y="{ty}" fill="#374151">{}</text>"##,
+            colour(phase),
+            phase.as_str(),
+            tx = x + 16.0,
+            ty = y + 10.0
+        );
+        x += 22.0 + 8.0 * phase.as_str().len() as f64 + 14.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use h123_shared::api::ProbeStatus;
+    use h123_shared::{ProbeOptions, ProbeResult, SCHEMA_VERSION};
+
+    #[test]
+    fn text_is_escaped_and_empty_results_still_draw() {
+        let options = ProbeOptions {
+            url: "https://e.com/?a=<script>&b=\"x\"".into(),
+            ..ProbeOptions::default()
+        };
+        let record = ProbeRecord {
+            id: "abc".into(),
+            status: ProbeStatus::Running,
+            created_at_unix_ms: 0,
+            result: ProbeResult {
+                schema_version: SCHEMA_VERSION,
+                started_at_unix_ms: 0,
+                options: options.clone(),
+                runs: Vec::new(),
+            },
+            options,
+        };
+        let svg = render(&record);
+        assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+        assert!(!svg.contains("<script>"));
+        assert!(svg.contains("&lt;script&gt;&amp;b=&quot;x&quot;"));
+        assert!(svg.contains("no attempt finished yet"));
+        assert!(svg.trim_end().ends_with("</svg>"));
+    }
+}

@@ -1,0 +1,247 @@
+//! `h123 serve`: the API server, its store, its limits and graceful shutdown.
+
+use crate::api;
+use crate::probe::guard::{AllowedTarget, ConnectPolicy};
+use crate::probe::tls::TrustSettings;
+use crate::server::limit::RateConfig;
+use crate::server::target_guard::TargetGuard;
+use crate::server::{AppState, ServerConfig, server_limits};
+use crate::store::SharedStore;
+use crate::store::sqlite::SqliteStore;
+use clap::Args;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Options of `h123 serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
+    pub listen: SocketAddr,
+    /// SQLite database file (created with its folder if missing).
+    #[arg(long, default_value = "./data/h123.sqlite", value_name = "FILE")]
+    pub db: PathBuf,
+    /// The built web UI; default ./dist when it exists, else a built-in page.
+    #[arg(long, value_name = "DIR")]
+    pub web_root: Option<PathBuf>,
+    /// Let probes reach private, loopback and link-local addresses (trusted networks only).
+    #[arg(long)]
+    pub allow_private: bool,
+    /// Let probes reach this one address (and port): repeatable, e.g. 10.0.0.7:8443.
+    #[arg(long = "allow-target", value_name = "ADDR[:PORT]")]
+    pub allow_targets: Vec<AllowedTarget>,
+    /// Connect only to --allow-target addresses, public ones included (tests, closed deployments).
+    #[arg(long)]
+    pub only_allowed_targets: bool,
+    /// Ports a target URL may use (repeatable); any when not given.
+    #[arg(long = "allow-port", value_name = "PORT")]
+    pub allow_ports: Vec<u16>,
+    /// DNS server for probes that name none: ip[:port].
+    #[arg(long, value_name = "ADDR")]
+    pub dns_server: Option<String>,
+    /// Trust only the CA certificates in this PEM file.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// Most attempts per protocol in one probe.
+    #[arg(long, default_value_t = 10)]
+    pub max_repeat: u32,
+    /// Longest per-attempt timeout a probe may ask for, in milliseconds.
+    #[arg(long, default_value_t = 30_000, value_name = "MS")]
+    pub max_timeout_ms: u64,
+    /// Largest body a probe may read, in bytes.
+    #[arg(long, default_value_t = 10 * 1024 * 1024, value_name = "BYTES")]
+    pub max_body_bytes: u64,
+    /// Longest a whole probe may run before it is stopped and stored as cancelled, in seconds.
+    #[arg(long, default_value_t = 120, value_name = "SECS")]
+    pub max_probe_secs: u64,
+    /// Probes running at once, over all clients.
+    #[arg(long, default_value_t = 16)]
+    pub max_running: usize,
+    /// Probes waiting for a slot before new ones get 503.
+    #[arg(long, default_value_t = 256)]
+    pub max_queued: usize,
+    /// Probes one client (IP address) may have in flight.
+    #[arg(long, default_value_t = 4)]
+    pub per_client_probes: usize,
+    /// Probe creations one client may burst.
+    #[arg(long, default_value_t = 10)]
+    pub rate_burst: u32,
+    /// Sustained probe creations per client per minute.
+    #[arg(long, default_value_t = 30)]
+    pub rate_per_minute: u32,
+    /// On SIGTERM or Ctrl-C, how long in-flight probes may finish before being stored as cancelled.
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    pub shutdown_grace_secs: u64,
+}
+
+impl ServeArgs {
+    /// The server configuration these arguments describe.
+    ///
+    /// # Errors
+    /// A readable line when the CA file or DNS server is unusable.
+    pub fn config(&self) -> Result<ServerConfig, String> {
+        let trust = match &self.cacert {
+            Some(path) => TrustSettings::from_ca_file(path)?,
+            None => TrustSettings::system(),
+        };
+        let dns_server = self
+            .dns_server
+            .as_deref()
+            .map(|text| {
+                text.parse::<SocketAddr>()
+                    .or_else(|_| {
+                        let bare = text.trim_start_matches('[').trim_end_matches(']');
+                        bare.parse().map(|ip| SocketAddr::new(ip, 53))
+                    })
+                    .map_err(|_| format!("--dns-server `{text}` must be ip or ip:port"))
+            })
+            .transpose()?;
+        let policy = if self.allow_private {
+            ConnectPolicy::allow_all()
+        } else if self.only_allowed_targets {
+            ConnectPolicy::only(self.allow_targets.clone())
+        } else {
+            ConnectPolicy::public_only(self.allow_targets.clone())
+        };
+        let mut limits = server_limits();
+        limits.max_repeat = self.max_repeat.max(1);
+        limits.max_timeout_ms = self.max_timeout_ms.max(1);
+        limits.max_body_bytes = self.max_body_bytes.max(1);
+        Ok(ServerConfig {
+            limits,
+            guard: TargetGuard {
+                policy,
+                ports: self.allow_ports.clone(),
+            },
+            dns_server,
+            trust,
+            max_running: self.max_running.max(1),
+            max_queued: self.max_queued,
+            per_client_probes: self.per_client_probes.max(1),
+            rate: RateConfig {
+                burst: self.rate_burst,
+                per_minute: self.rate_per_minute,
+            },
+            max_probe_time: Duration::from_secs(self.max_probe_secs.max(1)),
+        })
+    }
+}
+
+/// Runs the server until SIGTERM or Ctrl-C.
+pub async fn run(args: ServeArgs) -> ExitCode {
+    match serve(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("h123 serve: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let config = args.config().map_err(anyhow::Error::msg)?;
+    let store = SqliteStore::open(&args.db)?;
+    let store = SharedStore::new(store);
+    let recovered = store.cancel_running().await?;
+    if recovered > 0 {
+        eprintln!(
+            "h123 serve: {recovered} probe(s) left running by an earlier stop are now cancelled"
+        );
+    }
+    let web_root = args.web_root.clone().or_else(|| {
+        let dist = PathBuf::from("./dist");
+        dist.join("index.html").is_file().then_some(dist)
+    });
+    let state = AppState::new(config, store);
+    let app = api::app_with_web_root(state.clone(), web_root.as_deref());
+    let listener = listen(args.listen)?;
+    let local = listener.local_addr()?;
+    eprintln!(
+        "h123 serve: listening on http://{local} (db {}, web {})",
+        args.db.display(),
+        web_root
+            .as_deref()
+            .map_or_else(|| "built-in page".to_owned(), |p| p.display().to_string())
+    );
+    let grace = Duration::from_secs(args.shutdown_grace_secs);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let drain = {
+        let state = state.clone();
+        let mut stop = stop_rx.clone();
+        async move {
+            let _ = stop.wait_for(|s| *s).await;
+            let cancelled = state.shutdown(grace).await;
+            if cancelled > 0 {
+                eprintln!("h123 serve: {cancelled} probe(s) stored as cancelled at shutdown");
+            }
+        }
+    };
+    let mut drain = tokio::spawn(drain);
+    let mut stopped = stop_rx.clone();
+    let server = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        let _ = stopped.wait_for(|s| *s).await;
+    });
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        eprintln!("h123 serve: stopping: no new probes; in-flight ones get {grace:?} to finish");
+        let _ = stop_tx.send(true);
+    });
+    let mut serving = tokio::spawn(async move { server.await });
+    tokio::select! {
+        served = &mut serving => {
+            // The server ends by itself only on an error, or once the stop
+            // signal closed the listener: then let the drain finish.
+            served??;
+            let _ = (&mut drain).await;
+        }
+        _ = &mut drain => {
+            // Connections (event streams included) end once their probes are
+            // finished or cancelled; give them a moment, then exit.
+            if let Ok(Ok(Err(e))) = tokio::time::timeout(Duration::from_secs(3), serving).await {
+                return Err(e.into());
+            }
+        }
+    }
+    eprintln!("h123 serve: stopped");
+    Ok(())
+}
+
+/// Binds `addr` with a deep accept queue, so a burst of new connections is
+/// not dropped (and retried a second later by the client's kernel).
+fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(4096)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}

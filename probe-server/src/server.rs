@@ -1,0 +1,169 @@
+//! The probe service behind the API: configuration, shared state, admission
+//! of new probes, running them, and graceful shutdown.
+
+pub mod limit;
+pub mod metrics;
+pub mod registry;
+pub mod runner;
+pub mod target_guard;
+
+use crate::probe::Engine;
+use crate::probe::plan::Limits;
+use crate::probe::tls::TrustSettings;
+use crate::store::SharedStore;
+use limit::{RateConfig, RateLimiter};
+use metrics::{Gauges, Metrics};
+use registry::Registry;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+use target_guard::TargetGuard;
+use tokio::sync::Semaphore;
+
+/// Everything `h123 serve` is configured with (besides where it listens).
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Bounds on each probe's options.
+    pub limits: Limits,
+    /// Where probes may connect; checked early by the API, and by the engine on every connect.
+    pub guard: TargetGuard,
+    /// DNS server for probes that name none (`ip:port`); the system's when `None`.
+    pub dns_server: Option<SocketAddr>,
+    /// Certificates trusted by probes.
+    pub trust: TrustSettings,
+    /// Probes running at once, over all clients.
+    pub max_running: usize,
+    /// Probes waiting for a running slot; beyond it new probes get 503.
+    pub max_queued: usize,
+    /// Probes one client may have in flight (running or queued).
+    pub per_client_probes: usize,
+    /// How fast one client may create probes.
+    pub rate: RateConfig,
+    /// Longest a whole probe may take; it is then stopped and stored as cancelled.
+    pub max_probe_time: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            limits: server_limits(),
+            guard: TargetGuard {
+                policy: crate::probe::guard::ConnectPolicy::public_only(Vec::new()),
+                ports: Vec::new(),
+            },
+            dns_server: None,
+            trust: TrustSettings::system(),
+            max_running: 16,
+            max_queued: 256,
+            per_client_probes: 4,
+            rate: RateConfig {
+                burst: 10,
+                per_minute: 30,
+            },
+            max_probe_time: Duration::from_secs(120),
+        }
+    }
+}
+
+/// The per-probe bounds a public server starts with: tighter than the CLI's.
+pub fn server_limits() -> Limits {
+    Limits {
+        max_repeat: 10,
+        max_redirects: 10,
+        max_timeout_ms: 30_000,
+        max_body_bytes: 10 * 1024 * 1024,
+        max_idle_gap_ms: 10_000,
+        max_url_len: 2048,
+        max_headers: 20,
+        max_header_bytes: 4096,
+    }
+}
+
+/// The state every handler shares: cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Shared>,
+}
+
+/// What [`AppState`] holds.
+pub struct Shared {
+    /// The configuration.
+    pub config: ServerConfig,
+    /// Durable records.
+    pub store: SharedStore,
+    /// Probes in flight.
+    pub registry: Registry,
+    /// The engine, with the server's trust store and connect policy.
+    pub engine: Engine,
+    /// Per-client request rate.
+    pub limiter: RateLimiter,
+    /// Counters for `/metrics`.
+    pub metrics: Metrics,
+    /// Running slots; a probe waits for one in the queue.
+    pub slots: Arc<Semaphore>,
+    /// Probes holding a slot now.
+    pub running: AtomicUsize,
+    shutting_down: AtomicBool,
+}
+
+impl AppState {
+    /// State for a server with `config`, storing in `store`.
+    pub fn new(config: ServerConfig, store: SharedStore) -> Self {
+        let engine = Engine::new(config.trust.clone(), config.guard.policy.clone());
+        AppState {
+            inner: Arc::new(Shared {
+                limiter: RateLimiter::new(config.rate),
+                slots: Arc::new(Semaphore::new(config.max_running.max(1))),
+                engine,
+                store,
+                registry: Registry::default(),
+                metrics: Metrics::default(),
+                running: AtomicUsize::new(0),
+                shutting_down: AtomicBool::new(false),
+                config,
+            }),
+        }
+    }
+
+    /// Whether shutdown has begun (new probes are refused).
+    pub fn is_shutting_down(&self) -> bool {
+        self.inner.shutting_down.load(Ordering::SeqCst)
+    }
+
+    /// The gauges for `/metrics`.
+    pub fn gauges(&self) -> Gauges {
+        Gauges {
+            in_flight: self.inner.registry.len(),
+            running: self.inner.running.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Stops accepting probes, lets those in flight finish for up to `grace`,
+    /// then stores the rest as cancelled (with what they measured so far).
+    /// Returns how many were cancelled.
+    pub async fn shutdown(&self, grace: Duration) -> usize {
+        self.inner.shutting_down.store(true, Ordering::SeqCst);
+        let deadline = crate::probe::trace::now() + grace;
+        while !self.registry.is_empty() && crate::probe::trace::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let mut cancelled = 0;
+        for live in self.registry.all() {
+            let record = live.cancelled_record();
+            if self.store.update(record.clone()).await.is_ok() && live.finish(record) {
+                cancelled += 1;
+            }
+            self.registry.remove(&live.record().id);
+        }
+        cancelled
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.inner
+    }
+}

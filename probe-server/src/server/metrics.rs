@@ -1,0 +1,223 @@
+//! Counters and histograms for `GET /metrics`, rendered in the Prometheus text format.
+
+use h123_shared::api::ProbeStatus;
+use h123_shared::{Phase, ProbeResult, Protocol};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Upper bounds (seconds) of the phase duration buckets.
+const PHASE_BUCKETS: &[f64] = &[
+    0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+/// Upper bounds (seconds) of the API latency buckets.
+const HTTP_BUCKETS: &[f64] = &[
+    0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+
+/// The server's metrics.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    runs: BTreeMap<(Protocol, &'static str), u64>,
+    probes: BTreeMap<&'static str, u64>,
+    phases: BTreeMap<Phase, Histogram>,
+    requests: BTreeMap<(String, u16), u64>,
+    latency: BTreeMap<String, Histogram>,
+    rejections: BTreeMap<&'static str, u64>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Histogram {
+    buckets: Vec<u64>,
+    sum: f64,
+    count: u64,
+}
+
+impl Histogram {
+    fn observe(&mut self, bounds: &[f64], value: f64) {
+        if self.buckets.len() != bounds.len() {
+            self.buckets = vec![0; bounds.len()];
+        }
+        for (bucket, bound) in self.buckets.iter_mut().zip(bounds) {
+            if value <= *bound {
+                *bucket += 1;
+            }
+        }
+        self.sum += value;
+        self.count += 1;
+    }
+
+    fn render(&self, out: &mut String, name: &str, labels: &str, bounds: &[f64]) {
+        let sep = if labels.is_empty() { "" } else { "," };
+        for (i, bound) in bounds.iter().enumerate() {
+            let n = self.buckets.get(i).copied().unwrap_or(0);
+            let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"{bound}\"}} {n}");
+        }
+        let _ = writeln!(
+            out,
+            "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {}",
+            self.count
+        );
+        let _ = writeln!(out, "{name}_sum{{{labels}}} {}", self.sum);
+        let _ = writeln!(out, "{name}_count{{{labels}}} {}", self.count);
+    }
+}
+
+/// Gauges read at scrape time.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Gauges {
+    /// Probes accepted and not yet finished.
+    pub in_flight: usize,
+    /// Probes running now (the rest wait in the queue).
+    pub running: usize,
+}
+
+impl Metrics {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts a finished probe: its status, each protocol's outcome and every phase.
+    pub fn probe_finished(&self, status: ProbeStatus, result: &ProbeResult) {
+        let mut inner = self.lock();
+        let status = crate::store::status_str(status);
+        *inner.probes.entry(status).or_default() += 1;
+        for run in &result.runs {
+            let outcome = if run.skipped.is_some() {
+                "skipped"
+            } else if run.attempts.iter().any(|a| a.failure.is_some()) {
+                "failed"
+            } else {
+                "ok"
+            };
+            *inner.runs.entry((run.protocol, outcome)).or_default() += 1;
+            for attempt in &run.attempts {
+                for (phase, span) in attempt.phases.present() {
+                    inner
+                        .phases
+                        .entry(phase)
+                        .or_default()
+                        .observe(PHASE_BUCKETS, span.duration().as_secs());
+                }
+            }
+        }
+    }
+
+    /// Counts an API request on `route` (the matched path pattern).
+    pub fn request(&self, route: &str, status: u16, took: Duration) {
+        let mut inner = self.lock();
+        *inner
+            .requests
+            .entry((route.to_owned(), status))
+            .or_default() += 1;
+        inner
+            .latency
+            .entry(route.to_owned())
+            .or_default()
+            .observe(HTTP_BUCKETS, took.as_secs_f64());
+    }
+
+    /// Counts a refused request; `reason` is `rate`, `client_probes` or `queue_full`.
+    pub fn rejected(&self, reason: &'static str) {
+        *self.lock().rejections.entry(reason).or_default() += 1;
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self, gauges: Gauges) -> String {
+        let inner = self.lock();
+        let mut out = String::with_capacity(8192);
+        out.push_str("# HELP h123_probes_total Probes finished, by final status.\n# TYPE h123_probes_total counter\n");
+        for (status, n) in &inner.probes {
+            let _ = writeln!(out, "h123_probes_total{{status=\"{status}\"}} {n}");
+        }
+        out.push_str("# HELP h123_protocol_runs_total Protocol runs of finished probes, by protocol and outcome (ok, failed, skipped).\n# TYPE h123_protocol_runs_total counter\n");
+        for ((protocol, outcome), n) in &inner.runs {
+            let _ = writeln!(
+                out,
+                "h123_protocol_runs_total{{protocol=\"{protocol}\",outcome=\"{outcome}\"}} {n}"
+            );
+        }
+        out.push_str("# HELP h123_phase_duration_seconds Measured phase durations.\n# TYPE h123_phase_duration_seconds histogram\n");
+        for (phase, h) in &inner.phases {
+            let labels = format!("phase=\"{}\"", phase.as_str());
+            h.render(
+                &mut out,
+                "h123_phase_duration_seconds",
+                &labels,
+                PHASE_BUCKETS,
+            );
+        }
+        out.push_str("# HELP h123_http_requests_total API requests, by route and status.\n# TYPE h123_http_requests_total counter\n");
+        for ((route, status), n) in &inner.requests {
+            let route = escape_label(route);
+            let _ = writeln!(
+                out,
+                "h123_http_requests_total{{route=\"{route}\",status=\"{status}\"}} {n}"
+            );
+        }
+        out.push_str("# HELP h123_http_request_duration_seconds API request latency, by route.\n# TYPE h123_http_request_duration_seconds histogram\n");
+        for (route, h) in &inner.latency {
+            let labels = format!("route=\"{}\"", escape_label(route));
+            h.render(
+                &mut out,
+                "h123_http_request_duration_seconds",
+                &labels,
+                HTTP_BUCKETS,
+            );
+        }
+        out.push_str("# HELP h123_rejections_total Probe requests refused by a limit (rate, client_probes, queue_full).\n# TYPE h123_rejections_total counter\n");
+        for reason in ["rate", "client_probes", "queue_full"] {
+            let n = inner.rejections.get(reason).copied().unwrap_or(0);
+            let _ = writeln!(out, "h123_rejections_total{{reason=\"{reason}\"}} {n}");
+        }
+        let _ = write!(
+            out,
+            "# HELP h123_probes_in_flight Probes accepted and not yet finished.\n# TYPE h123_probes_in_flight gauge\nh123_probes_in_flight {}\n# HELP h123_probes_running Probes running now.\n# TYPE h123_probes_running gauge\nh123_probes_running {}\n",
+            gauges.in_flight, gauges.running
+        );
+        out
+    }
+}
+
+fn escape_label(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_counters_and_cumulative_buckets() {
+        let metrics = Metrics::default();
+        metrics.request("/api/v1/probes/{id}", 200, Duration::from_micros(700));
+        metrics.request("/api/v1/probes/{id}", 404, Duration::from_millis(3));
+        metrics.rejected("rate");
+        let text = metrics.render(Gauges {
+            in_flight: 2,
+            running: 1,
+        });
+        assert!(
+            text.contains(
+                "h123_http_requests_total{route=\"/api/v1/probes/{id}\",status=\"404\"} 1"
+            )
+        );
+        assert!(text.contains(
+            "h123_http_request_duration_seconds_bucket{route=\"/api/v1/probes/{id}\",le=\"0.001\"} 1"
+        ));
+        assert!(text.contains(
+            "h123_http_request_duration_seconds_bucket{route=\"/api/v1/probes/{id}\",le=\"+Inf\"} 2"
+        ));
+        assert!(text.contains("h123_rejections_total{reason=\"rate\"} 1"));
+        assert!(text.contains("h123_probes_in_flight 2"));
+    }
+}

@@ -1,0 +1,293 @@
+//! Probes in flight: each one's event history, partial result and a change signal.
+//!
+//! A subscriber keeps a cursor into the history and waits on a `watch`
+//! channel for more, so one that connects late reads everything from the
+//! start, and a slow one never loses an event (no broadcast lag).
+
+use h123_shared::api::{ProbeEvent, ProbeRecord, ProbeStatus};
+use h123_shared::{Protocol, ProtocolRun};
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::watch;
+
+/// All probes in flight, by id.
+#[derive(Clone, Default)]
+pub struct Registry {
+    probes: Arc<Mutex<HashMap<String, Arc<LiveProbe>>>>,
+}
+
+/// One probe in flight.
+pub struct LiveProbe {
+    /// Who asked for it (for the per-client cap).
+    pub client: IpAddr,
+    state: Mutex<LiveState>,
+    changed: watch::Sender<u64>,
+}
+
+struct LiveState {
+    record: ProbeRecord,
+    events: Vec<ProbeEvent>,
+    finished: bool,
+}
+
+/// What a subscriber gets on each read: new events, and the final record once finished.
+#[derive(Debug, Default)]
+pub struct Update {
+    /// Events after the subscriber's cursor, in order.
+    pub events: Vec<ProbeEvent>,
+    /// The final record, once the probe finished (sent after the events).
+    pub done: Option<ProbeRecord>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Registry {
+    /// Adds a probe in flight, starting from `record`.
+    pub fn insert(&self, record: ProbeRecord, client: IpAddr) -> Arc<LiveProbe> {
+        let live = LiveProbe::new(record, client);
+        lock(&self.probes).insert(live.record().id, live.clone());
+        live
+    }
+
+    /// Adds a probe unless `client` has `per_client` in flight already, or
+    /// `total` are in flight over all clients; checked and added atomically.
+    ///
+    /// # Errors
+    /// Which cap was reached.
+    pub fn try_insert(
+        &self,
+        record: ProbeRecord,
+        client: IpAddr,
+        per_client: usize,
+        total: usize,
+    ) -> Result<Arc<LiveProbe>, Refusal> {
+        let mut probes = lock(&self.probes);
+        if probes.len() >= total {
+            return Err(Refusal::Full);
+        }
+        if probes.values().filter(|p| p.client == client).count() >= per_client {
+            return Err(Refusal::Client);
+        }
+        let live = LiveProbe::new(record, client);
+        probes.insert(live.record().id, live.clone());
+        Ok(live)
+    }
+
+    /// The probe in flight with this id.
+    pub fn get(&self, id: &str) -> Option<Arc<LiveProbe>> {
+        lock(&self.probes).get(id).cloned()
+    }
+
+    /// Forgets a finished probe (its record is in the store by then).
+    pub fn remove(&self, id: &str) {
+        lock(&self.probes).remove(id);
+    }
+
+    /// How many probes `client` has in flight.
+    pub fn count_for(&self, client: IpAddr) -> usize {
+        lock(&self.probes)
+            .values()
+            .filter(|p| p.client == client)
+            .count()
+    }
+
+    /// How many probes are in flight.
+    pub fn len(&self) -> usize {
+        lock(&self.probes).len()
+    }
+
+    /// Whether no probe is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every probe in flight.
+    pub fn all(&self) -> Vec<Arc<LiveProbe>> {
+        lock(&self.probes).values().cloned().collect()
+    }
+}
+
+/// Why [`Registry::try_insert`] refused.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The client has its maximum of probes in flight.
+    Client,
+    /// The server has its maximum in flight (running plus queued).
+    Full,
+}
+
+impl LiveProbe {
+    fn new(record: ProbeRecord, client: IpAddr) -> Arc<Self> {
+        let (changed, _) = watch::channel(0);
+        Arc::new(LiveProbe {
+            client,
+            state: Mutex::new(LiveState {
+                record,
+                events: Vec::new(),
+                finished: false,
+            }),
+            changed,
+        })
+    }
+
+    /// The record as it stands (partial while running).
+    pub fn record(&self) -> ProbeRecord {
+        lock(&self.state).record.clone()
+    }
+
+    /// Whether the probe has finished.
+    pub fn is_finished(&self) -> bool {
+        lock(&self.state).finished
+    }
+
+    /// Appends an event, folds finished attempts into the partial result and
+    /// wakes subscribers. Ignored once finished.
+    pub fn push(&self, event: ProbeEvent) {
+        let mut state = lock(&self.state);
+        if state.finished {
+            return;
+        }
+        match &event {
+            ProbeEvent::Attempt { protocol, attempt } => {
+                run_mut(&mut state.record, *protocol)
+                    .attempts
+                    .push((**attempt).clone());
+            }
+            ProbeEvent::Skipped { protocol, reason } => {
+                run_mut(&mut state.record, *protocol).skipped = Some(reason.clone());
+            }
+            ProbeEvent::Phase { .. } => {}
+        }
+        state.events.push(event);
+        let n = state.events.len() as u64;
+        drop(state);
+        self.changed.send_replace(n);
+    }
+
+    /// Sets the final record (the first call wins) and wakes subscribers.
+    /// Returns whether this call finished the probe.
+    pub fn finish(&self, record: ProbeRecord) -> bool {
+        let mut state = lock(&self.state);
+        if state.finished {
+            return false;
+        }
+        state.record = record;
+        state.finished = true;
+        let n = state.events.len() as u64 + 1;
+        drop(state);
+        self.changed.send_replace(n);
+        true
+    }
+
+    /// A record for a cancelled probe: what finished so far.
+    pub fn cancelled_record(&self) -> ProbeRecord {
+        let mut record = self.record();
+        record.status = ProbeStatus::Cancelled;
+        record
+    }
+
+    /// A signal that fires on every change.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// Events from `cursor` on, and the final record if finished.
+    pub fn read_from(&self, cursor: usize) -> Update {
+        let state = lock(&self.state);
+        Update {
+            events: state.events.get(cursor..).unwrap_or_default().to_vec(),
+            done: state.finished.then(|| state.record.clone()),
+        }
+    }
+}
+
+/// The run of `protocol` in `record`, created in the options' order if missing.
+fn run_mut(record: &mut ProbeRecord, protocol: Protocol) -> &mut ProtocolRun {
+    let runs = &mut record.result.runs;
+    let index = match runs.iter().position(|r| r.protocol == protocol) {
+        Some(i) => i,
+        None => {
+            let order = |p: Protocol| record.options.protocols.iter().position(|&q| q == p);
+            let at = runs
+                .iter()
+                .position(|r| order(r.protocol) > order(protocol))
+                .unwrap_or(runs.len());
+            runs.insert(
+                at,
+                ProtocolRun {
+                    protocol,
+                    skipped: None,
+                    discovery: None,
+                    attempts: Vec::new(),
+                },
+            );
+            at
+        }
+    };
+    &mut runs[index]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use h123_shared::{ProbeOptions, ProbeResult, SCHEMA_VERSION};
+
+    fn record() -> ProbeRecord {
+        let options = ProbeOptions {
+            url: "https://example.com/".into(),
+            ..ProbeOptions::default()
+        };
+        ProbeRecord {
+            id: "abc".into(),
+            status: ProbeStatus::Running,
+            created_at_unix_ms: 0,
+            result: ProbeResult {
+                schema_version: SCHEMA_VERSION,
+                started_at_unix_ms: 0,
+                options: options.clone(),
+                runs: Vec::new(),
+            },
+            options,
+        }
+    }
+
+    #[test]
+    fn late_readers_see_everything_then_done() {
+        let registry = Registry::default();
+        let live = registry.insert(record(), IpAddr::from([127, 0, 0, 1]));
+        live.push(ProbeEvent::Skipped {
+            protocol: Protocol::H3,
+            reason: "no".into(),
+        });
+        live.push(ProbeEvent::Skipped {
+            protocol: Protocol::H1,
+            reason: "no".into(),
+        });
+        let update = live.read_from(0);
+        assert_eq!(update.events.len(), 2);
+        assert!(update.done.is_none());
+        // Runs are kept in the order the options ask for.
+        let protocols: Vec<_> = live
+            .record()
+            .result
+            .runs
+            .iter()
+            .map(|r| r.protocol)
+            .collect();
+        assert_eq!(protocols, [Protocol::H1, Protocol::H3]);
+        let mut done = record();
+        done.status = ProbeStatus::Done;
+        assert!(live.finish(done.clone()));
+        assert!(!live.finish(record()));
+        let update = live.read_from(2);
+        assert!(update.events.is_empty());
+        assert_eq!(update.done, Some(done));
+        assert_eq!(live.read_from(99).events.len(), 0);
+        assert_eq!(registry.count_for(IpAddr::from([127, 0, 0, 1])), 1);
+        registry.remove("abc");
+        assert!(registry.is_empty());
+    }
+}

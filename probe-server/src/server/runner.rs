@@ -1,0 +1,63 @@
+//! Running one accepted probe: wait for a slot, run the engine, stream its
+//! events into the registry, store the final record.
+
+use super::AppState;
+use super::registry::LiveProbe;
+use crate::probe::plan::Plan;
+use crate::probe::trace::Progress;
+use h123_shared::api::{ProbeEvent, ProbeStatus};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use tokio::sync::mpsc;
+
+/// Starts `plan` in the background for the already registered and stored `live` probe.
+pub fn spawn(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
+    tokio::spawn(run(state, live, plan));
+}
+
+async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
+    let Ok(_slot) = state.slots.clone().acquire_owned().await else {
+        return;
+    };
+    if live.is_finished() {
+        // Cancelled by shutdown while queued.
+        return;
+    }
+    state.running.fetch_add(1, Ordering::Relaxed);
+    let (sender, mut receiver) = mpsc::unbounded_channel::<ProbeEvent>();
+    let probe = state.engine.run_observed(&plan, Progress::to(sender));
+    let forward = async {
+        while let Some(event) = receiver.recv().await {
+            live.push(event);
+        }
+    };
+    let outcome = tokio::time::timeout(state.config.max_probe_time, async {
+        let (result, ()) = tokio::join!(probe, forward);
+        result
+    })
+    .await;
+    state.running.fetch_sub(1, Ordering::Relaxed);
+    let record = match outcome {
+        Ok(result) => {
+            let mut record = live.record();
+            record.status = ProbeStatus::Done;
+            record.result = result;
+            record
+        }
+        Err(_) => live.cancelled_record(),
+    };
+    // Stored first, so once the probe leaves the registry the store has its final state.
+    match state.store.update(record.clone()).await {
+        Ok(()) => {
+            state.metrics.probe_finished(record.status, &record.result);
+            live.finish(record);
+        }
+        // Shutdown stored it as cancelled already; nothing more to do.
+        Err(crate::store::StoreError::Immutable(_)) => {}
+        Err(e) => {
+            eprintln!("h123 serve: cannot store probe {}: {e}", record.id);
+            live.finish(record);
+        }
+    }
+    state.registry.remove(&live.record().id);
+}

@@ -1,0 +1,179 @@
+//! The API's early target check: refuse a probe whose URL points at a forbidden address.
+//!
+//! This is a courtesy, so that a client is told "blocked" at once and why.
+//! The barrier is the engine's connect-time check on every dialled address
+//! (redirect hops and DNS rebinding included), which this does not replace.
+
+use crate::probe::dns::NameResolver;
+use crate::probe::guard::ConnectPolicy;
+use crate::probe::plan::Plan;
+use crate::probe::trace::AttemptTrace;
+use std::net::SocketAddr;
+use std::time::Duration;
+use url::Host;
+
+/// How long the early lookup may take; on timeout the probe runs and shows it.
+const LOOKUP_LIMIT: Duration = Duration::from_secs(3);
+
+/// Where a probe may go, as far as the API checks before starting it.
+#[derive(Clone, Debug)]
+pub struct TargetGuard {
+    /// The connect policy (the engine enforces the same one).
+    pub policy: ConnectPolicy,
+    /// Ports a target URL may use; any when empty.
+    pub ports: Vec<u16>,
+}
+
+impl TargetGuard {
+    /// `Ok` when `plan` may run, else the reason it is refused, e.g.
+    /// "internal.example resolves to 10.0.0.5, which is not allowed: 10.0.0.5 is a private (10.0.0.0/8) address".
+    ///
+    /// # Errors
+    /// The reason, as a sentence.
+    /// Names are looked up through the plan's DNS server (which must itself
+    /// pass the policy) or else `default_dns` (the server's own, trusted).
+    pub async fn check(&self, plan: &Plan, default_dns: Option<SocketAddr>) -> Result<(), String> {
+        if let Some(dns) = plan.dns_server {
+            self.policy
+                .check(dns)
+                .map_err(|reason| format!("dns_server {dns} is not allowed: {reason}"))?;
+        }
+        let port = plan.url.port_or_known_default().unwrap_or(80);
+        if !self.ports.is_empty() && !self.ports.contains(&port) {
+            return Err(format!(
+                "port {port} is not allowed: this server probes only ports {}",
+                self.ports
+                    .iter()
+                    .map(u16::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        let Some(host) = plan.url.host() else {
+            return Err("the URL has no host".to_owned());
+        };
+        if let Host::Domain(name) = host {
+            let bare = name.trim_end_matches('.').to_ascii_lowercase();
+            if bare == "localhost" || bare.ends_with(".localhost") {
+                return Err(format!(
+                    "{name} always names this machine (a loopback address)"
+                ));
+            }
+        }
+        let resolver = NameResolver::new(
+            plan.dns_server.or(default_dns),
+            plan.options.resolve.clone(),
+        );
+        let mut trace = AttemptTrace::start();
+        let addrs = match resolver
+            .resolve(&host, port, LOOKUP_LIMIT, &mut trace)
+            .await
+        {
+            Ok((_, addrs)) => addrs,
+            // The probe will meet (and record) the same failure.
+            Err(_) => return Ok(()),
+        };
+        for addr in addrs {
+            self.policy.check(addr).map_err(|reason| match host {
+                Host::Domain(name) => format!(
+                    "{name} resolves to {}, which is not allowed: {reason}",
+                    addr.ip()
+                ),
+                _ => reason,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::plan::Limits;
+    use h123_shared::ProbeOptions;
+
+    async fn verdict(url: &str) -> Result<(), String> {
+        let guard = TargetGuard {
+            policy: ConnectPolicy::public_only(Vec::new()),
+            ports: Vec::new(),
+        };
+        let options = ProbeOptions {
+            url: url.into(),
+            ..ProbeOptions::default()
+        };
+        let plan = Plan::new(options, &Limits::default()).unwrap();
+        guard.check(&plan, None).await
+    }
+
+    #[tokio::test]
+    async fn literals_in_every_spelling_are_refused() {
+        for url in [
+            "http://127.0.0.1/",
+            "http://2130706433/",
+            "http://0177.0.0.1/",
+            "http://0x7f.0.0.1/",
+            "http://0x7f000001/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::]/",
+            "http://0.0.0.0/",
+            "http://localhost./",
+            "http://a.b.localhost/",
+            "http://169.254.169.254/latest/meta-data/",
+        ] {
+            let reason = verdict(url).await.unwrap_err();
+            assert!(
+                reason.contains("loopback")
+                    || reason.contains("unspecified")
+                    || reason.contains("link-local"),
+                "{url}: {reason}"
+            );
+        }
+        assert_eq!(
+            verdict("http://10.0.0.5/").await.unwrap_err(),
+            "10.0.0.5 is a private (10.0.0.0/8) address"
+        );
+    }
+
+    #[tokio::test]
+    async fn pins_and_dns_servers_are_checked_too() {
+        let guard = TargetGuard {
+            policy: ConnectPolicy::public_only(Vec::new()),
+            ports: vec![443],
+        };
+        let mut options = ProbeOptions {
+            url: "https://example.com/".into(),
+            ..ProbeOptions::default()
+        };
+        options.resolve = vec![h123_shared::ResolveOverride {
+            host: "example.com".into(),
+            port: 443,
+            addr: "192.168.1.1".into(),
+        }];
+        let plan = Plan::new(options.clone(), &Limits::default()).unwrap();
+        let reason = guard.check(&plan, None).await.unwrap_err();
+        assert!(
+            reason.starts_with("example.com resolves to 192.168.1.1"),
+            "{reason}"
+        );
+        options.resolve.clear();
+        options.dns_server = Some("10.1.1.1:53".into());
+        let plan = Plan::new(options.clone(), &Limits::default()).unwrap();
+        assert!(
+            guard
+                .check(&plan, None)
+                .await
+                .unwrap_err()
+                .starts_with("dns_server")
+        );
+        options.dns_server = None;
+        options.url = "https://example.com:8443/".into();
+        let plan = Plan::new(options, &Limits::default()).unwrap();
+        assert!(
+            guard
+                .check(&plan, None)
+                .await
+                .unwrap_err()
+                .contains("port 8443")
+        );
+    }
+}

@@ -1,0 +1,202 @@
+//! Where probe records live: the [`Store`] interface and its SQLite implementation.
+//!
+//! The interface is synchronous (SQLite is); async callers go through
+//! [`SharedStore`], which runs each call on tokio's blocking pool. A second
+//! implementation (PostgreSQL, for several server instances) would implement
+//! [`Store`] and nothing else would change.
+
+pub mod sqlite;
+
+use h123_shared::api::{ProbeRecord, ProbeStatus, ProbeSummary};
+use std::sync::Arc;
+
+/// Why a store call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database refused or failed the operation.
+    #[error("database error: {0}")]
+    Database(#[from] rusqlite::Error),
+    /// A stored record no longer parses.
+    #[error("stored record {id} is unreadable: {reason}")]
+    Corrupt {
+        /// The record's id.
+        id: String,
+        /// The parse error.
+        reason: String,
+    },
+    /// The record is finished and may not change any more.
+    #[error("probe {0} is finished and immutable")]
+    Immutable(String),
+    /// The `before` cursor names no stored probe.
+    #[error("unknown cursor `{0}`")]
+    UnknownCursor(String),
+    /// The blocking task running the call died.
+    #[error("store task failed: {0}")]
+    Task(String),
+    /// The database file or its folder could not be prepared.
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// `Result` with a [`StoreError`].
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Durable probe records. Every write returns only once it is on disk.
+pub trait Store: Send + Sync + 'static {
+    /// Stores a new record (normally `running`).
+    ///
+    /// # Errors
+    /// When the id exists already or the database fails.
+    fn insert(&self, record: &ProbeRecord) -> Result<()>;
+
+    /// Replaces a `running` record with its final (or later partial) state.
+    ///
+    /// # Errors
+    /// [`StoreError::Immutable`] when the stored record is finished already.
+    fn update(&self, record: &ProbeRecord) -> Result<()>;
+
+    /// The record with this id, if any.
+    ///
+    /// # Errors
+    /// When the database fails or the record is unreadable.
+    fn get(&self, id: &str) -> Result<Option<ProbeRecord>>;
+
+    /// Up to `limit` records, newest first, older than `before` when given.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownCursor`] when `before` is not a stored id.
+    fn list(&self, limit: usize, before: Option<&str>) -> Result<Vec<ProbeSummary>>;
+
+    /// Marks every record still `running` as `cancelled` (called at start-up,
+    /// when no probe can be running) and returns how many there were.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn cancel_running(&self) -> Result<usize>;
+}
+
+/// A [`Store`] shared by the server's tasks, called from async code.
+#[derive(Clone)]
+pub struct SharedStore(Arc<dyn Store>);
+
+impl SharedStore {
+    /// Shares `store`.
+    pub fn new(store: impl Store) -> Self {
+        SharedStore(Arc::new(store))
+    }
+
+    async fn call<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn Store) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let store = self.0.clone();
+        tokio::task::spawn_blocking(move || f(store.as_ref()))
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))?
+    }
+
+    /// See [`Store::insert`].
+    ///
+    /// # Errors
+    /// As [`Store::insert`].
+    pub async fn insert(&self, record: ProbeRecord) -> Result<()> {
+        self.call(move |s| s.insert(&record)).await
+    }
+
+    /// See [`Store::update`].
+    ///
+    /// # Errors
+    /// As [`Store::update`].
+    pub async fn update(&self, record: ProbeRecord) -> Result<()> {
+        self.call(move |s| s.update(&record)).await
+    }
+
+    /// See [`Store::get`].
+    ///
+    /// # Errors
+    /// As [`Store::get`].
+    pub async fn get(&self, id: String) -> Result<Option<ProbeRecord>> {
+        self.call(move |s| s.get(&id)).await
+    }
+
+    /// See [`Store::list`].
+    ///
+    /// # Errors
+    /// As [`Store::list`].
+    pub async fn list(&self, limit: usize, before: Option<String>) -> Result<Vec<ProbeSummary>> {
+        self.call(move |s| s.list(limit, before.as_deref())).await
+    }
+
+    /// See [`Store::cancel_running`].
+    ///
+    /// # Errors
+    /// As [`Store::cancel_running`].
+    pub async fn cancel_running(&self) -> Result<usize> {
+        self.call(|s| s.cancel_running()).await
+    }
+}
+
+/// The status as stored in the database.
+pub fn status_str(status: ProbeStatus) -> &'static str {
+    match status {
+        ProbeStatus::Running => "running",
+        ProbeStatus::Done => "done",
+        ProbeStatus::Cancelled => "cancelled",
+    }
+}
+
+/// A new probe id: 72 random bits as 12 URL-safe base64 characters.
+///
+/// # Errors
+/// When the operating system's random source fails.
+pub fn new_id() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 9];
+    getrandom::fill(&mut bytes)?;
+    Ok(base64url(&bytes))
+}
+
+/// Whether `id` looks like an id [`new_id`] makes (cheap check before a lookup).
+pub fn is_valid_id(id: &str) -> bool {
+    id.len() == 12
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        let chars = (chunk.len() * 8).div_ceil(6);
+        for i in 0..chars {
+            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_twelve_url_safe_chars_and_differ() {
+        let a = new_id().unwrap();
+        let b = new_id().unwrap();
+        assert!(is_valid_id(&a), "{a}");
+        assert_ne!(a, b);
+        assert!(!is_valid_id("abc"));
+        assert!(!is_valid_id("abcdefghijk/"));
+    }
+
+    #[test]
+    fn base64url_matches_the_rfc_alphabet() {
+        assert_eq!(base64url(b"\xfb\xff\xbf"), "-_-_");
+        assert_eq!(base64url(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64url(b"fo"), "Zm8");
+    }
+}

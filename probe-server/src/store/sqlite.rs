@@ -1,0 +1,357 @@
+//! The SQLite [`Store`]: WAL, `synchronous=FULL`, versioned migrations, immutable finished records.
+
+use super::{Result, Store, StoreError, status_str};
+use h123_shared::api::{ProbeRecord, ProbeSummary};
+use rusqlite::{Connection, OptionalExtension, params};
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, mpsc};
+use std::time::Duration;
+
+/// Migrations in order; migration `i` brings the schema to `user_version = i + 1`.
+const MIGRATIONS: &[&str] = &[include_str!("../../migrations/0001_probes.sql")];
+
+/// A SQLite database file: one connection for writes, one for reads (WAL lets
+/// reads run beside a write). Concurrent inserts are group-committed: one
+/// transaction and one fsync for every insert waiting at that moment.
+pub struct SqliteStore {
+    writer: Mutex<Connection>,
+    reader: Mutex<Connection>,
+    pending: Mutex<Vec<PendingInsert>>,
+}
+
+/// An insert waiting for the next group commit, and where its outcome goes.
+struct PendingInsert {
+    id: String,
+    created_at_unix_ms: i64,
+    status: &'static str,
+    json: String,
+    done: mpsc::Sender<Result<()>>,
+}
+
+const INSERT_SQL: &str =
+    "INSERT INTO probes (id, created_at_unix_ms, status, record) VALUES (?1, ?2, ?3, ?4)";
+
+impl SqliteStore {
+    /// Opens (creating it and its folder if needed) and migrates the database at `path`.
+    ///
+    /// # Errors
+    /// When the folder or file cannot be created, or a migration fails.
+    pub fn open(path: &Path) -> Result<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                StoreError::Setup(format!("cannot create folder {}: {e}", dir.display()))
+            })?;
+        }
+        let mut writer = Connection::open(path)?;
+        configure(&writer)?;
+        migrate(&mut writer)?;
+        let reader = Connection::open(path)?;
+        configure(&reader)?;
+        Ok(SqliteStore {
+            writer: Mutex::new(writer),
+            reader: Mutex::new(reader),
+            pending: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn writer(&self) -> MutexGuard<'_, Connection> {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn reader(&self) -> MutexGuard<'_, Connection> {
+        self.reader.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Commits every pending insert in one transaction (one fsync); if that
+    /// fails, each on its own, so one bad record does not fail the others.
+    fn commit_pending(&self, conn: &mut Connection) {
+        let batch = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if batch.is_empty() {
+            return;
+        }
+        let together = (|| -> Result<()> {
+            let tx = conn.transaction()?;
+            {
+                let mut statement = tx.prepare_cached(INSERT_SQL)?;
+                for p in &batch {
+                    statement.execute(params![p.id, p.created_at_unix_ms, p.status, p.json])?;
+                }
+            }
+            tx.commit()?;
+            Ok(())
+        })();
+        for p in batch {
+            let outcome = match &together {
+                Ok(()) => Ok(()),
+                Err(_) => conn
+                    .execute(
+                        INSERT_SQL,
+                        params![p.id, p.created_at_unix_ms, p.status, p.json],
+                    )
+                    .map(|_| ())
+                    .map_err(StoreError::from),
+            };
+            let _ = p.done.send(outcome);
+        }
+    }
+}
+
+fn configure(conn: &Connection) -> Result<()> {
+    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    // FULL: a commit is fsynced before it returns, so a 202 means "on disk".
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(())
+}
+
+fn migrate(conn: &mut Connection) -> Result<()> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    let applied = usize::try_from(version).unwrap_or(0);
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(
+            None,
+            "user_version",
+            i64::try_from(i + 1).unwrap_or(i64::MAX),
+        )?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+fn to_json(record: &ProbeRecord) -> Result<String> {
+    serde_json::to_string(record).map_err(|e| StoreError::Corrupt {
+        id: record.id.clone(),
+        reason: e.to_string(),
+    })
+}
+
+fn from_json(id: &str, json: &str) -> Result<ProbeRecord> {
+    serde_json::from_str(json).map_err(|e| StoreError::Corrupt {
+        id: id.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+impl Store for SqliteStore {
+    fn insert(&self, record: &ProbeRecord) -> Result<()> {
+        let (done, outcome) = mpsc::channel();
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(PendingInsert {
+                id: record.id.clone(),
+                created_at_unix_ms: i64::try_from(record.created_at_unix_ms).unwrap_or(i64::MAX),
+                status: status_str(record.status),
+                json: to_json(record)?,
+                done,
+            });
+        // Whoever holds the writer next commits everything pending, this
+        // insert included; if another caller did, its outcome is waiting.
+        let mut conn = self.writer();
+        if let Ok(result) = outcome.try_recv() {
+            return result;
+        }
+        self.commit_pending(&mut conn);
+        outcome
+            .try_recv()
+            .unwrap_or_else(|_| Err(StoreError::Task("insert was not committed".to_owned())))
+    }
+
+    fn update(&self, record: &ProbeRecord) -> Result<()> {
+        let json = to_json(record)?;
+        let changed = self
+            .writer()
+            .execute(
+                "UPDATE probes SET status = ?2, record = ?3 WHERE id = ?1 AND status = 'running'",
+                params![record.id, status_str(record.status), json],
+            )
+            .map_err(|e| match e {
+                rusqlite::Error::SqliteFailure(_, Some(ref m)) if m.contains("immutable") => {
+                    StoreError::Immutable(record.id.clone())
+                }
+                other => StoreError::Database(other),
+            })?;
+        if changed == 0 {
+            return Err(StoreError::Immutable(record.id.clone()));
+        }
+        Ok(())
+    }
+
+    fn get(&self, id: &str) -> Result<Option<ProbeRecord>> {
+        let json: Option<String> = self
+            .reader()
+            .query_row("SELECT record FROM probes WHERE id = ?1", [id], |row| {
+                row.get(0)
+            })
+            .optional()?;
+        json.map(|j| from_json(id, &j)).transpose()
+    }
+
+    fn list(&self, limit: usize, before: Option<&str>) -> Result<Vec<ProbeSummary>> {
+        let conn = self.reader();
+        let upper: i64 = match before {
+            None => i64::MAX,
+            Some(id) => conn
+                .query_row("SELECT seq FROM probes WHERE id = ?1", [id], |row| {
+                    row.get(0)
+                })
+                .optional()?
+                .ok_or_else(|| StoreError::UnknownCursor(id.chars().take(40).collect()))?,
+        };
+        let mut statement = conn.prepare_cached(
+            "SELECT id, record FROM probes WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2",
+        )?;
+        let rows = statement.query_map(
+            params![upper, i64::try_from(limit).unwrap_or(i64::MAX)],
+            |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+        )?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, json) = row?;
+            let record = from_json(&id, &json)?;
+            out.push(ProbeSummary {
+                id: record.id,
+                url: record.options.url,
+                protocols: record.options.protocols,
+                status: record.status,
+                created_at_unix_ms: record.created_at_unix_ms,
+            });
+        }
+        Ok(out)
+    }
+
+    fn cancel_running(&self) -> Result<usize> {
+        let mut conn = self.writer();
+        let tx = conn.transaction()?;
+        let stale: Vec<(String, String)> = {
+            let mut statement =
+                tx.prepare("SELECT id, record FROM probes WHERE status = 'running'")?;
+            let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        for (id, json) in &stale {
+            let mut record = from_json(id, json)?;
+            record.status = h123_shared::api::ProbeStatus::Cancelled;
+            tx.execute(
+                "UPDATE probes SET status = 'cancelled', record = ?2 WHERE id = ?1",
+                params![id, to_json(&record)?],
+            )?;
+        }
+        tx.commit()?;
+        Ok(stale.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use h123_shared::api::ProbeStatus;
+    use h123_shared::{ProbeOptions, ProbeResult, SCHEMA_VERSION};
+
+    fn record(id: &str, status: ProbeStatus) -> ProbeRecord {
+        let options = ProbeOptions {
+            url: "https://example.com/".into(),
+            ..ProbeOptions::default()
+        };
+        ProbeRecord {
+            id: id.into(),
+            status,
+            created_at_unix_ms: 1,
+            result: ProbeResult {
+                schema_version: SCHEMA_VERSION,
+                started_at_unix_ms: 1,
+                options: options.clone(),
+                runs: Vec::new(),
+            },
+            options,
+        }
+    }
+
+    #[test]
+    fn records_round_trip_and_become_immutable() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("sub/db.sqlite")).unwrap();
+        store.insert(&record("a", ProbeStatus::Running)).unwrap();
+        assert_eq!(
+            store.get("a").unwrap().unwrap().status,
+            ProbeStatus::Running
+        );
+        store.update(&record("a", ProbeStatus::Done)).unwrap();
+        assert_eq!(store.get("a").unwrap().unwrap().status, ProbeStatus::Done);
+        let again = store.update(&record("a", ProbeStatus::Running));
+        assert!(matches!(again, Err(StoreError::Immutable(_))), "{again:?}");
+        assert!(store.get("missing").unwrap().is_none());
+        // The database itself refuses, whatever the code does.
+        let raw = store
+            .writer()
+            .execute("UPDATE probes SET status = 'running' WHERE id = 'a'", []);
+        assert!(raw.is_err());
+    }
+
+    #[test]
+    fn concurrent_inserts_are_all_committed_and_duplicates_fail_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = std::sync::Arc::new(SqliteStore::open(&dir.path().join("db.sqlite")).unwrap());
+        store.insert(&record("dup", ProbeStatus::Running)).unwrap();
+        let threads: Vec<_> = (0..32)
+            .map(|i| {
+                let store = store.clone();
+                std::thread::spawn(move || {
+                    let id = if i == 7 {
+                        "dup".to_owned()
+                    } else {
+                        format!("id{i}")
+                    };
+                    (i, store.insert(&record(&id, ProbeStatus::Running)))
+                })
+            })
+            .collect();
+        for t in threads {
+            let (i, outcome) = t.join().unwrap();
+            assert_eq!(outcome.is_err(), i == 7, "insert {i}: {outcome:?}");
+        }
+        assert_eq!(store.list(100, None).unwrap().len(), 32);
+    }
+
+    #[test]
+    fn list_pages_newest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("db.sqlite")).unwrap();
+        for id in ["a", "b", "c"] {
+            store.insert(&record(id, ProbeStatus::Done)).unwrap();
+        }
+        let ids = |v: Vec<ProbeSummary>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
+        assert_eq!(ids(store.list(2, None).unwrap()), ["c", "b"]);
+        assert_eq!(ids(store.list(2, Some("b")).unwrap()), ["a"]);
+        assert!(matches!(
+            store.list(2, Some("zz")),
+            Err(StoreError::UnknownCursor(_))
+        ));
+    }
+
+    #[test]
+    fn reopening_migrates_once_and_cancels_leftovers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        {
+            let store = SqliteStore::open(&path).unwrap();
+            store.insert(&record("r", ProbeStatus::Running)).unwrap();
+            store.insert(&record("d", ProbeStatus::Done)).unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        assert_eq!(store.cancel_running().unwrap(), 1);
+        assert_eq!(
+            store.get("r").unwrap().unwrap().status,
+            ProbeStatus::Cancelled
+        );
+        assert_eq!(store.get("d").unwrap().unwrap().status, ProbeStatus::Done);
+        let version: i64 = store
+            .reader()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+}

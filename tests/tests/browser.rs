@@ -1,0 +1,469 @@
+//! Browser tests: the web UI in headless Chromium against a real `h123 serve` and the loopback test target.
+//!
+//! Needs the built UI in `dist/` (scripts/build-web), the release `h123` binary next to this
+//! test's target directory (or `H123_BIN`), and Debian's `chromium` + `chromium-driver`.
+//! When any is missing the test says so and passes, unless `H123_BROWSER_TESTS=1` (set by
+//! scripts/test) makes them required. Screenshots go to `test-artifacts/`.
+
+use fantoccini::wd::WebDriverCompatibleCommand;
+use fantoccini::{Client, ClientBuilder, Locator};
+use h123_shared::api::ProbeRecord;
+use h123_shared::waterfall::layout;
+use h123_target::{TargetConfig, TestTarget};
+use serde_json::{Value, json};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// Slow enough (9 attempts of 300 ms) that live progress is observable.
+const TARGET_PATH: &str = "/delay/300";
+
+/// Kills a child process when dropped.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port()
+}
+
+/// `target/<profile>/h123`, next to this test binary (`target/<profile>/deps/browser-…`).
+fn h123_binary() -> Option<PathBuf> {
+    if let Ok(bin) = std::env::var("H123_BIN") {
+        return Some(PathBuf::from(bin));
+    }
+    let exe = std::env::current_exe().ok()?;
+    let bin = exe.parent()?.parent()?.join("h123");
+    bin.is_file().then_some(bin)
+}
+
+/// What is missing to run the browser tests, if anything.
+fn missing() -> Option<String> {
+    if !workspace().join("dist/index.html").is_file() {
+        return Some("dist/index.html (run scripts/build-web)".into());
+    }
+    if h123_binary().is_none() {
+        return Some("the h123 binary (cargo build --release -p h123)".into());
+    }
+    ["chromium", "chromedriver"]
+        .into_iter()
+        .find(|tool| {
+            Command::new(tool)
+                .arg("--version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_err()
+        })
+        .map(|tool| format!("{tool} (apt-get install chromium chromium-driver)"))
+}
+
+async fn wait_for_port(addr: SocketAddr) {
+    for _ in 0..200 {
+        if TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("nothing listens on {addr}");
+}
+
+/// Starts `h123 serve` for the test target on a free port, with a fresh database.
+async fn serve(target: &TestTarget, db_dir: &Path) -> (Killed, String) {
+    let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let child = Command::new(h123_binary().unwrap())
+        .arg("serve")
+        .args(["--listen", &addr.to_string()])
+        .arg("--db")
+        .arg(db_dir.join("h123.sqlite"))
+        .arg("--web-root")
+        .arg(workspace().join("dist"))
+        .arg("--cacert")
+        .arg(target.ca_file())
+        .args(["--allow-target", &target.https_addr.to_string()])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start h123 serve");
+    let child = Killed(child);
+    wait_for_port(addr).await;
+    (child, format!("http://{addr}"))
+}
+
+/// Starts chromedriver on a free port.
+async fn chromedriver() -> (Killed, String) {
+    let port = free_port();
+    let child = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromedriver");
+    let child = Killed(child);
+    wait_for_port(format!("127.0.0.1:{port}").parse().unwrap()).await;
+    (child, format!("http://127.0.0.1:{port}"))
+}
+
+/// A headless Chromium session with a fresh profile in `profile`.
+async fn browser(driver: &str, profile: &Path) -> Client {
+    let args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        "--window-size=1280,900",
+    ]
+    .into_iter()
+    .map(str::to_string)
+    .chain([format!("--user-data-dir={}", profile.display())])
+    .collect::<Vec<_>>();
+    let caps = json!({
+        "browserName": "chrome",
+        "goog:chromeOptions": { "binary": "/usr/bin/chromium", "args": args },
+    });
+    let Value::Object(caps) = caps else {
+        unreachable!()
+    };
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(driver)
+        .await
+        .expect("WebDriver session")
+}
+
+/// A Chrome DevTools command, through chromedriver's `goog/cdp/execute`.
+#[derive(Debug)]
+struct Cdp(Value);
+
+impl WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.0.to_string()))
+    }
+}
+
+async fn color_scheme(client: &Client, scheme: &str) {
+    client
+        .issue_cmd(Cdp(json!({
+            "cmd": "Emulation.setEmulatedMedia",
+            "params": { "features": [{ "name": "prefers-color-scheme", "value": scheme }] },
+        })))
+        .await
+        .expect("emulate color scheme");
+}
+
+/// Runs a script until it returns something other than null/false, or panics after `secs`.
+async fn until(client: &Client, script: &str, secs: u64) -> Value {
+    for _ in 0..secs * 20 {
+        let v = client.execute(script, vec![]).await.expect("script");
+        if !v.is_null() && v != Value::Bool(false) {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("timed out waiting for: {script}");
+}
+
+/// The waterfalls as drawn: per panel, per row, every bar's phase, x and width (percent).
+const DRAWN: &str = r#"
+return [...document.querySelectorAll('.wf-panel')].map(p => ({
+  protocol: p.dataset.protocol,
+  rows: [...p.querySelectorAll('.wf-row')].map(r => ({
+    attempt: +r.dataset.attempt,
+    reused: r.classList.contains('reused'),
+    bars: [...r.querySelectorAll('.bar')].map(b => {
+      const rect = b.querySelector('rect.fill');
+      return { phase: b.dataset.phase, x: parseFloat(rect.getAttribute('x')),
+               width: parseFloat(rect.getAttribute('width')),
+               label: b.getAttribute('aria-label'), focusable: b.getAttribute('tabindex') === '0' };
+    }),
+  })),
+}));
+"#;
+
+/// The record as the API serves it, fetched by the page's own origin.
+async fn api_record(client: &Client, id: &str) -> ProbeRecord {
+    let script = format!(
+        "const done = arguments[0]; fetch('/api/v1/probes/{id}').then(r => r.text()).then(done);"
+    );
+    let text = client.execute_async(&script, vec![]).await.expect("fetch");
+    serde_json::from_str(text.as_str().expect("text")).expect("record JSON")
+}
+
+/// Checks the drawn waterfalls against the layout of the API's record.
+fn assert_matches_api(drawn: &Value, record: &ProbeRecord) {
+    let w = layout(&record.result);
+    let panels = drawn.as_array().expect("panels");
+    assert_eq!(panels.len(), record.options.protocols.len());
+    for (panel, protocol) in panels.iter().zip(&record.options.protocols) {
+        assert_eq!(panel["protocol"], protocol.as_str());
+        let rows: Vec<_> = w.rows.iter().filter(|r| r.protocol == *protocol).collect();
+        let drawn_rows = panel["rows"].as_array().expect("rows");
+        assert_eq!(drawn_rows.len(), rows.len(), "{protocol}: rows");
+        for (d, row) in drawn_rows.iter().zip(rows) {
+            assert_eq!(d["attempt"], row.attempt);
+            assert_eq!(d["reused"], row.reused);
+            let bars = d["bars"].as_array().expect("bars");
+            assert_eq!(bars.len(), row.bars.len(), "{}: bars", row.label);
+            for (b, bar) in bars.iter().zip(&row.bars) {
+                assert_eq!(b["phase"], bar.phase.as_str());
+                assert_eq!(b["focusable"], true);
+                let width = b["width"].as_f64().unwrap();
+                let x = b["x"].as_f64().unwrap();
+                assert!(
+                    (width - bar.width * 100.0).abs() < 1e-3,
+                    "{}: width",
+                    row.label
+                );
+                assert!((x - bar.x * 100.0).abs() < 1e-3, "{}: x", row.label);
+                assert!(b["label"].as_str().unwrap().contains(bar.phase.as_str()));
+            }
+        }
+    }
+}
+
+async fn screenshot(client: &Client, name: &str) {
+    let dir = workspace().join("test-artifacts");
+    std::fs::create_dir_all(&dir).expect("test-artifacts/");
+    let png = client.screenshot().await.expect("screenshot");
+    std::fs::write(dir.join(format!("{name}.png")), png).expect("write screenshot");
+}
+
+/// Full-page screenshots of the current page: desktop and 390 px wide, light and dark.
+async fn screenshots(client: &Client, page: &str) {
+    for (width, size) in [(1280, "desktop"), (390, "390px")] {
+        client.set_window_size(width, 900).await.expect("resize");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let height = client
+            .execute("return document.documentElement.scrollHeight;", vec![])
+            .await
+            .expect("page height")
+            .as_u64()
+            .unwrap_or(900)
+            .clamp(600, 4000) as u32;
+        client.set_window_size(width, height).await.expect("resize");
+        for scheme in ["light", "dark"] {
+            color_scheme(client, scheme).await;
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            screenshot(client, &format!("{page}-{size}-{scheme}")).await;
+        }
+    }
+    color_scheme(client, "light").await;
+    client.set_window_size(1280, 900).await.expect("resize");
+}
+
+/// `performance.measure` of the time from the result JSON to painted waterfalls, in ms.
+async fn paint_ms(client: &Client) -> f64 {
+    until(
+        client,
+        "const m = performance.getEntriesByName('h123:json-to-paint'); return m.length ? m[0].duration : null;",
+        10,
+    )
+    .await
+    .as_f64()
+    .expect("duration")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web_ui_end_to_end() {
+    if let Some(what) = missing() {
+        assert!(
+            std::env::var("H123_BROWSER_TESTS").is_err(),
+            "browser tests required but missing: {what}"
+        );
+        eprintln!("skipping the browser tests: missing {what}");
+        return;
+    }
+    let target = TestTarget::start(TargetConfig::default())
+        .await
+        .expect("target");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (_server, base) = serve(&target, tmp.path()).await;
+    let (_driver, driver) = chromedriver().await;
+    let client = browser(&driver, &tmp.path().join("profile-1")).await;
+
+    // Home page: the form checks the URL as it is typed.
+    client.goto(&base).await.expect("home");
+    let url_field = client
+        .wait()
+        .for_element(Locator::Css("#url"))
+        .await
+        .expect("URL field");
+    url_field.send_keys("ftp://example.com/").await.unwrap();
+    let reason = client.find(Locator::Css("#url-reason")).await.unwrap();
+    assert!(reason.text().await.unwrap().contains("Only http and https"));
+    assert_eq!(
+        reason.attr("class").await.unwrap().as_deref(),
+        Some("field-note error")
+    );
+    client
+        .find(Locator::Css("button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        client.current_url().await.unwrap().path(),
+        "/",
+        "a bad URL is not submitted"
+    );
+    screenshots(&client, "home").await;
+
+    // A private address is refused by the server, with the reason and what to do.
+    url_field.clear().await.unwrap();
+    url_field.send_keys("https://10.255.255.1/").await.unwrap();
+    client
+        .find(Locator::Css("button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let blocked = until(
+        &client,
+        "const p = document.querySelector('.problem'); return p ? [p.dataset.code, p.querySelector('h1').textContent] : null;",
+        10,
+    )
+    .await;
+    assert_eq!(blocked[0], "blocked_target");
+    assert_eq!(blocked[1], "This target cannot be measured from here");
+    screenshots(&client, "blocked").await;
+
+    // Submit a real probe and watch it fill in.
+    url_field.clear().await.unwrap();
+    url_field
+        .send_keys(&target.https_url(TARGET_PATH))
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let id = until(
+        &client,
+        "const m = location.pathname.match(/^\\/r\\/(.+)$/); return m ? m[1] : null;",
+        10,
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_string();
+    let live_rows = until(
+        &client,
+        "const running = document.querySelector('.status.running');
+         const rows = document.querySelectorAll('.wf-row').length;
+         return running && rows > 0 ? rows : null;",
+        20,
+    )
+    .await;
+    eprintln!("live: {live_rows} rows drawn while the probe was running");
+    until(
+        &client,
+        "return !!document.querySelector('.status.done');",
+        60,
+    )
+    .await;
+
+    let record = api_record(&client, &id).await;
+    let rows = layout(&record.result).rows.len();
+    assert!(
+        live_rows.as_u64().unwrap() < rows as u64 || rows == 0,
+        "progress was seen before the end"
+    );
+    let drawn = client.execute(DRAWN, vec![]).await.unwrap();
+    assert_matches_api(&drawn, &record);
+    assert_eq!(
+        record.options.protocols.len(),
+        3,
+        "h1, h2 and h3 by default"
+    );
+    let live_paint = paint_ms(&client).await;
+
+    // Exact values on keyboard focus, not only on hover.
+    client
+        .execute("document.querySelector('.wf-row .bar').focus();", vec![])
+        .await
+        .unwrap();
+    let readout = until(
+        &client,
+        "const t = document.querySelector('.wf-readout').textContent; return t.includes('(from ') ? t : null;",
+        5,
+    )
+    .await;
+    eprintln!("focused bar: {readout}");
+    screenshots(&client, "result").await;
+
+    // The permalink, in a fresh profile, shows the same figures.
+    let fresh = browser(&driver, &tmp.path().join("profile-2")).await;
+    fresh.goto(&format!("{base}/r/{id}")).await.unwrap();
+    until(
+        &fresh,
+        "return !!document.querySelector('.status.done');",
+        20,
+    )
+    .await;
+    let again = fresh.execute(DRAWN, vec![]).await.unwrap();
+    assert_eq!(again, drawn, "the permalink draws the same waterfalls");
+    let permalink_paint = paint_ms(&fresh).await;
+    eprintln!(
+        "result JSON to painted waterfalls: {live_paint:.1} ms (live, SSE done event), \
+         {permalink_paint:.1} ms (permalink, GET)"
+    );
+
+    // The home page lists it among the recent results.
+    client.goto(&base).await.unwrap();
+    until(
+        &client,
+        &format!("return !!document.querySelector('.recent-list a[href=\"/r/{id}\"]');"),
+        10,
+    )
+    .await;
+
+    // Error pages: an unknown id.
+    fresh.goto(&format!("{base}/r/no-such-id")).await.unwrap();
+    let problem = fresh
+        .wait()
+        .for_element(Locator::Css(".problem h1"))
+        .await
+        .expect("problem page");
+    assert_eq!(problem.text().await.unwrap(), "No result with this id");
+    screenshots(&fresh, "unknown-id").await;
+
+    fresh.close().await.unwrap();
+    client.close().await.unwrap();
+}
