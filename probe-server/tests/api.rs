@@ -77,11 +77,11 @@ fn assert_ordered(events: &[Sse]) {
 }
 
 #[tokio::test]
-async fn probes_run_end_to_end_over_h1_and_h2() {
+async fn probes_run_end_to_end_over_h1_h2_and_h3() {
     let target = target().await;
     let dir = tempfile::tempdir().unwrap();
     let state = state(config(&target), &dir);
-    for protocol in ["h1", "h2"] {
+    for protocol in ["h1", "h2", "h3"] {
         let body = probe_body(&target.https_url("/delay/20"), &[protocol], 2);
         let created = create(&state, &body).await;
         assert_eq!(created.status, ProbeStatus::Running);
@@ -153,7 +153,7 @@ async fn probes_run_end_to_end_over_h1_and_h2() {
         assert!(picture.contains("wait "), "phase labels are drawn");
         assert!(picture.contains(">total<"));
     }
-    // The list has both, newest first, and pages.
+    // The list has all three, newest first, and pages.
     let list = call(&state, get("/api/v1/probes?limit=1"), CLIENT)
         .await
         .json();
@@ -166,7 +166,7 @@ async fn probes_run_end_to_end_over_h1_and_h2() {
     )
     .await
     .json();
-    assert_eq!(page2["items"].as_array().unwrap().len(), 1);
+    assert_eq!(page2["items"].as_array().unwrap().len(), 2);
     assert!(page2.get("next_before").is_none());
 }
 

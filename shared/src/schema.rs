@@ -308,6 +308,9 @@ pub enum H3Outcome {
     HandshakeFailed,
     /// The server speaks no QUIC version or ALPN h123 offers.
     VersionMismatch,
+    /// The endpoint is an address the safety policy forbids (e.g. an `Alt-Svc`
+    /// pointing into a private network); nothing was sent to it.
+    Blocked,
 }
 
 /// The parts of an HTTPS (SVCB, RFC 9460) DNS record that matter for HTTP/3.

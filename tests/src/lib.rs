@@ -80,6 +80,9 @@ pub struct TargetConfig {
     /// Whether HTTPS (h1/h2) responses advertise HTTP/3 with `Alt-Svc: h3=":<port>"`.
     /// Default true.
     pub advertise_h3: bool,
+    /// The authority the `Alt-Svc` advertisement names (`host:port`); default `:<https port>`,
+    /// the target itself.
+    pub alt_svc_authority: Option<String>,
 }
 
 impl Default for TargetConfig {
@@ -100,6 +103,7 @@ impl Default for TargetConfig {
             dns_https: Vec::new(),
             h3: H3Mode::Serve,
             advertise_h3: true,
+            alt_svc_authority: None,
         }
     }
 }
@@ -167,8 +171,12 @@ impl TestTarget {
             H3Mode::Off => {}
         }
         let alt_svc = config.advertise_h3.then(|| {
-            http::HeaderValue::from_str(&format!("h3=\":{}\"; ma=86400", https_addr.port()))
-                .expect("an Alt-Svc value of ASCII digits is valid")
+            let authority = config
+                .alt_svc_authority
+                .clone()
+                .unwrap_or_else(|| format!(":{}", https_addr.port()));
+            http::HeaderValue::from_str(&format!("h3=\"{authority}\"; ma=86400"))
+                .unwrap_or_else(|_| http::HeaderValue::from_static("clear"))
         });
         tasks.spawn(https::serve_tls(https, acceptor, alt_svc));
         tasks.spawn(https::serve_plain(http));

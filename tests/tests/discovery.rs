@@ -1,10 +1,14 @@
 //! End-to-end tests of HTTP/3 discovery against the loopback target: found
 //! through Alt-Svc, through an HTTPS DNS record, not advertised, advertised
-//! but UDP silent, tried directly, and a failed handshake; each a typed
+//! but UDP silent, tried directly, a failed handshake, and an endpoint the
+//! safety policy refuses; each a typed
 //! outcome, with the h1/h2 results unaffected.
 
 mod support;
 
+use h123::probe::Engine;
+use h123::probe::guard::ConnectPolicy;
+use h123::probe::plan::{Limits, Plan};
 use h123::probe::tls::TrustSettings;
 use h123_shared::{H3Outcome, H3Via, ProbeOptions, ProbeResult, Protocol};
 use h123_target::{H3Mode, TargetConfig, TestTarget};
@@ -148,4 +152,43 @@ async fn failed_handshake_is_named() {
     let d = discovery(&result);
     assert_eq!(d.outcome, H3Outcome::HandshakeFailed, "{}", d.detail);
     assert!(d.detail.contains("UnknownIssuer"), "{}", d.detail);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alt_svc_into_private_space_is_refused_by_the_guard() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        alt_svc_authority: Some("127.0.0.2:443".to_owned()),
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let options = ProbeOptions {
+        url: target.https_url("/"),
+        repeat: 1,
+        phase_timeout_ms: 2_000,
+        ..ProbeOptions::default()
+    };
+    let plan = Plan::new(options, &Limits::default()).unwrap();
+    let trust = TrustSettings::from_ca_file(target.ca_file()).unwrap();
+    // A public server that lets exactly the target's HTTPS port through, as `h123 serve` would.
+    let allowed = vec![target.https_addr.to_string().parse().unwrap()];
+    let result = Engine::new(trust, ConnectPolicy::public_only(allowed))
+        .run(&plan)
+        .await;
+    assert_tcp_ok(&result);
+    let d = discovery(&result);
+    assert_eq!(d.via, Some(H3Via::AltSvc));
+    assert_eq!(d.endpoint.as_deref(), Some("127.0.0.2:443"));
+    assert_eq!(d.outcome, H3Outcome::Blocked, "{}", d.detail);
+    assert!(
+        d.detail.contains("127.0.0.2 is a loopback address"),
+        "{}",
+        d.detail
+    );
+    let failure = run(&result, Protocol::H3).attempts[0]
+        .failure
+        .clone()
+        .unwrap();
+    assert_eq!(failure.kind, h123_shared::FailureKind::Blocked);
 }

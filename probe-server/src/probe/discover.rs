@@ -104,6 +104,9 @@ pub fn conclude(discovery: &mut H3Discovery, run: &ProtocolRun) {
                 f.phase.as_str()
             ),
         ),
+        Some(f) if f.kind == FailureKind::Blocked => {
+            (H3Outcome::Blocked, format!("not tried: {}", f.message))
+        }
         Some(f) if f.kind == FailureKind::Timeout => (
             H3Outcome::UdpSilent,
             format!("no answer to QUIC on UDP {endpoint}: {}", f.message),
@@ -210,6 +213,14 @@ mod tests {
                 "peer sent no_application_protocol"
             ))),
             H3Outcome::VersionMismatch
+        );
+        assert_eq!(
+            verdict(Some((
+                Phase::Quic,
+                FailureKind::Blocked,
+                "10.0.0.5 is private"
+            ))),
+            H3Outcome::Blocked
         );
     }
 

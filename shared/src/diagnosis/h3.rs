@@ -5,7 +5,8 @@ use super::*;
 use crate::schema::{H3Discovery, H3Outcome, H3Via};
 
 /// A finding for an h3 run's discovery verdict (`h3_not_advertised`,
-/// `h3_udp_silent`, `h3_handshake_failed`, `h3_version_mismatch`); nothing when HTTP/3 answered.
+/// `h3_udp_silent`, `h3_handshake_failed`, `h3_version_mismatch`, `h3_blocked`); nothing when
+/// HTTP/3 answered.
 pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) -> Option<Finding> {
     let url = shell_quote(&result.options.url);
     let host = target(&result.options.url).host;
@@ -52,6 +53,16 @@ pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) 
                  it serves the same certificate as TCP (`openssl s_client -connect {} -servername {host}` \
                  for the TCP side) and compare with `curl --http3-only -v {url}`.",
                 target(&result.options.url).host_port
+            ),
+        ),
+        H3Outcome::Blocked => (
+            "h3_blocked",
+            Severity::Info,
+            "HTTP/3 endpoint refused by the safety policy".to_owned(),
+            format!(
+                "The advertised HTTP/3 endpoint {endpoint} is an address this server does not \
+                 probe (private, loopback or otherwise non-public), so HTTP/3 was not measured. \
+                 If that is intended, run the CLI from inside that network: `h123 probe {url}`."
             ),
         ),
         H3Outcome::VersionMismatch => (
