@@ -254,9 +254,6 @@ fn connection_failure(err: &quinn::ConnectionError) -> Failure {
     use quinn::ConnectionError as E;
     let kind = match err {
         E::TimedOut => FailureKind::Timeout,
-        E::ConnectionClosed(close) if close.error_code.to_string().contains("crypto") => {
-            FailureKind::Tls
-        }
         E::TransportError(_) | E::ConnectionClosed(_) => FailureKind::Tls,
         E::VersionMismatch => FailureKind::Unsupported,
         E::Reset => FailureKind::Reset,
