@@ -273,3 +273,57 @@ fn bad_input_exits_2_with_one_readable_line() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arms_compare_cold_warm_and_resumed_in_one_run() {
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let url = target.https_url("/");
+    let ca = target.ca_file().to_str().unwrap().to_owned();
+    let (json, text) = tokio::task::spawn_blocking(move || {
+        let args = [
+            "probe",
+            &url,
+            "--cacert",
+            &ca,
+            "-n",
+            "3",
+            "--arms",
+            "cold,warm,resumed",
+        ];
+        let json = h123(&[&args[..], &["-o", "json"]].concat());
+        let text = h123(&args);
+        (json, text)
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        json.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    let both: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(both["results"].as_array().unwrap().len(), 3);
+    let rows = both["arms"].as_array().unwrap();
+    assert_eq!(rows.len(), 9, "three protocols times three arms");
+    for row in rows {
+        let (arm, attempts) = (
+            row["arm"].as_str().unwrap(),
+            row["attempts"].as_u64().unwrap(),
+        );
+        assert_eq!(attempts, 2, "attempts 2..3 of {row}");
+        match arm {
+            "warm" => assert_eq!(row["setup_median"], 0, "reuse sets nothing up: {row}"),
+            "cold" => assert_eq!(row["resumed"], 0, "{row}"),
+            _ => assert!(
+                row["resumed"].as_u64().unwrap() >= 1,
+                "resumption happened: {row}"
+            ),
+        }
+    }
+    let report = stdout(&text);
+    assert!(
+        report.contains("connection arms") && report.contains("resumed"),
+        "{report}"
+    );
+}

@@ -6,6 +6,7 @@
 
 pub mod alt_svc;
 pub mod api;
+pub mod arms;
 pub mod schema;
 pub mod timeline;
 

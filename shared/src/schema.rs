@@ -145,6 +145,32 @@ pub enum ConnectionMode {
     Resumed,
 }
 
+impl std::str::FromStr for ConnectionMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "warm" => Ok(ConnectionMode::Warm),
+            "cold" => Ok(ConnectionMode::Cold),
+            "resumed" => Ok(ConnectionMode::Resumed),
+            other => Err(format!(
+                "unknown arm `{other}` (expected cold, warm or resumed)"
+            )),
+        }
+    }
+}
+
+impl ConnectionMode {
+    /// The arm's name: `warm`, `cold` or `resumed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConnectionMode::Warm => "warm",
+            ConnectionMode::Cold => "cold",
+            ConnectionMode::Resumed => "resumed",
+        }
+    }
+}
+
 /// One request or response header.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

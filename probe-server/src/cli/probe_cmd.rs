@@ -78,6 +78,10 @@ pub struct ProbeArgs {
     /// Ask this DNS server instead of the system's: ip[:port].
     #[arg(long, value_name = "ADDR")]
     pub dns_server: Option<String>,
+    /// Compare connection arms: one probe per arm (cold, warm, resumed), then a
+    /// table of what setup costs per protocol and arm (text or json output).
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["cold", "resumed"])]
+    pub arms: Vec<ConnectionMode>,
     /// Try HTTP/3 on the URL's host and port even if nothing advertises it.
     #[arg(long)]
     pub h3_direct: bool,
@@ -158,12 +162,19 @@ fn parse_resolve(entry: &str) -> Result<ResolveOverride, String> {
 /// Runs the probe and prints it; exit code 0 when every attempt succeeded,
 /// 1 when any failed, 2 when the options were refused.
 pub async fn run(args: ProbeArgs) -> ExitCode {
-    match probe(&args).await {
-        Ok(result) => {
-            print!("{}", render(&result, args.output));
-            let failed = result
-                .runs
+    let outcome = if args.arms.is_empty() {
+        probe(&args)
+            .await
+            .map(|result| (render(&result, args.output), vec![result]))
+    } else {
+        compare_arms(&args).await
+    };
+    match outcome {
+        Ok((text, results)) => {
+            print!("{text}");
+            let failed = results
                 .iter()
+                .flat_map(|r| &r.runs)
                 .any(|r| r.attempts.iter().any(|a| a.failure.is_some()));
             if failed {
                 ExitCode::FAILURE
@@ -184,7 +195,12 @@ pub async fn run(args: ProbeArgs) -> ExitCode {
 /// # Errors
 /// One readable line when the options are refused or the CA file is bad.
 pub async fn probe(args: &ProbeArgs) -> Result<ProbeResult, String> {
-    let plan = Plan::new(args.options()?, &Limits::default()).map_err(|e| e.to_string())?;
+    let options = args.options()?;
+    run_plan(args, options).await
+}
+
+async fn run_plan(args: &ProbeArgs, options: ProbeOptions) -> Result<ProbeResult, String> {
+    let plan = Plan::new(options, &Limits::default()).map_err(|e| e.to_string())?;
     let trust = match &args.cacert {
         Some(path) => TrustSettings::from_ca_file(path)?,
         None => TrustSettings::system(),
@@ -192,6 +208,31 @@ pub async fn probe(args: &ProbeArgs) -> Result<ProbeResult, String> {
     Ok(Engine::new(trust, ConnectPolicy::allow_all())
         .run(&plan)
         .await)
+}
+
+/// One probe per arm, one after another, and the comparison in the chosen output.
+async fn compare_arms(args: &ProbeArgs) -> Result<(String, Vec<ProbeResult>), String> {
+    if !matches!(args.output, Output::Text | Output::Json) {
+        return Err("--arms writes text or json output only".to_owned());
+    }
+    let mut results = Vec::new();
+    for &arm in &args.arms {
+        let mut options = args.options()?;
+        options.mode = arm;
+        results.push(run_plan(args, options).await?);
+    }
+    let rows = h123_shared::arms::arm_table(&results);
+    let text = match args.output {
+        Output::Json => {
+            let both = serde_json::json!({ "arms": rows, "results": results });
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&both).unwrap_or_default()
+            )
+        }
+        _ => super::text::arms_report(&rows),
+    };
+    Ok((text, results))
 }
 
 /// The result in the chosen output format.

@@ -266,6 +266,38 @@ fn write_findings(out: &mut String, result: &ProbeResult, color: bool) {
     }
 }
 
+/// The arm comparison: per protocol and arm, what attempts 2..N spent on
+/// connection setup and in all.
+pub fn arms_report(rows: &[h123_shared::arms::ArmRow]) -> String {
+    let mut out = String::from(
+        "connection arms: median of attempts 2..N (attempt 1 opens the first connection alike)\n",
+    );
+    let _ = writeln!(
+        out,
+        "  {:<6}{:<9}{:>10}{:>12}{:>10}{:>8}",
+        "proto", "arm", "setup", "total", "resumed", "0-RTT"
+    );
+    let show = |v: Option<h123_shared::Micros>| v.map(ms).unwrap_or_else(|| "-".to_owned());
+    for row in rows {
+        let _ = writeln!(
+            out,
+            "  {:<6}{:<9}{:>10}{:>12}{:>7}/{:<2}{:>5}/{:<2}",
+            row.protocol.as_str(),
+            row.arm.as_str(),
+            show(row.setup_median),
+            show(row.total_median),
+            row.resumed,
+            row.attempts,
+            row.zero_rtt,
+            row.attempts,
+        );
+    }
+    out.push_str(
+        "  setup = connect + tls, or quic; warm reuses the connection, so its setup is 0\n",
+    );
+    out
+}
+
 /// curl `-w` figures per attempt, in curl's own variable names.
 pub fn curl_report(result: &ProbeResult) -> String {
     let mut out = String::new();
