@@ -13,6 +13,15 @@ pub fn failure(phase: Phase, kind: FailureKind, message: impl Into<String>) -> F
     }
 }
 
+/// The failure of dialling `addr`, which the safety policy refused for `reason`.
+pub fn blocked(phase: Phase, addr: std::net::SocketAddr, reason: &str) -> Failure {
+    failure(
+        phase,
+        FailureKind::Blocked,
+        format!("refusing to connect to {addr}: {reason}"),
+    )
+}
+
 /// The failure of a phase that ran out of time.
 pub fn timed_out(phase: Phase, limit: Duration) -> Failure {
     failure(

@@ -6,7 +6,7 @@
 //! reassembled inside quinn, so no earlier byte is observable here.
 
 use super::connection::{ConnectSettings, Connection, Opened, Target, TaskGuard};
-use super::failure::{describe, failure, timed_out};
+use super::failure::{blocked, describe, failure, timed_out};
 use super::http::{Exchange, RequestSpec, UriForm, build_request, response_facts};
 use super::trace::AttemptTrace;
 use bytes::{Buf, Bytes};
@@ -46,13 +46,7 @@ impl Connection for H3 {
         let mut last_failure = None;
         for &addr in target.addrs {
             if let Err(reason) = settings.policy.check(addr) {
-                last_failure.get_or_insert_with(|| {
-                    failure(
-                        Phase::Quic,
-                        FailureKind::Blocked,
-                        format!("refusing to connect to {addr}: {reason}"),
-                    )
-                });
+                last_failure.get_or_insert_with(|| blocked(Phase::Quic, addr, &reason));
                 continue;
             }
             match handshake(addr, target.host, settings, trace).await {

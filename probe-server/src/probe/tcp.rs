@@ -1,7 +1,7 @@
 //! TCP connect, timed and guarded: each address is checked against the
 //! safety policy right before it is dialled.
 
-use super::failure::{failure, from_io, timed_out};
+use super::failure::{blocked, failure, from_io, timed_out};
 use super::guard::ConnectPolicy;
 use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
@@ -21,13 +21,7 @@ pub async fn connect(
     let mut last_failure = None;
     for &addr in addrs {
         if let Err(reason) = policy.check(addr) {
-            last_failure.get_or_insert_with(|| {
-                failure(
-                    Phase::Connect,
-                    FailureKind::Blocked,
-                    format!("refusing to connect to {addr}: {reason}"),
-                )
-            });
+            last_failure.get_or_insert_with(|| blocked(Phase::Connect, addr, &reason));
             continue;
         }
         if !trace.has(TraceEvent::ConnectStart) {
