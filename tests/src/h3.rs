@@ -21,6 +21,9 @@ pub(crate) fn endpoint(addr: SocketAddr, ca: &TestCa) -> anyhow::Result<quinn::E
     // rustls accepts 0-RTT only with stateful resumption: no stateless tickets.
     tls.ticketer = Arc::new(StatefulResumptionOnly);
     tls.max_early_data_size = u32::MAX;
+    // A 0-RTT response can beat the new tickets to the client; a reserve per handshake
+    // keeps every later connection resumable, as with servers that send several.
+    tls.send_tls13_tickets = 8;
     let crypto = QuicServerConfig::try_from(tls).context("QUIC TLS configuration")?;
     let config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
     quinn::Endpoint::server(config, addr).with_context(|| format!("binding QUIC on {addr}"))
