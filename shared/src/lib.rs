@@ -7,6 +7,7 @@
 pub mod alt_svc;
 pub mod api;
 pub mod arms;
+pub mod bench;
 pub mod schema;
 pub mod timeline;
 
