@@ -150,6 +150,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             "h123 serve: {recovered} probe(s) left running by an earlier stop are now cancelled"
         );
     }
+    let benches = store
+        .cancel_running_benches(crate::probe::trace::unix_ms())
+        .await?;
+    if benches > 0 {
+        eprintln!(
+            "h123 serve: {benches} bench(es) left running by an earlier stop are now cancelled"
+        );
+    }
     let web_root = args.web_root.clone().or_else(|| {
         let dist = PathBuf::from("./dist");
         dist.join("index.html").is_file().then_some(dist)
