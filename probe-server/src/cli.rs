@@ -1,5 +1,7 @@
 //! The `h123` command line: argument parsing and dispatch to the engine.
 
+pub mod bench_cmd;
+pub mod bench_text;
 pub mod probe_cmd;
 pub mod serve_cmd;
 pub mod text;
@@ -20,6 +22,8 @@ pub struct Cli {
 pub enum Command {
     /// Measure every phase of requests to URL, per protocol.
     Probe(probe_cmd::ProbeArgs),
+    /// Compare throughput and latency under load, per protocol.
+    Bench(bench_cmd::BenchArgs),
     /// Serve the REST API (and the web UI) that runs probes for others.
     Serve(serve_cmd::ServeArgs),
 }
@@ -28,6 +32,7 @@ pub enum Command {
 pub async fn run(cli: Cli) -> std::process::ExitCode {
     match cli.command {
         Command::Probe(args) => probe_cmd::run(args).await,
+        Command::Bench(args) => bench_cmd::run(args).await,
         Command::Serve(args) => serve_cmd::run(args).await,
     }
 }

@@ -5,6 +5,7 @@
 //! (admission, live probes, limits) and the [`store`].
 
 pub mod api;
+pub mod bench;
 pub mod cli;
 pub mod probe;
 pub mod server;

@@ -425,6 +425,27 @@ mod tests {
     }
 
     #[test]
+    fn failure_kind_names_match_their_wire_form() {
+        use crate::schema::FailureKind as K;
+        for kind in [
+            K::Timeout,
+            K::NameNotFound,
+            K::Dns,
+            K::Refused,
+            K::Reset,
+            K::Certificate,
+            K::Tls,
+            K::Protocol,
+            K::Blocked,
+            K::Unsupported,
+            K::Io,
+        ] {
+            let wire = serde_json::to_string(&kind).unwrap();
+            assert_eq!(wire, format!("\"{}\"", kind.as_str()));
+        }
+    }
+
+    #[test]
     fn only_4xx_and_5xx_statuses_are_errors() {
         assert_eq!(status_error(200), None);
         assert_eq!(status_error(304), None);

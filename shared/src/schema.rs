@@ -656,6 +656,25 @@ pub enum FailureKind {
     Io,
 }
 
+impl FailureKind {
+    /// The kind's name, as serialised (`timeout`, `name_not_found`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Timeout => "timeout",
+            FailureKind::NameNotFound => "name_not_found",
+            FailureKind::Dns => "dns",
+            FailureKind::Refused => "refused",
+            FailureKind::Reset => "reset",
+            FailureKind::Certificate => "certificate",
+            FailureKind::Tls => "tls",
+            FailureKind::Protocol => "protocol",
+            FailureKind::Blocked => "blocked",
+            FailureKind::Unsupported => "unsupported",
+            FailureKind::Io => "io",
+        }
+    }
+}
+
 /// A failure as data: which phase, what kind, and the reason.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -6,6 +6,7 @@ use super::failure::from_hyper;
 use super::http::{Exchange, RequestSpec, UriForm, build_request, timed_exchange};
 use super::trace::AttemptTrace;
 use super::wire::WireTap;
+use crate::bench::load::{Load, Reply, hyper_reply};
 use bytes::Bytes;
 use h123_shared::{Failure, Phase, TtfbSource};
 use http_body_util::Empty;
@@ -13,6 +14,7 @@ use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Mutex;
 
 /// An HTTP/1.1 connection.
 pub struct H1 {
@@ -21,13 +23,14 @@ pub struct H1 {
     _task: TaskGuard,
 }
 
-impl Connection for H1 {
-    async fn open(
+impl H1 {
+    /// Opens a connection whose I/O reports to `tap`.
+    async fn open_tapped(
         target: &Target<'_>,
         settings: &ConnectSettings,
         trace: &mut AttemptTrace,
+        tap: Arc<WireTap>,
     ) -> Result<Opened<Self>, Failure> {
-        let tap = WireTap::http1();
         let (io, opened) =
             open_tcp_tls(target, settings, &[b"http/1.1"], tap.clone(), trace).await?;
         let (sender, conn) = http1::handshake(TokioIo::new(io))
@@ -47,6 +50,16 @@ impl Connection for H1 {
             tls: opened.tls,
         })
     }
+}
+
+impl Connection for H1 {
+    async fn open(
+        target: &Target<'_>,
+        settings: &ConnectSettings,
+        trace: &mut AttemptTrace,
+    ) -> Result<Opened<Self>, Failure> {
+        H1::open_tapped(target, settings, trace, WireTap::http1()).await
+    }
 
     async fn ready(&mut self, limit: Duration) -> bool {
         matches!(
@@ -64,5 +77,49 @@ impl Connection for H1 {
         let request = build_request(spec, UriForm::Origin)?;
         let send = || self.sender.send_request(request);
         timed_exchange(send, &self.tap, TtfbSource::TransportRead, spec, trace, out).await
+    }
+}
+
+/// A bench worker's HTTP/1.1 connection: one request at a time, so the
+/// sender is locked for each request (uncontended: one worker per connection).
+#[derive(Clone)]
+pub struct H1Handle(Arc<Mutex<H1>>);
+
+impl Load for H1 {
+    const ONE_AT_A_TIME: bool = true;
+
+    type Handle = H1Handle;
+
+    async fn open_for_load(target: &Target<'_>, settings: &ConnectSettings) -> Result<H1, Failure> {
+        let mut scratch = AttemptTrace::start();
+        H1::open_tapped(target, settings, &mut scratch, WireTap::silent())
+            .await
+            .map(|opened| opened.conn)
+    }
+
+    fn into_handle(self) -> H1Handle {
+        H1Handle(Arc::new(Mutex::new(self)))
+    }
+
+    async fn send(handle: &mut H1Handle, spec: &RequestSpec) -> Result<Reply, Failure> {
+        let request = build_request(spec, UriForm::Origin)?;
+        let mut conn = handle.0.lock().await;
+        conn.sender
+            .ready()
+            .await
+            .map_err(|e| from_hyper(Phase::Send, &e))?;
+        let response = conn
+            .sender
+            .send_request(request)
+            .await
+            .map_err(|e| from_hyper(Phase::Wait, &e))?;
+        hyper_reply(response).await
+    }
+
+    fn is_closed(handle: &H1Handle) -> bool {
+        handle
+            .0
+            .try_lock()
+            .is_ok_and(|conn| conn.sender.is_closed())
     }
 }

@@ -6,6 +6,7 @@ use super::failure::{failure, from_hyper, timed_out};
 use super::http::{Exchange, RequestSpec, UriForm, build_request, timed_exchange};
 use super::trace::AttemptTrace;
 use super::wire::WireTap;
+use crate::bench::load::{Load, Reply, hyper_reply};
 use bytes::Bytes;
 use h123_shared::{Failure, FailureKind, Phase, TtfbSource};
 use http_body_util::Empty;
@@ -21,13 +22,14 @@ pub struct H2 {
     _task: TaskGuard,
 }
 
-impl Connection for H2 {
-    async fn open(
+impl H2 {
+    /// Opens a connection whose I/O reports to `tap`.
+    async fn open_tapped(
         target: &Target<'_>,
         settings: &ConnectSettings,
         trace: &mut AttemptTrace,
+        tap: Arc<WireTap>,
     ) -> Result<Opened<Self>, Failure> {
-        let tap = WireTap::http2();
         let (io, opened) = open_tcp_tls(target, settings, &[b"h2"], tap.clone(), trace).await?;
         if let Some(tls) = &opened.tls
             && tls.alpn.as_deref() != Some("h2")
@@ -62,6 +64,16 @@ impl Connection for H2 {
             tls: opened.tls,
         })
     }
+}
+
+impl Connection for H2 {
+    async fn open(
+        target: &Target<'_>,
+        settings: &ConnectSettings,
+        trace: &mut AttemptTrace,
+    ) -> Result<Opened<Self>, Failure> {
+        H2::open_tapped(target, settings, trace, WireTap::http2()).await
+    }
 
     async fn ready(&mut self, limit: Duration) -> bool {
         matches!(
@@ -90,5 +102,52 @@ impl Connection for H2 {
         // A body cut at the cap resets only its stream: the connection stays usable.
         out.reusable = true;
         Ok(())
+    }
+}
+
+/// A bench worker's share of an HTTP/2 connection: its own sender clone, so
+/// workers open streams side by side.
+#[derive(Clone)]
+pub struct H2Handle {
+    sender: http2::SendRequest<Empty<Bytes>>,
+    _task: Arc<TaskGuard>,
+}
+
+impl Load for H2 {
+    const ONE_AT_A_TIME: bool = false;
+
+    type Handle = H2Handle;
+
+    async fn open_for_load(target: &Target<'_>, settings: &ConnectSettings) -> Result<H2, Failure> {
+        let mut scratch = AttemptTrace::start();
+        H2::open_tapped(target, settings, &mut scratch, WireTap::silent())
+            .await
+            .map(|opened| opened.conn)
+    }
+
+    fn into_handle(self) -> H2Handle {
+        H2Handle {
+            sender: self.sender,
+            _task: Arc::new(self._task),
+        }
+    }
+
+    async fn send(handle: &mut H2Handle, spec: &RequestSpec) -> Result<Reply, Failure> {
+        let request = build_request(spec, UriForm::Absolute)?;
+        handle
+            .sender
+            .ready()
+            .await
+            .map_err(|e| from_hyper(Phase::Send, &e))?;
+        let response = handle
+            .sender
+            .send_request(request)
+            .await
+            .map_err(|e| from_hyper(Phase::Wait, &e))?;
+        hyper_reply(response).await
+    }
+
+    fn is_closed(handle: &H2Handle) -> bool {
+        handle.sender.is_closed()
     }
 }

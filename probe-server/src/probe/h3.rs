@@ -8,7 +8,8 @@
 use super::connection::{ConnectSettings, Connection, Opened, Target, TaskGuard};
 use super::failure::{blocked, describe, failure, timed_out};
 use super::http::{Exchange, RequestSpec, UriForm, build_request, response_facts};
-use super::trace::AttemptTrace;
+use super::trace::{self, AttemptTrace};
+use crate::bench::load::{Load, Reply};
 use bytes::{Buf, Bytes};
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Micros, Phase, QuicInfo, TlsInfo, TtfbSource};
@@ -273,4 +274,64 @@ fn stream_failure(phase: Phase, err: &h3::error::StreamError) -> Failure {
         FailureKind::Protocol
     };
     failure(phase, kind, message)
+}
+
+/// A bench worker's share of an HTTP/3 connection: its own sender clone, so
+/// workers open request streams side by side.
+#[derive(Clone)]
+pub struct H3Handle {
+    sender: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+    quic: quinn::Connection,
+    _owner: Arc<H3>,
+}
+
+impl Load for H3 {
+    const ONE_AT_A_TIME: bool = false;
+
+    type Handle = H3Handle;
+
+    fn into_handle(self) -> H3Handle {
+        H3Handle {
+            sender: self.sender.clone(),
+            quic: self.quic.clone(),
+            _owner: Arc::new(self),
+        }
+    }
+
+    async fn send(handle: &mut H3Handle, spec: &RequestSpec) -> Result<Reply, Failure> {
+        let request = build_request(spec, UriForm::Absolute)?.map(|_| ());
+        let mut stream = handle
+            .sender
+            .send_request(request)
+            .await
+            .map_err(|e| stream_failure(Phase::Send, &e))?;
+        let finished = stream.finish().await;
+        let response = match stream.recv_response().await {
+            Ok(response) => response,
+            Err(e) => {
+                return Err(match finished {
+                    Err(send) => stream_failure(Phase::Send, &send),
+                    Ok(()) => stream_failure(Phase::Wait, &e),
+                });
+            }
+        };
+        let headers_at = trace::now();
+        let mut body_bytes = 0u64;
+        while let Some(chunk) = stream
+            .recv_data()
+            .await
+            .map_err(|e| stream_failure(Phase::Receive, &e))?
+        {
+            body_bytes += chunk.remaining() as u64;
+        }
+        Ok(Reply {
+            status: response.status().as_u16(),
+            headers_at,
+            body_bytes,
+        })
+    }
+
+    fn is_closed(handle: &H3Handle) -> bool {
+        handle.quic.close_reason().is_some()
+    }
 }

@@ -78,6 +78,9 @@ pub enum PlanError {
     /// The DNS server is not `ip:port` or `ip`.
     #[error("invalid DNS server `{0}`: expected ip or ip:port, e.g. 127.0.0.1:5353")]
     InvalidDnsServer(String),
+    /// Two options contradict each other.
+    #[error("conflicting options: {0}")]
+    Conflict(&'static str),
     /// A pinned address is not an IP address.
     #[error("invalid resolve entry for {host}:{port}: `{addr}` is not an IP address")]
     InvalidResolve {
@@ -101,6 +104,7 @@ impl PlanError {
             PlanError::InvalidHeader(_) => "invalid_header",
             PlanError::InvalidDnsServer(_) => "invalid_dns_server",
             PlanError::InvalidResolve { .. } => "invalid_resolve",
+            PlanError::Conflict(_) => "conflicting_options",
         }
     }
 }

@@ -1,0 +1,253 @@
+//! `h123 bench URL`: the load comparison from a terminal, with a live
+//! progress line on stderr and the final table (or JSON) on stdout.
+
+use crate::bench::{BenchLimits, BenchLive, BenchPlan, Bencher};
+use crate::probe::guard::ConnectPolicy;
+use crate::probe::tls::TrustSettings;
+use clap::{Args, ValueEnum};
+use h123_shared::bench::{BenchOptions, BenchResult};
+use h123_shared::{Header, Method, Protocol};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Output formats of `h123 bench`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchOutput {
+    /// The comparison table, for people.
+    Text,
+    /// The full result in the h123 schema.
+    Json,
+}
+
+/// Options of `h123 bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The http or https URL to load.
+    pub url: String,
+    /// Protocols to compare, in turn, comma-separated: h1, h2, h3.
+    #[arg(long = "proto", value_delimiter = ',', default_value = "h1,h2,h3")]
+    pub protocols: Vec<Protocol>,
+    /// Requests in flight at once.
+    #[arg(short = 'c', long, default_value_t = 16)]
+    pub concurrency: u32,
+    /// How long to measure each protocol: 10s, 500ms, 2m (default 10s).
+    #[arg(short = 'd', long, value_parser = parse_duration, conflicts_with = "requests")]
+    pub duration: Option<Duration>,
+    /// Measure this many requests per protocol instead of a duration.
+    #[arg(short = 'n', long)]
+    pub requests: Option<u64>,
+    /// Connections for HTTP/2 and HTTP/3, with the in-flight requests spread
+    /// over them as streams (default 1). HTTP/1.1 opens one per in-flight request.
+    #[arg(long)]
+    pub connections: Option<u32>,
+    /// Send at this fixed rate (requests per second), measuring latency from
+    /// each request's intended send time.
+    #[arg(long, value_name = "PER_SEC")]
+    pub rate: Option<u32>,
+    /// Send, but do not count, requests for this long first: 2s, 500ms.
+    #[arg(long, value_parser = parse_duration, default_value = "0s")]
+    pub warmup: Duration,
+    /// Open a new connection for every request (shows handshake cost).
+    #[arg(long)]
+    pub cold: bool,
+    /// Request method: GET or HEAD.
+    #[arg(short = 'X', long = "request", default_value = "GET")]
+    pub method: Method,
+    /// Extra request header, "Name: value" (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+    /// Limit on each request, in seconds; a slower one counts as a timeout.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Skip certificate verification.
+    #[arg(short = 'k', long)]
+    pub insecure: bool,
+    /// Trust only the CA certificates in this PEM file.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = BenchOutput::Text)]
+    pub output: BenchOutput,
+}
+
+impl BenchArgs {
+    /// The bench options these arguments ask for.
+    ///
+    /// # Errors
+    /// A readable line when a header is malformed.
+    pub fn options(&self) -> Result<BenchOptions, String> {
+        let headers = self
+            .headers
+            .iter()
+            .map(|h| {
+                let (name, value) = h
+                    .split_once(':')
+                    .ok_or_else(|| format!("header `{h}` must look like `Name: value`"))?;
+                Ok(Header {
+                    name: name.trim().to_ascii_lowercase(),
+                    value: value.trim().to_owned(),
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        if !(self.timeout.is_finite() && self.timeout > 0.0) {
+            return Err(format!(
+                "--timeout must be a positive number of seconds (got {})",
+                self.timeout
+            ));
+        }
+        Ok(BenchOptions {
+            url: self.url.clone(),
+            protocols: self.protocols.clone(),
+            concurrency: self.concurrency,
+            connections: self.connections,
+            duration_ms: self.duration.map(|d| d.as_millis() as u64),
+            requests: self.requests,
+            rate: self.rate,
+            warmup_ms: self.warmup.as_millis() as u64,
+            cold: self.cold,
+            method: self.method,
+            headers,
+            timeout_ms: ((self.timeout * 1000.0).round() as u64).max(1),
+            insecure: self.insecure,
+        })
+    }
+}
+
+/// Parses `10s`, `500ms`, `2m`, `1.5s` or a bare number of seconds.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration like 10s, 500ms or 2m"))?;
+    let secs = match unit {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => {
+            return Err(format!(
+                "`{text}`: unknown unit `{unit}` (use ms, s, m or h)"
+            ));
+        }
+    };
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("`{text}` is out of range"))
+}
+
+/// Runs the bench and prints it; exit code 0 when every protocol ran, 1 when
+/// one could not run at all, 2 when the options were refused.
+pub async fn run(args: BenchArgs) -> ExitCode {
+    match bench(&args).await {
+        Ok(result) => {
+            let text = match args.output {
+                BenchOutput::Json => format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&result).unwrap_or_default()
+                ),
+                BenchOutput::Text => super::bench_text::report(&result),
+            };
+            print!("{text}");
+            if result.runs.iter().any(|r| r.failure.is_some()) {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(message) => {
+            eprintln!("h123: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Validates the arguments and runs the bench, with a progress line on a
+/// terminal. The CLI runs with its user's own rights: any target is allowed.
+///
+/// # Errors
+/// One readable line when the options are refused or the CA file is bad.
+pub async fn bench(args: &BenchArgs) -> Result<BenchResult, String> {
+    let plan =
+        BenchPlan::new(args.options()?, &BenchLimits::default()).map_err(|e| e.to_string())?;
+    let trust = match &args.cacert {
+        Some(path) => TrustSettings::from_ca_file(path)?,
+        None => TrustSettings::system(),
+    };
+    let live = BenchLive::default();
+    let bencher = Bencher::new(trust, ConnectPolicy::allow_all());
+    let show = std::io::stderr().is_terminal();
+    let mut bench = std::pin::pin!(bencher.run(&plan, &live));
+    let mut tick = tokio::time::interval(Duration::from_millis(200));
+    let result = loop {
+        tokio::select! {
+            result = &mut bench => break result,
+            _ = tick.tick(), if show => {
+                eprint!("\r\x1b[2K{}", super::bench_text::progress_line(&plan, &live.snapshot()));
+                let _ = std::io::stderr().flush();
+            }
+        }
+    };
+    if show {
+        eprint!("\r\x1b[2K");
+    }
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(line: &[&str]) -> BenchArgs {
+        let mut argv = vec!["h123", "bench"];
+        argv.extend_from_slice(line);
+        match crate::cli::Cli::parse_from(argv).command {
+            crate::cli::Command::Bench(a) => a,
+            other => panic!("not `h123 bench`: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn flags_map_to_options() {
+        let o = args(&[
+            "https://e.test/",
+            "--proto",
+            "h2,h3",
+            "-c",
+            "64",
+            "-d",
+            "1.5s",
+            "--connections",
+            "4",
+            "--rate",
+            "1000",
+            "--warmup",
+            "500ms",
+            "-H",
+            "X-A: b",
+            "--timeout",
+            "2",
+        ])
+        .options()
+        .unwrap();
+        assert_eq!(o.protocols, vec![Protocol::H2, Protocol::H3]);
+        assert_eq!((o.concurrency, o.connections), (64, Some(4)));
+        assert_eq!((o.duration_ms, o.requests), (Some(1500), None));
+        assert_eq!((o.rate, o.warmup_ms, o.timeout_ms), (Some(1000), 500, 2000));
+        assert_eq!(o.headers[0].name, "x-a");
+    }
+
+    #[test]
+    fn durations_read_like_other_load_tools() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_duration("10 parsecs").is_err());
+        assert!(parse_duration("s").is_err());
+    }
+}
