@@ -55,8 +55,12 @@ pub fn rate(per_sec: f64) -> String {
     if per_sec < 99.95 {
         return format!("{per_sec:.1}");
     }
-    let whole = per_sec.round() as u64;
-    let digits = whole.to_string();
+    count(per_sec.round() as u64)
+}
+
+/// A whole number with thousands separators: `7`, `4,250`, `1,234,567`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {
@@ -163,6 +167,10 @@ mod tests {
         for (x, want) in cases {
             assert_eq!(rate(x), want, "{x}");
         }
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(u64::MAX), "18,446,744,073,709,551,615");
     }
 
     #[test]
