@@ -544,6 +544,7 @@ async fn bench_page_end_to_end() {
         .for_element(Locator::Css("#bench-url"))
         .await
         .expect("bench form");
+    screenshot(&client, "home-bench-desktop-light").await;
     url_field
         .send_keys(&target.https_url("/bytes/2000"))
         .await
