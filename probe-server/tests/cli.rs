@@ -1,4 +1,4 @@
-//! End-to-end tests of the `h123 probe` command line against the loopback
+//! End-to-end tests of the `h123 probe` and `h123 bench` command lines against the loopback
 //! test target: output formats (HAR validated by a HAR 1.2 validator, curl
 //! figures cross-checked against curl itself), exit codes and bad input.
 
@@ -262,6 +262,19 @@ fn bad_input_exits_2_with_one_readable_line() {
             vec!["probe", "https://e.test/", "--cacert", "/nonexistent.pem"],
             "cannot read CA file",
         ),
+        (vec!["bench", "ftp://example.com/"], "unsupported scheme"),
+        (
+            vec!["bench", "https://e.test/", "-c", "0"],
+            "concurrency must be between",
+        ),
+        (
+            vec!["bench", "http://e.test/", "--proto", "h3"],
+            "HTTP/3 needs an https URL",
+        ),
+        (
+            vec!["bench", "https://e.test/", "--connections", "99"],
+            "connections must be between",
+        ),
     ] {
         let output = h123(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
@@ -326,4 +339,48 @@ async fn arms_compare_cold_warm_and_resumed_in_one_run() {
         report.contains("connection arms") && report.contains("resumed"),
         "{report}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bench_prints_a_table_or_json_and_exits_by_outcome() {
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let url = target.https_url("/");
+    let refused = format!("https://{}/", target.refused_addr);
+    let ca = target.ca_file().to_str().unwrap().to_owned();
+    let (text, json, failed) = tokio::task::spawn_blocking(move || {
+        let common = ["--cacert", ca.as_str(), "-n", "100", "-c", "4"];
+        let text = h123(&[&["bench", url.as_str()][..], &common].concat());
+        let json = h123(&[&["bench", url.as_str(), "-o", "json"][..], &common].concat());
+        let failed = h123(&["bench", &refused, "--proto", "h1", "-n", "5"]);
+        (text, json, failed)
+    })
+    .await
+    .unwrap();
+    assert_eq!(text.status.code(), Some(0));
+    let table = stdout(&text);
+    for needle in [
+        "HTTP/1.1",
+        "HTTP/2",
+        "HTTP/3",
+        "req/s",
+        "p99.9",
+        "note: Loopback",
+    ] {
+        assert!(table.contains(needle), "missing {needle:?} in:\n{table}");
+    }
+    let result: h123_shared::bench::BenchResult =
+        serde_json::from_slice(&json.stdout).expect("bench JSON in the shared schema");
+    assert_eq!(result.runs.len(), 3);
+    assert!(
+        result
+            .runs
+            .iter()
+            .all(|r| r.requests == 100 && r.successes == 100)
+    );
+    assert_eq!(
+        failed.status.code(),
+        Some(1),
+        "a protocol that cannot run exits 1"
+    );
+    assert!(stdout(&failed).contains("could not run: connect failed (refused)"));
 }

@@ -1,10 +1,10 @@
-//! What a bench needs of a protocol, beyond the probe's [`Connection`]: a
-//! cheap, shareable handle that sends requests without recording phases.
+//! What a bench needs of a protocol: connections set up like a probe's, as
+//! cheap, shareable handles that send requests without recording phases.
 
-use crate::probe::connection::{ConnectSettings, Connection, Target};
+use crate::probe::connection::{ConnectSettings, Target};
 use crate::probe::failure::from_hyper;
 use crate::probe::http::RequestSpec;
-use crate::probe::trace::{self, AttemptTrace};
+use crate::probe::trace;
 use h123_shared::{Failure, Phase};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
@@ -25,7 +25,7 @@ pub struct Reply {
 /// A protocol a bench can load: its connections split into handles, one per
 /// worker; clones of a handle share the connection (as streams for HTTP/2
 /// and HTTP/3; HTTP/1.1 has one worker per connection).
-pub trait Load: Connection {
+pub trait Load: Send + 'static {
     /// Whether a connection carries one request at a time (HTTP/1.1): then
     /// a failed exchange leaves it unusable and a new one is opened.
     const ONE_AT_A_TIME: bool;
@@ -33,22 +33,12 @@ pub trait Load: Connection {
     /// A worker's way to send requests over a connection.
     type Handle: Clone + Send + Sync + 'static;
 
-    /// Opens a connection for load: set up as a probe's would be (same
-    /// safety policy and TLS checks), with nothing recorded.
+    /// Opens a connection for load, set up as a probe's would be (same
+    /// safety policy and TLS checks) but recording nothing, as a handle.
     fn open_for_load(
         target: &Target<'_>,
         settings: &ConnectSettings,
-    ) -> impl Future<Output = Result<Self, Failure>> + Send {
-        async move {
-            let mut scratch = AttemptTrace::start();
-            Self::open(target, settings, &mut scratch)
-                .await
-                .map(|opened| opened.conn)
-        }
-    }
-
-    /// Turns an open connection into a handle.
-    fn into_handle(self) -> Self::Handle;
+    ) -> impl Future<Output = Result<Self::Handle, Failure>> + Send;
 
     /// Sends `spec` and reads the whole response body.
     fn send(
@@ -61,7 +51,7 @@ pub trait Load: Connection {
 }
 
 /// Reads a hyper response body to its end, counting its bytes.
-pub async fn drain(mut body: Incoming) -> Result<u64, Failure> {
+async fn drain(mut body: Incoming) -> Result<u64, Failure> {
     let mut bytes = 0u64;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| from_hyper(Phase::Receive, &e))?;

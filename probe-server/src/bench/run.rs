@@ -59,14 +59,14 @@ impl Shared {
     /// Opens a connection, counting it.
     async fn open<C: Load>(&self) -> Result<C::Handle, Failure> {
         let limit = self.plan.timeout;
-        let conn = tokio::time::timeout(
+        let handle = tokio::time::timeout(
             limit,
             C::open_for_load(&self.endpoint.target(), &self.endpoint.settings),
         )
         .await
         .map_err(|_| timed_out(Phase::Connect, limit))??;
         self.opened.fetch_add(1, Ordering::Relaxed);
-        Ok(conn.into_handle())
+        Ok(handle)
     }
 }
 

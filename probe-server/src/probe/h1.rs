@@ -90,15 +90,13 @@ impl Load for H1 {
 
     type Handle = H1Handle;
 
-    async fn open_for_load(target: &Target<'_>, settings: &ConnectSettings) -> Result<H1, Failure> {
+    async fn open_for_load(
+        target: &Target<'_>,
+        settings: &ConnectSettings,
+    ) -> Result<H1Handle, Failure> {
         let mut scratch = AttemptTrace::start();
-        H1::open_tapped(target, settings, &mut scratch, WireTap::silent())
-            .await
-            .map(|opened| opened.conn)
-    }
-
-    fn into_handle(self) -> H1Handle {
-        H1Handle(Arc::new(Mutex::new(self)))
+        let opened = H1::open_tapped(target, settings, &mut scratch, WireTap::silent()).await?;
+        Ok(H1Handle(Arc::new(Mutex::new(opened.conn))))
     }
 
     async fn send(handle: &mut H1Handle, spec: &RequestSpec) -> Result<Reply, Failure> {

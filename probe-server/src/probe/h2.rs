@@ -1,18 +1,21 @@
 //! HTTP/2 over hyper's low-level client connection: TLS with ALPN `h2`, or
-//! prior knowledge (h2c) for http URLs; one stream per attempt.
+//! prior knowledge (h2c) for http URLs; one stream per attempt. A bench's
+//! load goes through the h2 crate directly (see [`H2Handle`]).
 
 use super::connection::{ConnectSettings, Connection, Opened, Target, TaskGuard, open_tcp_tls};
-use super::failure::{failure, from_hyper, timed_out};
+use super::failure::{describe, failure, from_hyper, timed_out};
 use super::http::{Exchange, RequestSpec, UriForm, build_request, timed_exchange};
-use super::trace::AttemptTrace;
+use super::trace::{self, AttemptTrace};
 use super::wire::WireTap;
-use crate::bench::load::{Load, Reply, hyper_reply};
+use crate::bench::load::{Load, Reply};
 use bytes::Bytes;
 use h123_shared::{Failure, FailureKind, Phase, TtfbSource};
 use http_body_util::Empty;
 use hyper::client::conn::http2;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use std::future::poll_fn;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// An HTTP/2 connection.
@@ -22,27 +25,15 @@ pub struct H2 {
     _task: TaskGuard,
 }
 
-impl H2 {
-    /// Opens a connection whose I/O reports to `tap`.
-    async fn open_tapped(
+impl Connection for H2 {
+    async fn open(
         target: &Target<'_>,
         settings: &ConnectSettings,
         trace: &mut AttemptTrace,
-        tap: Arc<WireTap>,
     ) -> Result<Opened<Self>, Failure> {
+        let tap = WireTap::http2();
         let (io, opened) = open_tcp_tls(target, settings, &[b"h2"], tap.clone(), trace).await?;
-        if let Some(tls) = &opened.tls
-            && tls.alpn.as_deref() != Some("h2")
-        {
-            return Err(failure(
-                Phase::Tls,
-                FailureKind::Unsupported,
-                format!(
-                    "the server did not agree to HTTP/2 (ALPN: {})",
-                    tls.alpn.as_deref().unwrap_or("none")
-                ),
-            ));
-        }
+        check_alpn(&opened)?;
         let (mut sender, conn) = http2::handshake(TokioExecutor::new(), TokioIo::new(io))
             .await
             .map_err(|e| from_hyper(Phase::Send, &e))?;
@@ -63,16 +54,6 @@ impl H2 {
             remote: opened.remote,
             tls: opened.tls,
         })
-    }
-}
-
-impl Connection for H2 {
-    async fn open(
-        target: &Target<'_>,
-        settings: &ConnectSettings,
-        trace: &mut AttemptTrace,
-    ) -> Result<Opened<Self>, Failure> {
-        H2::open_tapped(target, settings, trace, WireTap::http2()).await
     }
 
     async fn ready(&mut self, limit: Duration) -> bool {
@@ -105,11 +86,28 @@ impl Connection for H2 {
     }
 }
 
-/// A bench worker's share of an HTTP/2 connection: its own sender clone, so
-/// workers open streams side by side.
+/// Fails unless TLS negotiated `h2` (over plain TCP, h2c is prior knowledge).
+fn check_alpn(opened: &Opened<()>) -> Result<(), Failure> {
+    match &opened.tls {
+        Some(tls) if tls.alpn.as_deref() != Some("h2") => Err(failure(
+            Phase::Tls,
+            FailureKind::Unsupported,
+            format!(
+                "the server did not agree to HTTP/2 (ALPN: {})",
+                tls.alpn.as_deref().unwrap_or("none")
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A bench worker's share of an HTTP/2 connection. A bench drives the h2
+/// crate directly: streams go from the worker to the connection task with
+/// no dispatcher task between them (hyper's client adds one per connection).
 #[derive(Clone)]
 pub struct H2Handle {
-    sender: http2::SendRequest<Empty<Bytes>>,
+    sender: h2::client::SendRequest<Bytes>,
+    closed: Arc<AtomicBool>,
     _task: Arc<TaskGuard>,
 }
 
@@ -118,36 +116,74 @@ impl Load for H2 {
 
     type Handle = H2Handle;
 
-    async fn open_for_load(target: &Target<'_>, settings: &ConnectSettings) -> Result<H2, Failure> {
+    async fn open_for_load(
+        target: &Target<'_>,
+        settings: &ConnectSettings,
+    ) -> Result<H2Handle, Failure> {
         let mut scratch = AttemptTrace::start();
-        H2::open_tapped(target, settings, &mut scratch, WireTap::silent())
+        let (io, opened) =
+            open_tcp_tls(target, settings, &[b"h2"], WireTap::silent(), &mut scratch).await?;
+        check_alpn(&opened)?;
+        let (sender, connection) = h2::client::handshake(io)
             .await
-            .map(|opened| opened.conn)
-    }
-
-    fn into_handle(self) -> H2Handle {
-        H2Handle {
-            sender: self.sender,
-            _task: Arc::new(self._task),
-        }
+            .map_err(|e| h2_failure(Phase::Send, &e))?;
+        let closed = Arc::new(AtomicBool::new(false));
+        let task = {
+            let closed = closed.clone();
+            TaskGuard(tokio::spawn(async move {
+                let _ = connection.await;
+                closed.store(true, Ordering::Relaxed);
+            }))
+        };
+        let sender = tokio::time::timeout(settings.phase_limit, sender.ready())
+            .await
+            .map_err(|_| timed_out(Phase::Send, settings.phase_limit))?
+            .map_err(|e| h2_failure(Phase::Send, &e))?;
+        Ok(H2Handle {
+            sender,
+            closed,
+            _task: Arc::new(task),
+        })
     }
 
     async fn send(handle: &mut H2Handle, spec: &RequestSpec) -> Result<Reply, Failure> {
-        let request = build_request(spec, UriForm::Absolute)?;
-        handle
-            .sender
-            .ready()
+        let request = build_request(spec, UriForm::Absolute)?.map(|_| ());
+        poll_fn(|cx| handle.sender.poll_ready(cx))
             .await
-            .map_err(|e| from_hyper(Phase::Send, &e))?;
-        let response = handle
+            .map_err(|e| h2_failure(Phase::Send, &e))?;
+        let (response, _) = handle
             .sender
-            .send_request(request)
-            .await
-            .map_err(|e| from_hyper(Phase::Wait, &e))?;
-        hyper_reply(response).await
+            .send_request(request, true)
+            .map_err(|e| h2_failure(Phase::Send, &e))?;
+        let response = response.await.map_err(|e| h2_failure(Phase::Wait, &e))?;
+        let headers_at = trace::now();
+        let status = response.status().as_u16();
+        let mut body = response.into_body();
+        let mut body_bytes = 0u64;
+        while let Some(chunk) = body.data().await {
+            let chunk = chunk.map_err(|e| h2_failure(Phase::Receive, &e))?;
+            body_bytes += chunk.len() as u64;
+            let _ = body.flow_control().release_capacity(chunk.len());
+        }
+        Ok(Reply {
+            status,
+            headers_at,
+            body_bytes,
+        })
     }
 
     fn is_closed(handle: &H2Handle) -> bool {
-        handle.sender.is_closed()
+        handle.closed.load(Ordering::Relaxed)
     }
+}
+
+fn h2_failure(phase: Phase, err: &h2::Error) -> Failure {
+    let kind = if err.is_io() {
+        FailureKind::Io
+    } else if err.is_reset() || err.is_go_away() {
+        FailureKind::Reset
+    } else {
+        FailureKind::Protocol
+    };
+    failure(phase, kind, describe(err))
 }

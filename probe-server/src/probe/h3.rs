@@ -290,12 +290,17 @@ impl Load for H3 {
 
     type Handle = H3Handle;
 
-    fn into_handle(self) -> H3Handle {
-        H3Handle {
-            sender: self.sender.clone(),
-            quic: self.quic.clone(),
-            _owner: Arc::new(self),
-        }
+    async fn open_for_load(
+        target: &Target<'_>,
+        settings: &ConnectSettings,
+    ) -> Result<H3Handle, Failure> {
+        let mut scratch = AttemptTrace::start();
+        let conn = H3::open(target, settings, &mut scratch).await?.conn;
+        Ok(H3Handle {
+            sender: conn.sender.clone(),
+            quic: conn.quic.clone(),
+            _owner: Arc::new(conn),
+        })
     }
 
     async fn send(handle: &mut H3Handle, spec: &RequestSpec) -> Result<Reply, Failure> {
