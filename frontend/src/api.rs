@@ -2,7 +2,11 @@
 
 use gloo_net::http::{Request, Response};
 use h123_shared::ProbeOptions;
-use h123_shared::api::{ApiError, ApiErrorBody, ProbeCreated, ProbeEvent, ProbeList, ProbeRecord};
+use h123_shared::api::{
+    ApiError, ApiErrorBody, BenchCreated, BenchRecord, ProbeCreated, ProbeEvent, ProbeList,
+    ProbeRecord, ServerInfo,
+};
+use h123_shared::bench::BenchOptions;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
@@ -64,6 +68,33 @@ pub async fn probe(id: &str) -> Result<ProbeRecord> {
 pub async fn recent_probes(limit: u32) -> Result<ProbeList> {
     let url = format!("/api/v1/probes?limit={limit}");
     json(Request::get(&url).send().await).await
+}
+
+/// `GET /api/v1/config`: what the server offers (benches or not).
+///
+/// # Errors
+/// As any call: [`Error::Fetch`] or [`Error::Api`].
+pub async fn server_info() -> Result<ServerInfo> {
+    json(Request::get("/api/v1/config").send().await).await
+}
+
+/// `POST /api/v1/benches`: starts a bench.
+///
+/// # Errors
+/// [`Error::Api`] when benches are off (403), one runs already (409), or the options are refused.
+pub async fn create_bench(options: &BenchOptions) -> Result<BenchCreated> {
+    let request = Request::post("/api/v1/benches")
+        .json(options)
+        .map_err(|e| Error::Fetch(e.to_string()))?;
+    json(request.send().await).await
+}
+
+/// `GET /api/v1/benches/{id}`: a bench's record, with progress while it runs.
+///
+/// # Errors
+/// [`Error::Api`] with status 404 for an unknown id.
+pub async fn bench(id: &str) -> Result<BenchRecord> {
+    json(Request::get(&format!("/api/v1/benches/{id}")).send().await).await
 }
 
 /// The JSON record's address.

@@ -1,6 +1,7 @@
 //! The building blocks of the pages, one job each.
 
 mod actions;
+mod bench;
 mod comparison;
 mod facts;
 mod findings;
@@ -11,6 +12,10 @@ mod summary;
 mod waterfall;
 
 pub use actions::Actions;
+pub use bench::{
+    BenchActions, BenchForm, BenchProgressView, BenchSummaryLine, BenchTable, Caveats,
+    PercentileChart,
+};
 pub use comparison::Comparison;
 pub use facts::Facts;
 pub use findings::Findings;

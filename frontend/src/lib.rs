@@ -8,7 +8,7 @@ pub mod perf;
 use leptos::prelude::*;
 use leptos_router::components::{A, Route, Router, Routes};
 use leptos_router::path;
-use pages::{HomePage, NotFoundPage, ResultPage};
+use pages::{BenchPage, HomePage, NotFoundPage, ResultPage};
 
 /// The whole app: header, routed page, footer.
 #[component]
@@ -25,6 +25,7 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=NotFoundPage>
                     <Route path=path!("/") view=HomePage />
                     <Route path=path!("/r/:id") view=ResultPage />
+                    <Route path=path!("/b/:id") view=BenchPage />
                 </Routes>
             </main>
             <footer class="site-footer">

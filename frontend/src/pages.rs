@@ -1,9 +1,11 @@
 //! The routed pages, one per file.
 
+mod bench;
 mod home;
 mod not_found;
 mod result;
 
+pub use bench::BenchPage;
 pub use home::HomePage;
 pub use not_found::NotFoundPage;
 pub use result::ResultPage;

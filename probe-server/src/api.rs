@@ -4,7 +4,9 @@
 //! paths under `/api` answer a JSON 404, everything else falls through to the
 //! web UI.
 
+pub mod benches;
 pub mod conditional;
+pub mod config;
 pub mod error;
 pub mod events;
 pub mod extract;
@@ -49,6 +51,12 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
             "/api/v1/probes/{id}/waterfall.svg",
             methods(get(probes::probes_svg)),
         )
+        .route(
+            "/api/v1/benches",
+            methods(get(benches::benches_list).post(benches::benches_create)),
+        )
+        .route("/api/v1/benches/{id}", methods(get(benches::benches_get)))
+        .route("/api/v1/config", methods(get(config::config_get)))
         .route("/api/openapi.json", methods(get(openapi::openapi_get)))
         .route("/api", methods(get(api_not_found)))
         .route("/api/{*rest}", methods(get(api_not_found)))

@@ -1,16 +1,20 @@
 //! The probe service behind the API: configuration, shared state, admission
-//! of new probes, running them, and graceful shutdown.
+//! of new probes (and of the one bench at a time), running them, and graceful shutdown.
 
+pub mod bench_slot;
 pub mod limit;
 pub mod metrics;
 pub mod registry;
 pub mod runner;
 pub mod target_guard;
 
+use crate::bench::{BenchLimits, Bencher};
 use crate::probe::Engine;
+use crate::probe::guard::{AllowedTarget, ConnectPolicy};
 use crate::probe::plan::Limits;
 use crate::probe::tls::TrustSettings;
 use crate::store::SharedStore;
+use bench_slot::BenchSlot;
 use limit::{RateConfig, RateLimiter};
 use metrics::{Gauges, Metrics};
 use registry::Registry;
@@ -42,6 +46,25 @@ pub struct ServerConfig {
     pub rate: RateConfig,
     /// Longest a whole probe may take; it is then stopped and stored as cancelled.
     pub max_probe_time: Duration,
+    /// Benches (load comparisons): `None` unless `h123 serve --enable-bench`.
+    pub bench: Option<BenchConfig>,
+}
+
+/// How a server with benches enabled runs them.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    /// The only addresses (and ports) a bench may connect to; never empty.
+    pub targets: Vec<AllowedTarget>,
+    /// Bounds on each bench's options.
+    pub limits: BenchLimits,
+}
+
+impl BenchConfig {
+    /// The connect policy of benches: the listed targets and nothing else,
+    /// checked on every dialled address.
+    pub fn policy(&self) -> ConnectPolicy {
+        ConnectPolicy::only(self.targets.clone())
+    }
 }
 
 impl Default for ServerConfig {
@@ -49,7 +72,7 @@ impl Default for ServerConfig {
         ServerConfig {
             limits: server_limits(),
             guard: TargetGuard {
-                policy: crate::probe::guard::ConnectPolicy::public_only(Vec::new()),
+                policy: ConnectPolicy::public_only(Vec::new()),
                 ports: Vec::new(),
             },
             dns_server: None,
@@ -62,6 +85,7 @@ impl Default for ServerConfig {
                 per_minute: 30,
             },
             max_probe_time: Duration::from_secs(120),
+            bench: None,
         }
     }
 }
@@ -77,6 +101,19 @@ pub fn server_limits() -> Limits {
         max_url_len: 2048,
         max_headers: 20,
         max_header_bytes: 4096,
+    }
+}
+
+/// The per-bench bounds a server starts with: much tighter than the CLI's,
+/// since a bench holds the server's one bench slot while it runs.
+pub fn server_bench_limits() -> BenchLimits {
+    BenchLimits {
+        max_concurrency: 1024,
+        max_connections: 1024,
+        max_duration_ms: 60_000,
+        max_requests: 1_000_000,
+        max_rate: 100_000,
+        max_warmup_ms: 10_000,
     }
 }
 
@@ -104,6 +141,11 @@ pub struct Shared {
     pub slots: Arc<Semaphore>,
     /// Probes holding a slot now.
     pub running: AtomicUsize,
+    /// The bench engine, with the server's trust store and the bench allow list;
+    /// `None` when benches are disabled.
+    pub bencher: Option<Bencher>,
+    /// The bench running now, if any.
+    pub bench: BenchSlot,
     shutting_down: AtomicBool,
 }
 
@@ -111,6 +153,10 @@ impl AppState {
     /// State for a server with `config`, storing in `store`.
     pub fn new(config: ServerConfig, store: SharedStore) -> Self {
         let engine = Engine::new(config.trust.clone(), config.guard.policy.clone());
+        let bencher = config
+            .bench
+            .as_ref()
+            .map(|bench| Bencher::new(config.trust.clone(), bench.policy()));
         AppState {
             inner: Arc::new(Shared {
                 limiter: RateLimiter::new(config.rate),
@@ -120,6 +166,8 @@ impl AppState {
                 registry: Registry::default(),
                 metrics: Metrics::default(),
                 running: AtomicUsize::new(0),
+                bencher,
+                bench: BenchSlot::default(),
                 shutting_down: AtomicBool::new(false),
                 config,
             }),
@@ -139,13 +187,15 @@ impl AppState {
         }
     }
 
-    /// Stops accepting probes, lets those in flight finish for up to `grace`,
-    /// then stores the rest as cancelled (with what they measured so far).
-    /// Returns how many were cancelled.
+    /// Stops accepting probes and benches, lets those in flight finish for
+    /// up to `grace`, then stores the rest as cancelled (probes with what
+    /// they measured so far). Returns how many were cancelled.
     pub async fn shutdown(&self, grace: Duration) -> usize {
         self.inner.shutting_down.store(true, Ordering::SeqCst);
         let deadline = crate::probe::trace::now() + grace;
-        while !self.registry.is_empty() && crate::probe::trace::now() < deadline {
+        while (!self.registry.is_empty() || self.bench.current().is_some())
+            && crate::probe::trace::now() < deadline
+        {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         let mut cancelled = 0;
@@ -155,6 +205,9 @@ impl AppState {
                 cancelled += 1;
             }
             self.registry.remove(&live.record().id);
+        }
+        if bench_slot::cancel(self).await {
+            cancelled += 1;
         }
         cancelled
     }

@@ -1,4 +1,4 @@
-//! Where probe records live: the [`Store`] interface and its SQLite implementation.
+//! Where probe and bench records live: the [`Store`] interface and its SQLite implementation.
 //!
 //! The interface is synchronous (SQLite is); async callers go through
 //! [`SharedStore`], which runs each call on tokio's blocking pool. A second
@@ -7,7 +7,7 @@
 
 pub mod sqlite;
 
-use h123_shared::api::{ProbeRecord, ProbeStatus, ProbeSummary};
+use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use std::sync::Arc;
 
 /// Why a store call failed.
@@ -25,9 +25,9 @@ pub enum StoreError {
         reason: String,
     },
     /// The record is finished and may not change any more.
-    #[error("probe {0} is finished and immutable")]
+    #[error("record {0} is finished and immutable")]
     Immutable(String),
-    /// The `before` cursor names no stored probe.
+    /// The `before` cursor names no stored record.
     #[error("unknown cursor `{0}`")]
     UnknownCursor(String),
     /// The blocking task running the call died.
@@ -41,7 +41,8 @@ pub enum StoreError {
 /// `Result` with a [`StoreError`].
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
-/// Durable probe records. Every write returns only once it is on disk.
+/// Durable probe and bench records, each kind with its own ids. Every write
+/// returns only once it is on disk.
 pub trait Store: Send + Sync + 'static {
     /// Stores a new record (normally `running`).
     ///
@@ -73,6 +74,37 @@ pub trait Store: Send + Sync + 'static {
     /// # Errors
     /// When the database fails.
     fn cancel_running(&self) -> Result<usize>;
+
+    /// Stores a new bench (normally `running`, without a result).
+    ///
+    /// # Errors
+    /// When the id exists already or the database fails.
+    fn insert_bench(&self, record: &BenchRecord) -> Result<()>;
+
+    /// Stores the final state (`done` with its result, or `cancelled`) of a running bench.
+    ///
+    /// # Errors
+    /// [`StoreError::Immutable`] when the stored bench is finished already (or unknown).
+    fn finish_bench(&self, record: &BenchRecord) -> Result<()>;
+
+    /// The bench with this id, if any (without `progress`: that lives in memory).
+    ///
+    /// # Errors
+    /// When the database fails or the record is unreadable.
+    fn get_bench(&self, id: &str) -> Result<Option<BenchRecord>>;
+
+    /// Up to `limit` benches, newest first, older than `before` when given.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownCursor`] when `before` is not a stored bench id.
+    fn list_benches(&self, limit: usize, before: Option<&str>) -> Result<Vec<BenchSummary>>;
+
+    /// Marks every bench still `running` as `cancelled` at `now_unix_ms`
+    /// (called at start-up) and returns how many there were.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn cancel_running_benches(&self, now_unix_ms: u64) -> Result<usize>;
 }
 
 /// A [`Store`] shared by the server's tasks, called from async code.
@@ -134,6 +166,52 @@ impl SharedStore {
     pub async fn cancel_running(&self) -> Result<usize> {
         self.call(|s| s.cancel_running()).await
     }
+
+    /// See [`Store::insert_bench`].
+    ///
+    /// # Errors
+    /// As [`Store::insert_bench`].
+    pub async fn insert_bench(&self, record: BenchRecord) -> Result<()> {
+        self.call(move |s| s.insert_bench(&record)).await
+    }
+
+    /// See [`Store::finish_bench`].
+    ///
+    /// # Errors
+    /// As [`Store::finish_bench`].
+    pub async fn finish_bench(&self, record: BenchRecord) -> Result<()> {
+        self.call(move |s| s.finish_bench(&record)).await
+    }
+
+    /// See [`Store::get_bench`].
+    ///
+    /// # Errors
+    /// As [`Store::get_bench`].
+    pub async fn get_bench(&self, id: String) -> Result<Option<BenchRecord>> {
+        self.call(move |s| s.get_bench(&id)).await
+    }
+
+    /// See [`Store::list_benches`].
+    ///
+    /// # Errors
+    /// As [`Store::list_benches`].
+    pub async fn list_benches(
+        &self,
+        limit: usize,
+        before: Option<String>,
+    ) -> Result<Vec<BenchSummary>> {
+        self.call(move |s| s.list_benches(limit, before.as_deref()))
+            .await
+    }
+
+    /// See [`Store::cancel_running_benches`].
+    ///
+    /// # Errors
+    /// As [`Store::cancel_running_benches`].
+    pub async fn cancel_running_benches(&self, now_unix_ms: u64) -> Result<usize> {
+        self.call(move |s| s.cancel_running_benches(now_unix_ms))
+            .await
+    }
 }
 
 /// The status as stored in the database.
@@ -145,7 +223,7 @@ pub fn status_str(status: ProbeStatus) -> &'static str {
     }
 }
 
-/// A new probe id: 72 random bits as 12 URL-safe base64 characters.
+/// A new probe or bench id: 72 random bits as 12 URL-safe base64 characters.
 ///
 /// # Errors
 /// When the operating system's random source fails.

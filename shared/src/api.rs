@@ -1,15 +1,17 @@
 //! The REST API's data types, shared by the server and the web UI.
 
+use crate::bench::{BenchOptions, BenchProgress, BenchResult};
 use crate::schema::{Attempt, ProbeOptions, ProbeResult, Protocol};
 use crate::timeline::TimedEvent;
 use serde::{Deserialize, Serialize};
 
-/// Where a stored probe is in its life.
+/// Where a stored probe or bench is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ProbeStatus {
-    /// Attempts are still running; `result` holds those finished so far.
+    /// Still running: a probe's `result` holds the attempts finished so far,
+    /// a bench's `progress` says how far it has come.
     Running,
     /// Finished; the record is immutable from now on.
     Done,
@@ -106,6 +108,121 @@ pub struct ProbeList {
     pub next_before: Option<String>,
 }
 
+/// A bench as stored and served at `/api/v1/benches/{id}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BenchRecord {
+    /// Short, unguessable, URL-safe id (apart from probe ids).
+    pub id: String,
+    /// Lifecycle state.
+    pub status: ProbeStatus,
+    /// When the bench was created, milliseconds since the Unix epoch.
+    pub created_at_unix_ms: u64,
+    /// When it finished (done or cancelled), milliseconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at_unix_ms: Option<u64>,
+    /// The validated options.
+    pub options: BenchOptions,
+    /// How far it has come; only while running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<BenchProgress>,
+    /// The measured figures; only when done (a cancelled bench has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<BenchResult>,
+}
+
+/// Links to a bench.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BenchLinks {
+    /// The JSON record (poll it while the bench runs).
+    #[serde(rename = "self")]
+    pub self_: String,
+    /// The page people share.
+    pub permalink: String,
+}
+
+impl BenchLinks {
+    /// The links of bench `id`, as absolute paths.
+    pub fn for_id(id: &str) -> Self {
+        BenchLinks {
+            self_: format!("/api/v1/benches/{id}"),
+            permalink: format!("/b/{id}"),
+        }
+    }
+}
+
+/// The answer to `POST /api/v1/benches` (status 202).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BenchCreated {
+    /// The new bench's id.
+    pub id: String,
+    /// Always `running` at creation.
+    pub status: ProbeStatus,
+    /// Where to find it.
+    pub links: BenchLinks,
+}
+
+/// One line of the bench list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BenchSummary {
+    /// The bench's id.
+    pub id: String,
+    /// Target URL.
+    pub url: String,
+    /// Protocols asked for.
+    pub protocols: Vec<Protocol>,
+    /// Lifecycle state.
+    pub status: ProbeStatus,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at_unix_ms: u64,
+}
+
+/// A page of `GET /api/v1/benches`, newest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BenchList {
+    /// The benches on this page.
+    pub items: Vec<BenchSummary>,
+    /// Pass as `before=` to get the next (older) page; absent on the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_before: Option<String>,
+}
+
+/// What this server offers, at `GET /api/v1/config`, so clients can adapt
+/// (the web UI shows its load comparison form only when benches are enabled).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ServerInfo {
+    /// The server's version.
+    pub version: String,
+    /// Whether `POST /api/v1/benches` may run benches (`h123 serve --enable-bench`).
+    pub bench_enabled: bool,
+    /// Bounds on a bench's options; present when benches are enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bench_limits: Option<BenchBounds>,
+}
+
+/// The largest values a bench may ask for on this server.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BenchBounds {
+    /// Most requests in flight at once.
+    pub max_concurrency: u32,
+    /// Most connections.
+    pub max_connections: u32,
+    /// Longest measured duration per protocol, in milliseconds.
+    pub max_duration_ms: u64,
+    /// Most requests per protocol.
+    pub max_requests: u64,
+    /// Highest fixed arrival rate, in requests per second.
+    pub max_rate: u32,
+    /// Longest warm-up per protocol, in milliseconds.
+    pub max_warmup_ms: u64,
+}
+
 /// Live progress of a probe, as the engine reports it and SSE streams it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -168,6 +285,12 @@ mod tests {
         let json = serde_json::to_value(&links).unwrap();
         assert_eq!(json["self"], "/api/v1/probes/abc");
         assert_eq!(json["waterfall_svg"], "/api/v1/probes/abc/waterfall.svg");
+        let bench = BenchLinks::for_id("xyz");
+        assert_eq!(bench.permalink, "/b/xyz");
+        assert_eq!(
+            serde_json::to_value(&bench).unwrap()["self"],
+            "/api/v1/benches/xyz"
+        );
     }
 
     #[test]

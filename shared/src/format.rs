@@ -43,6 +43,60 @@ pub fn signed_ms(delta_us: i64) -> String {
     format!("{sign}{}", ms(Micros(delta_us.unsigned_abs())))
 }
 
+/// A rate per second with about three significant digits and thousands
+/// separators: `0`, `4.25`, `42.5`, `425`, `4,250`, `42,500`.
+pub fn rate(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec <= 0.0 {
+        return "0".into();
+    }
+    if per_sec < 9.995 {
+        return format!("{per_sec:.2}");
+    }
+    if per_sec < 99.95 {
+        return format!("{per_sec:.1}");
+    }
+    count(per_sec.round() as u64)
+}
+
+/// A whole number with thousands separators: `7`, `4,250`, `1,234,567`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Bytes per second in decimal units with about three significant digits:
+/// `0 B/s`, `512 B/s`, `1.50 kB/s`, `12.3 MB/s`, `1.25 GB/s`.
+pub fn byte_rate(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec <= 0.0 {
+        return "0 B/s".into();
+    }
+    let units = ["B/s", "kB/s", "MB/s", "GB/s", "TB/s"];
+    let mut value = per_sec;
+    let mut unit = 0;
+    while value >= 999.5 && unit < units.len() - 1 {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        return format!("{} B/s", value.round());
+    }
+    let text = if value < 9.995 {
+        format!("{value:.2}")
+    } else if value < 99.95 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.0}")
+    };
+    format!("{text} {}", units[unit])
+}
+
 fn fixed(n: u64, decimals: u32, suffix: &str) -> String {
     if decimals == 0 {
         return format!("{n} {suffix}");
@@ -95,5 +149,43 @@ mod tests {
         assert_eq!(signed_ms(-400), "-0.40 ms");
         assert_eq!(signed_ms(0), "±0.00 ms");
         assert_eq!(signed_ms(i64::MIN), "-9223372036855 s");
+    }
+
+    #[test]
+    fn rates_have_three_digits_and_separators() {
+        let cases = [
+            (0.0, "0"),
+            (f64::NAN, "0"),
+            (4.254, "4.25"),
+            (9.996, "10.0"),
+            (42.46, "42.5"),
+            (99.96, "100"),
+            (425.4, "425"),
+            (4_250.0, "4,250"),
+            (1_234_567.0, "1,234,567"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(rate(x), want, "{x}");
+        }
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn byte_rates_use_decimal_units() {
+        let cases = [
+            (0.0, "0 B/s"),
+            (512.0, "512 B/s"),
+            (999.4, "999 B/s"),
+            (999.6, "1.00 kB/s"),
+            (1_500.0, "1.50 kB/s"),
+            (12_340_000.0, "12.3 MB/s"),
+            (1_250_000_000.0, "1.25 GB/s"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(byte_rate(x), want, "{x}");
+        }
     }
 }

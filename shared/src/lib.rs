@@ -8,6 +8,7 @@ pub mod alt_svc;
 pub mod api;
 pub mod arms;
 pub mod bench;
+pub mod bench_chart;
 pub mod schema;
 pub mod timeline;
 

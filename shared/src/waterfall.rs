@@ -285,7 +285,7 @@ fn row(protocol: Protocol, a: &Attempt, pos: &dyn Fn(Micros) -> f64) -> Row {
 
 /// A tick label in seconds when the axis reaches a second, else in
 /// milliseconds, with as many decimals as the step needs; `0` at the origin.
-fn tick_label(at: Micros, step: Micros, axis: Micros) -> String {
+pub fn tick_label(at: Micros, step: Micros, axis: Micros) -> String {
     if at.0 == 0 {
         return "0".into();
     }

@@ -3,11 +3,13 @@
 //! Needs the built UI in `dist/` (scripts/build-web), the release `h123` binary next to this
 //! test's target directory (or `H123_BIN`), and Debian's `chromium` + `chromium-driver`.
 //! When any is missing the test says so and passes, unless `H123_BROWSER_TESTS=1` (set by
-//! scripts/test) makes them required. Screenshots go to `test-artifacts/`.
+//! scripts/test) makes them required. Screenshots go to `test-artifacts/`. The tests take
+//! turns: each runs its own server, chromedriver and Chromium (and one runs a bench).
 
 use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, ClientBuilder, Locator};
-use h123_shared::api::ProbeRecord;
+use h123_shared::api::{BenchRecord, ProbeRecord};
+use h123_shared::format::{count, ms, rate};
 use h123_shared::waterfall::layout;
 use h123_target::{TargetConfig, TestTarget};
 use serde_json::{Value, json};
@@ -84,8 +86,17 @@ async fn wait_for_port(addr: SocketAddr) {
     panic!("nothing listens on {addr}");
 }
 
+/// One browser test at a time: each runs a server, chromedriver and Chromium
+/// (and the bench test loads the machine), on a CI box with two cores.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Starts `h123 serve` for the test target on a free port, with a fresh database.
 async fn serve(target: &TestTarget, db_dir: &Path) -> (Killed, String) {
+    serve_with(target, db_dir, &[]).await
+}
+
+/// Like [`serve`], with `extra` flags.
+async fn serve_with(target: &TestTarget, db_dir: &Path, extra: &[&str]) -> (Killed, String) {
     let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let child = Command::new(h123_binary().unwrap())
         .arg("serve")
@@ -97,6 +108,7 @@ async fn serve(target: &TestTarget, db_dir: &Path) -> (Killed, String) {
         .arg("--cacert")
         .arg(target.ca_file())
         .args(["--allow-target", &target.https_addr.to_string()])
+        .args(extra)
         .stdout(Stdio::null())
         .spawn()
         .expect("start h123 serve");
@@ -304,6 +316,7 @@ async fn web_ui_end_to_end() {
         eprintln!("skipping the browser tests: missing {what}");
         return;
     }
+    let _turn = ONE_AT_A_TIME.lock().await;
     let target = TestTarget::start(TargetConfig::default())
         .await
         .expect("target");
@@ -445,7 +458,8 @@ async fn web_ui_end_to_end() {
          {permalink_paint:.1} ms (permalink, GET)"
     );
 
-    // The home page lists it among the recent results.
+    // The home page lists it among the recent results; this server runs no
+    // benches, so it offers no load comparison form.
     client.goto(&base).await.unwrap();
     until(
         &client,
@@ -453,6 +467,18 @@ async fn web_ui_end_to_end() {
         10,
     )
     .await;
+    let config = client
+        .execute_async(
+            "const done = arguments[0]; fetch('/api/v1/config').then(r => r.json()).then(done);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(config["bench_enabled"], false);
+    assert!(
+        client.find(Locator::Css(".bench-form")).await.is_err(),
+        "no bench form when benches are off"
+    );
 
     // Error pages: an unknown id.
     fresh.goto(&format!("{base}/r/no-such-id")).await.unwrap();
@@ -463,6 +489,175 @@ async fn web_ui_end_to_end() {
         .expect("problem page");
     assert_eq!(problem.text().await.unwrap(), "No result with this id");
     screenshots(&fresh, "unknown-id").await;
+
+    fresh.close().await.unwrap();
+    client.close().await.unwrap();
+}
+
+/// The bench table as drawn: per `data-metric` row, per protocol, the shown value.
+const BENCH_TABLE: &str = r#"
+const rows = {};
+for (const tr of document.querySelectorAll('.bench-table tbody tr')) {
+  rows[tr.dataset.metric] = Object.fromEntries([...tr.querySelectorAll('td')].map(
+    td => [td.dataset.protocol, td.querySelector('.value').textContent]));
+}
+return rows;
+"#;
+
+/// The chart as drawn: its accessible name and each line's protocol and path.
+const BENCH_CHART: &str = r#"
+const svg = document.querySelector('svg.bench-chart');
+return { role: svg.getAttribute('role'), label: svg.getAttribute('aria-label'),
+         lines: [...svg.querySelectorAll('path.line')].map(p => ({
+           protocol: p.dataset.protocol, d: p.getAttribute('d') })) };
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bench_page_end_to_end() {
+    if let Some(what) = missing() {
+        assert!(
+            std::env::var("H123_BROWSER_TESTS").is_err(),
+            "browser tests required but missing: {what}"
+        );
+        eprintln!("skipping the browser tests: missing {what}");
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let target = TestTarget::start(TargetConfig::default())
+        .await
+        .expect("target");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let https = target.https_addr.to_string();
+    let (_server, base) = serve_with(
+        &target,
+        tmp.path(),
+        &["--enable-bench", "--bench-target", &https],
+    )
+    .await;
+    let (_driver, driver) = chromedriver().await;
+    let client = browser(&driver, &tmp.path().join("profile-1")).await;
+
+    // The home page offers the load comparison form, since this server runs benches.
+    client.goto(&base).await.expect("home");
+    let url_field = client
+        .wait()
+        .for_element(Locator::Css("#bench-url"))
+        .await
+        .expect("bench form");
+    screenshot(&client, "home-bench-desktop-light").await;
+    url_field
+        .send_keys(&target.https_url("/bytes/2000"))
+        .await
+        .unwrap();
+    for (field, value) in [("#bench-duration", "1"), ("#bench-concurrency", "4")] {
+        let input = client.find(Locator::Css(field)).await.unwrap();
+        input.clear().await.unwrap();
+        input.send_keys(value).await.unwrap();
+    }
+    client
+        .find(Locator::Css(".bench-form button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let id = until(
+        &client,
+        "const m = location.pathname.match(/^\\/b\\/(.+)$/); return m ? m[1] : null;",
+        10,
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_string();
+    let progress = until(
+        &client,
+        "const p = document.querySelector('.progress-text'); \
+         return p ? p.textContent : (document.querySelector('.bench-table') ? 'done already' : null);",
+        10,
+    )
+    .await;
+    eprintln!("progress while running: {progress}");
+    screenshot(&client, "bench-running-desktop-light").await;
+    until(
+        &client,
+        "return !!document.querySelector('.bench-table');",
+        60,
+    )
+    .await;
+
+    // The table shows the API's figures; the chart has one line per protocol.
+    let script = format!(
+        "const done = arguments[0]; fetch('/api/v1/benches/{id}').then(r => r.text()).then(done);"
+    );
+    let text = client.execute_async(&script, vec![]).await.expect("fetch");
+    let record: BenchRecord =
+        serde_json::from_str(text.as_str().expect("text")).expect("bench JSON");
+    let result = record.result.expect("a done bench has a result");
+    assert_eq!(result.runs.len(), 3, "h1, h2 and h3 by default");
+    let table = client.execute(BENCH_TABLE, vec![]).await.unwrap();
+    for run in &result.runs {
+        let p = run.protocol.as_str();
+        assert!(run.requests > 0, "{p}: requests");
+        assert_eq!(
+            table["rps"][p],
+            rate(run.requests_per_sec()).as_str(),
+            "{p}: requests/s as the API says"
+        );
+        assert_eq!(table["requests"][p], count(run.requests).as_str());
+        assert_eq!(table["latency-p50"][p], ms(run.latency.p50).as_str());
+    }
+    let chart = client.execute(BENCH_CHART, vec![]).await.unwrap();
+    assert_eq!(chart["role"], "img");
+    assert!(
+        chart["label"]
+            .as_str()
+            .unwrap()
+            .starts_with("Latency by percentile"),
+        "{chart}"
+    );
+    let lines = chart["lines"].as_array().unwrap();
+    let drawn: Vec<&str> = lines
+        .iter()
+        .map(|l| l["protocol"].as_str().unwrap())
+        .collect();
+    assert_eq!(drawn, ["h1", "h2", "h3"], "one path per protocol");
+    let expected = h123_shared::bench_chart::chart(&result, Default::default());
+    for (line, want) in lines.iter().zip(&expected.lines) {
+        assert_eq!(line["d"], want.path.as_str(), "the shared geometry, drawn");
+    }
+    let caveats = client
+        .execute(
+            "return [...document.querySelectorAll('.caveats li')].map(li => li.textContent);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        caveats,
+        serde_json::to_value(h123_shared::bench::caveats(&result)).unwrap()
+    );
+    screenshots(&client, "bench").await;
+
+    // The permalink, in a fresh profile, draws the same table.
+    let fresh = browser(&driver, &tmp.path().join("profile-2")).await;
+    fresh.goto(&format!("{base}/b/{id}")).await.unwrap();
+    until(
+        &fresh,
+        "return !!document.querySelector('.bench-table');",
+        20,
+    )
+    .await;
+    assert_eq!(fresh.execute(BENCH_TABLE, vec![]).await.unwrap(), table);
+
+    // An unknown bench id is a problem page, not a blank one.
+    fresh.goto(&format!("{base}/b/no-such-id")).await.unwrap();
+    let problem = fresh
+        .wait()
+        .for_element(Locator::Css(".problem h1"))
+        .await
+        .expect("problem page");
+    assert_eq!(problem.text().await.unwrap(), "No result with this id");
 
     fresh.close().await.unwrap();
     client.close().await.unwrap();

@@ -9,7 +9,7 @@ use leptos_router::hooks::use_navigate;
 
 /// Puts text on the clipboard; says whether the browser offers one (only
 /// secure contexts do: https or localhost).
-fn copy(text: &str) -> bool {
+pub fn copy(text: &str) -> bool {
     let Some(window) = web_sys::window() else {
         return false;
     };
@@ -24,7 +24,7 @@ fn copy(text: &str) -> bool {
 }
 
 /// The page's origin, e.g. `https://h123.example`.
-fn origin() -> String {
+pub fn origin() -> String {
     web_sys::window()
         .and_then(|w| w.location().origin().ok())
         .unwrap_or_default()

@@ -34,9 +34,29 @@ pub fn Problem(
     }
 }
 
-/// Title and next step for an API error.
-fn explain(error: &Error) -> (&'static str, String) {
+/// Title and next step for an API error; `bench` when it answered a bench request.
+fn explain(error: &Error, bench: bool) -> (&'static str, String) {
     match error {
+        Error::Api {
+            status: 409,
+            retry_after_secs,
+            ..
+        } if bench => (
+            "A bench is running already",
+            match retry_after_secs {
+                Some(s) => format!("Benches run one at a time, so they do not measure each other. Try again in about {s} seconds."),
+                None => "Benches run one at a time, so they do not measure each other. Try again when it is done.".into(),
+            },
+        ),
+        Error::Api { status: 403, error, .. } if bench && error.error.code == "bench_disabled" => (
+            "This server does not run benches",
+            "Its operator has not enabled them. Run `h123 bench URL` from the CLI on a machine that may load the target.".into(),
+        ),
+        Error::Api { status: 403, .. } if bench => (
+            "This target cannot be loaded from here",
+            "Benches may load only the addresses this server's operator listed. To load another target, run `h123 bench URL` from the CLI against a server you are allowed to load."
+                .into(),
+        ),
         Error::Fetch(_) => (
             "Cannot reach the h123 server",
             "Check your connection and that the server is running, then reload the page.".into(),
@@ -94,8 +114,11 @@ fn explain(error: &Error) -> (&'static str, String) {
 pub fn ApiProblem(
     /// What went wrong.
     error: Error,
+    /// Whether it answered a bench request (benches have their own refusals).
+    #[prop(default = false)]
+    bench: bool,
 ) -> impl IntoView {
-    let (title, next) = explain(&error);
+    let (title, next) = explain(&error, bench);
     let what = match &error {
         Error::Fetch(detail) => format!("The request did not complete: {detail}"),
         Error::Api { error, .. } => error.error.message.clone(),

@@ -1,11 +1,13 @@
-//! `/`: the probe form and the recent results.
+//! `/`: the probe form, the load comparison form when the server runs benches, and the recent results.
 
-use crate::components::{ProbeForm, RecentList};
+use crate::api;
+use crate::components::{BenchForm, ProbeForm, RecentList};
 use leptos::prelude::*;
 
 /// The home page.
 #[component]
 pub fn HomePage() -> impl IntoView {
+    let info = LocalResource::new(api::server_info);
     view! {
         <section class="intro">
             <h1>"Where does the time go?"</h1>
@@ -15,6 +17,13 @@ pub fn HomePage() -> impl IntoView {
             </p>
         </section>
         <ProbeForm />
+        // Shown only when the server says it runs benches; nothing while it has not answered.
+        {move || {
+            info.get()
+                .and_then(Result::ok)
+                .and_then(|info| info.bench_limits)
+                .map(|bounds| view! { <BenchForm bounds /> })
+        }}
         <RecentList />
     }
 }

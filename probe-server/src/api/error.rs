@@ -36,10 +36,16 @@ pub enum ApiError {
     /// 403 `blocked_target`: the target is not allowed, and why.
     #[error("blocked target: {0}")]
     BlockedTarget(String),
+    /// 403 `bench_disabled`: this server runs no benches (started without `--enable-bench`).
+    #[error("this server does not run benches: its operator did not start it with --enable-bench")]
+    BenchDisabled,
+    /// 409 `bench_busy`: a bench is running; one runs at a time. `Retry-After` says when to try again.
+    #[error("a bench is running already and benches run one at a time: try again in about {0} s")]
+    BenchBusy(u64),
     /// 400 `invalid_query`: a query parameter is malformed or out of range.
     #[error("{0}")]
     InvalidQuery(String),
-    /// 404 `not_found`: no such probe, or no such API path.
+    /// 404 `not_found`: no such probe or bench, or no such API path.
     #[error("{0}")]
     NotFound(String),
     /// 405 `method_not_allowed`.
@@ -72,7 +78,8 @@ impl ApiError {
             ApiError::InvalidBody(_) | ApiError::Plan(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::BlockedTarget(_) => StatusCode::FORBIDDEN,
+            ApiError::BlockedTarget(_) | ApiError::BenchDisabled => StatusCode::FORBIDDEN,
+            ApiError::BenchBusy(_) => StatusCode::CONFLICT,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited(_) | ApiError::TooManyProbes(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -90,6 +97,8 @@ impl ApiError {
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::Plan(e) => e.code(),
             ApiError::BlockedTarget(_) => "blocked_target",
+            ApiError::BenchDisabled => "bench_disabled",
+            ApiError::BenchBusy(_) => "bench_busy",
             ApiError::InvalidQuery(_) => "invalid_query",
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed => "method_not_allowed",
@@ -106,13 +115,19 @@ impl ApiError {
         let shown: String = id.chars().take(40).collect();
         ApiError::NotFound(format!("no probe with id `{shown}`"))
     }
+
+    /// A 404 for bench `id`.
+    pub fn no_bench(id: &str) -> Self {
+        let shown: String = id.chars().take(40).collect();
+        ApiError::NotFound(format!("no bench with id `{shown}`"))
+    }
 }
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::UnknownCursor(c) => {
-                ApiError::InvalidQuery(format!("`before` names no stored probe: `{c}`"))
+                ApiError::InvalidQuery(format!("`before` names no stored record: `{c}`"))
             }
             other => ApiError::Internal(other.to_string()),
         }
@@ -153,6 +168,9 @@ impl IntoResponse for ApiError {
             }
             ApiError::ShuttingDown => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(10u32));
+            }
+            ApiError::BenchBusy(secs) => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(*secs));
             }
             _ => {}
         }

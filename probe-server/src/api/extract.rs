@@ -74,6 +74,21 @@ impl<S: Send + Sync> FromRequestParts<S> for ProbeId {
     }
 }
 
+/// The `{id}` of a bench path; an undecodable one is a JSON 404, like an unknown one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for BenchId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match axum::extract::Path::<String>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(id)) => Ok(BenchId(id)),
+            Err(_) => Err(ApiError::NotFound("no bench at this path".to_owned())),
+        }
+    }
+}
+
 /// The client's address: the TCP peer (never a forwarded header, which anyone can forge).
 /// `0.0.0.0` when unknown (requests not from a socket, as in tests).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

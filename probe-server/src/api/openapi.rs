@@ -11,7 +11,7 @@ use utoipa::OpenApi;
 #[openapi(
     info(
         title = "h123",
-        description = "Where does an HTTP request spend its time? Start a probe, follow its progress as Server-Sent Events, read the result as JSON, HAR, curl figures or an SVG waterfall. Every error is `{\"error\":{\"code\",\"message\"}}` with a stable code.",
+        description = "Where does an HTTP request spend its time? Start a probe, follow its progress as Server-Sent Events, read the result as JSON, HAR, curl figures or an SVG waterfall. Servers started with `--enable-bench` also run benches (load comparisons per protocol), one at a time and only against the targets their operator listed. Every error is `{\"error\":{\"code\",\"message\"}}` with a stable code.",
         license(name = "MIT OR Apache-2.0")
     ),
     paths(
@@ -22,6 +22,10 @@ use utoipa::OpenApi;
         super::probes::probes_har,
         super::probes::probes_curl,
         super::probes::probes_svg,
+        super::benches::benches_create,
+        super::benches::benches_list,
+        super::benches::benches_get,
+        super::config::config_get,
         super::health::health_get,
         super::metrics::metrics_get,
         openapi_get,
@@ -30,6 +34,7 @@ use utoipa::OpenApi;
     tags(
         (name = "probes", description = "Start probes and read their results"),
         (name = "exports", description = "A probe in other formats"),
+        (name = "benches", description = "Load comparisons per protocol (servers started with `--enable-bench` only)"),
         (name = "operations", description = "Health, metrics and this document"),
     )
 )]

@@ -23,14 +23,14 @@ use std::fmt::Write as _;
 /// Largest `limit` of one list page.
 pub const MAX_PAGE: usize = 100;
 
-/// Query of `GET /api/v1/probes`.
+/// Query of `GET /api/v1/probes` and `GET /api/v1/benches`.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// Page size, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
-    /// Return probes older than this id (the previous page's `next_before`).
+    /// Return records older than this id (the previous page's `next_before`).
     pub before: Option<String>,
 }
 

@@ -1,11 +1,12 @@
 //! `h123 serve`: the API server, its store, its limits and graceful shutdown.
 
 use crate::api;
+use crate::bench::BenchLimits;
 use crate::probe::guard::{AllowedTarget, ConnectPolicy};
 use crate::probe::tls::TrustSettings;
 use crate::server::limit::RateConfig;
 use crate::server::target_guard::TargetGuard;
-use crate::server::{AppState, ServerConfig, server_limits};
+use crate::server::{AppState, BenchConfig, ServerConfig, server_bench_limits, server_limits};
 use crate::store::SharedStore;
 use crate::store::sqlite::SqliteStore;
 use clap::Args;
@@ -74,14 +75,46 @@ pub struct ServeArgs {
     /// On SIGTERM or Ctrl-C, how long in-flight probes may finish before being stored as cancelled.
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     pub shutdown_grace_secs: u64,
+    /// Accept benches (load comparisons, `POST /api/v1/benches`), one at a time,
+    /// against the --bench-target addresses only.
+    #[arg(long)]
+    pub enable_bench: bool,
+    /// An address (and port) benches may load: repeatable, required with --enable-bench.
+    /// Nothing else is ever dialled by a bench, whatever a name resolves to.
+    #[arg(long = "bench-target", value_name = "ADDR[:PORT]")]
+    pub bench_targets: Vec<AllowedTarget>,
+    /// Longest a bench may measure each protocol, in seconds.
+    #[arg(long, default_value_t = 60, value_name = "SECS")]
+    pub bench_max_secs: u64,
 }
 
 impl ServeArgs {
     /// The server configuration these arguments describe.
     ///
     /// # Errors
-    /// A readable line when the CA file or DNS server is unusable.
+    /// A readable line when the CA file or DNS server is unusable, or the
+    /// bench flags do not go together.
     pub fn config(&self) -> Result<ServerConfig, String> {
+        let bench = match (self.enable_bench, self.bench_targets.is_empty()) {
+            (true, true) => {
+                return Err(
+                    "--enable-bench needs at least one --bench-target ADDR[:PORT]: \
+                            benches load only addresses listed at start"
+                        .to_owned(),
+                );
+            }
+            (false, false) => {
+                return Err("--bench-target has no effect without --enable-bench".to_owned());
+            }
+            (true, false) => Some(BenchConfig {
+                targets: self.bench_targets.clone(),
+                limits: BenchLimits {
+                    max_duration_ms: self.bench_max_secs.max(1).saturating_mul(1000),
+                    ..server_bench_limits()
+                },
+            }),
+            (false, true) => None,
+        };
         let trust = match &self.cacert {
             Some(path) => TrustSettings::from_ca_file(path)?,
             None => TrustSettings::system(),
@@ -125,13 +158,22 @@ impl ServeArgs {
                 per_minute: self.rate_per_minute,
             },
             max_probe_time: Duration::from_secs(self.max_probe_secs.max(1)),
+            bench,
         })
     }
 }
 
-/// Runs the server until SIGTERM or Ctrl-C.
+/// Runs the server until SIGTERM or Ctrl-C. Exit code 2 when the options
+/// are refused, 1 when the server cannot start or fails.
 pub async fn run(args: ServeArgs) -> ExitCode {
-    match serve(args).await {
+    let config = match args.config() {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("h123 serve: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match serve(args, config).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("h123 serve: {e:#}");
@@ -140,14 +182,21 @@ pub async fn run(args: ServeArgs) -> ExitCode {
     }
 }
 
-async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let config = args.config().map_err(anyhow::Error::msg)?;
+async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
     let store = SqliteStore::open(&args.db)?;
     let store = SharedStore::new(store);
     let recovered = store.cancel_running().await?;
     if recovered > 0 {
         eprintln!(
             "h123 serve: {recovered} probe(s) left running by an earlier stop are now cancelled"
+        );
+    }
+    let benches = store
+        .cancel_running_benches(crate::probe::trace::unix_ms())
+        .await?;
+    if benches > 0 {
+        eprintln!(
+            "h123 serve: {benches} bench(es) left running by an earlier stop are now cancelled"
         );
     }
     let web_root = args.web_root.clone().or_else(|| {
@@ -158,8 +207,22 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let app = api::app_with_web_root(state.clone(), web_root.as_deref());
     let listener = listen(args.listen)?;
     let local = listener.local_addr()?;
+    let bench = match &state.config.bench {
+        Some(b) => format!(
+            "benches on, only to {}",
+            b.targets
+                .iter()
+                .map(|t| match t.port {
+                    Some(port) => std::net::SocketAddr::new(t.ip, port).to_string(),
+                    None => t.ip.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => "benches off".to_owned(),
+    };
     eprintln!(
-        "h123 serve: listening on http://{local} (db {}, web {})",
+        "h123 serve: listening on http://{local} (db {}, web {}, {bench})",
         args.db.display(),
         web_root
             .as_deref()
@@ -174,7 +237,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             let _ = stop.wait_for(|s| *s).await;
             let cancelled = state.shutdown(grace).await;
             if cancelled > 0 {
-                eprintln!("h123 serve: {cancelled} probe(s) stored as cancelled at shutdown");
+                eprintln!(
+                    "h123 serve: {cancelled} unfinished probe(s) or bench stored as cancelled at shutdown"
+                );
             }
         }
     };
@@ -189,7 +254,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     });
     tokio::spawn(async move {
         shutdown_signal().await;
-        eprintln!("h123 serve: stopping: no new probes; in-flight ones get {grace:?} to finish");
+        eprintln!(
+            "h123 serve: stopping: no new probes or benches; in-flight ones get {grace:?} to finish"
+        );
         let _ = stop_tx.send(true);
     });
     let mut serving = tokio::spawn(async move { server.await });

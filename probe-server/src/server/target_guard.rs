@@ -1,4 +1,5 @@
-//! The API's early target check: refuse a probe whose URL points at a forbidden address.
+//! The API's early target check: refuse a probe whose URL points at a
+//! forbidden address, or a bench whose URL points at no allowed one.
 //!
 //! This is a courtesy, so that a client is told "blocked" at once and why.
 //! The barrier is the engine's connect-time check on every dialled address
@@ -10,7 +11,7 @@ use crate::probe::plan::Plan;
 use crate::probe::trace::AttemptTrace;
 use std::net::SocketAddr;
 use std::time::Duration;
-use url::Host;
+use url::{Host, Url};
 
 /// How long the early lookup may take; on timeout the probe runs and shows it.
 const LOOKUP_LIMIT: Duration = Duration::from_secs(3);
@@ -86,6 +87,45 @@ impl TargetGuard {
     }
 }
 
+/// `Ok` when `url`'s host has an address `policy` (the bench allow list)
+/// lets through, else why not. Names are looked up through `dns`; a lookup
+/// that fails is let through, as the bench will meet (and record) the same failure.
+///
+/// # Errors
+/// The reason, as a sentence.
+pub async fn check_bench(
+    policy: &ConnectPolicy,
+    url: &Url,
+    dns: Option<SocketAddr>,
+) -> Result<(), String> {
+    let port = url.port_or_known_default().unwrap_or(80);
+    let Some(host) = url.host() else {
+        return Err("the URL has no host".to_owned());
+    };
+    let mut trace = AttemptTrace::start();
+    let addrs = match NameResolver::new(dns, Vec::new())
+        .resolve(&host, port, LOOKUP_LIMIT, &mut trace)
+        .await
+    {
+        Ok((_, addrs)) => addrs,
+        Err(_) => return Ok(()),
+    };
+    if addrs.iter().any(|&addr| policy.check(addr).is_ok()) {
+        return Ok(());
+    }
+    let shown = addrs
+        .iter()
+        .map(SocketAddr::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(match host {
+        Host::Domain(name) => format!(
+            "{name} resolves to {shown}, and benches may load only the addresses this server lists (--bench-target)"
+        ),
+        _ => format!("{shown} is not on this server's list of bench targets (--bench-target)"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +171,27 @@ mod tests {
         assert_eq!(
             verdict("http://10.0.0.5/").await.unwrap_err(),
             "10.0.0.5 is a private (10.0.0.0/8) address"
+        );
+    }
+
+    #[tokio::test]
+    async fn benches_need_an_address_on_their_own_list() {
+        let policy = ConnectPolicy::only(vec!["127.0.0.1:8443".parse().unwrap()]);
+        let check = |url: &str| {
+            let url = Url::parse(url).unwrap();
+            let policy = policy.clone();
+            async move { check_bench(&policy, &url, None).await }
+        };
+        assert_eq!(check("https://127.0.0.1:8443/x").await, Ok(()));
+        let reason = check("https://127.0.0.1:9443/").await.unwrap_err();
+        assert_eq!(
+            reason,
+            "127.0.0.1:9443 is not on this server's list of bench targets (--bench-target)"
+        );
+        assert!(check("http://[::1]:8443/").await.is_err());
+        assert!(
+            check("https://93.184.215.14/").await.is_err(),
+            "public or not"
         );
     }
 

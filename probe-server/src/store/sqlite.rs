@@ -1,14 +1,20 @@
 //! The SQLite [`Store`]: WAL, `synchronous=FULL`, versioned migrations, immutable finished records.
 
 use super::{Result, Store, StoreError, status_str};
-use h123_shared::api::{ProbeRecord, ProbeSummary};
+use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
+use h123_shared::bench::{BenchOptions, BenchResult};
 use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, mpsc};
 use std::time::Duration;
 
 /// Migrations in order; migration `i` brings the schema to `user_version = i + 1`.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/0001_probes.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/0001_probes.sql"),
+    include_str!("../../migrations/0002_benches.sql"),
+];
 
 /// A SQLite database file: one connection for writes, one for reads (WAL lets
 /// reads run beside a write). Concurrent inserts are group-committed: one
@@ -122,17 +128,84 @@ fn migrate(conn: &mut Connection) -> Result<()> {
 }
 
 fn to_json(record: &ProbeRecord) -> Result<String> {
-    serde_json::to_string(record).map_err(|e| StoreError::Corrupt {
-        id: record.id.clone(),
+    json_of(&record.id, record)
+}
+
+fn from_json(id: &str, json: &str) -> Result<ProbeRecord> {
+    parse(id, json)
+}
+
+fn json_of(id: &str, value: &impl Serialize) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt {
+        id: id.to_owned(),
         reason: e.to_string(),
     })
 }
 
-fn from_json(id: &str, json: &str) -> Result<ProbeRecord> {
+fn parse<T: DeserializeOwned>(id: &str, json: &str) -> Result<T> {
     serde_json::from_str(json).map_err(|e| StoreError::Corrupt {
         id: id.to_owned(),
         reason: e.to_string(),
     })
+}
+
+fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn status_from(id: &str, text: &str) -> Result<ProbeStatus> {
+    match text {
+        "running" => Ok(ProbeStatus::Running),
+        "done" => Ok(ProbeStatus::Done),
+        "cancelled" => Ok(ProbeStatus::Cancelled),
+        other => Err(StoreError::Corrupt {
+            id: id.to_owned(),
+            reason: format!("unknown status `{other}`"),
+        }),
+    }
+}
+
+/// The columns of a `benches` row, as read.
+struct BenchRow {
+    id: String,
+    created_at_unix_ms: i64,
+    finished_at_unix_ms: Option<i64>,
+    status: String,
+    options: String,
+    result: Option<String>,
+}
+
+const BENCH_COLUMNS: &str = "id, created_at_unix_ms, finished_at_unix_ms, status, options, result";
+
+impl BenchRow {
+    fn read(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok(BenchRow {
+            id: row.get(0)?,
+            created_at_unix_ms: row.get(1)?,
+            finished_at_unix_ms: row.get(2)?,
+            status: row.get(3)?,
+            options: row.get(4)?,
+            result: row.get(5)?,
+        })
+    }
+
+    fn record(self) -> Result<BenchRecord> {
+        Ok(BenchRecord {
+            status: status_from(&self.id, &self.status)?,
+            created_at_unix_ms: u64::try_from(self.created_at_unix_ms).unwrap_or(0),
+            finished_at_unix_ms: self
+                .finished_at_unix_ms
+                .map(|t| u64::try_from(t).unwrap_or(0)),
+            options: parse::<BenchOptions>(&self.id, &self.options)?,
+            progress: None,
+            result: self
+                .result
+                .as_deref()
+                .map(|json| parse::<BenchResult>(&self.id, json))
+                .transpose()?,
+            id: self.id,
+        })
+    }
 }
 
 impl Store for SqliteStore {
@@ -234,7 +307,7 @@ impl Store for SqliteStore {
         };
         for (id, json) in &stale {
             let mut record = from_json(id, json)?;
-            record.status = h123_shared::api::ProbeStatus::Cancelled;
+            record.status = ProbeStatus::Cancelled;
             tx.execute(
                 "UPDATE probes SET status = 'cancelled', record = ?2 WHERE id = ?1",
                 params![id, to_json(&record)?],
@@ -243,12 +316,124 @@ impl Store for SqliteStore {
         tx.commit()?;
         Ok(stale.len())
     }
+
+    fn insert_bench(&self, record: &BenchRecord) -> Result<()> {
+        let result = record
+            .result
+            .as_ref()
+            .map(|r| json_of(&record.id, r))
+            .transpose()?;
+        self.writer().execute(
+            "INSERT INTO benches (id, created_at_unix_ms, finished_at_unix_ms, status, options, result) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                record.id,
+                to_i64(record.created_at_unix_ms),
+                record.finished_at_unix_ms.map(to_i64),
+                status_str(record.status),
+                json_of(&record.id, &record.options)?,
+                result,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn finish_bench(&self, record: &BenchRecord) -> Result<()> {
+        let result = record
+            .result
+            .as_ref()
+            .map(|r| json_of(&record.id, r))
+            .transpose()?;
+        let changed = self
+            .writer()
+            .execute(
+                "UPDATE benches SET status = ?2, finished_at_unix_ms = ?3, result = ?4 \
+                 WHERE id = ?1 AND status = 'running'",
+                params![
+                    record.id,
+                    status_str(record.status),
+                    record.finished_at_unix_ms.map(to_i64),
+                    result,
+                ],
+            )
+            .map_err(|e| match e {
+                rusqlite::Error::SqliteFailure(_, Some(ref m)) if m.contains("immutable") => {
+                    StoreError::Immutable(record.id.clone())
+                }
+                other => StoreError::Database(other),
+            })?;
+        if changed == 0 {
+            return Err(StoreError::Immutable(record.id.clone()));
+        }
+        Ok(())
+    }
+
+    fn get_bench(&self, id: &str) -> Result<Option<BenchRecord>> {
+        let row = self
+            .reader()
+            .query_row(
+                &format!("SELECT {BENCH_COLUMNS} FROM benches WHERE id = ?1"),
+                [id],
+                BenchRow::read,
+            )
+            .optional()?;
+        row.map(BenchRow::record).transpose()
+    }
+
+    fn list_benches(&self, limit: usize, before: Option<&str>) -> Result<Vec<BenchSummary>> {
+        let conn = self.reader();
+        let upper: i64 = match before {
+            None => i64::MAX,
+            Some(id) => conn
+                .query_row("SELECT seq FROM benches WHERE id = ?1", [id], |row| {
+                    row.get(0)
+                })
+                .optional()?
+                .ok_or_else(|| StoreError::UnknownCursor(id.chars().take(40).collect()))?,
+        };
+        let mut statement = conn.prepare_cached(
+            "SELECT id, created_at_unix_ms, status, options FROM benches \
+             WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2",
+        )?;
+        let rows = statement.query_map(
+            params![upper, i64::try_from(limit).unwrap_or(i64::MAX)],
+            |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                ))
+            },
+        )?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, created, status, options) = row?;
+            let options: BenchOptions = parse(&id, &options)?;
+            out.push(BenchSummary {
+                status: status_from(&id, &status)?,
+                created_at_unix_ms: u64::try_from(created).unwrap_or(0),
+                url: options.url,
+                protocols: options.protocols,
+                id,
+            });
+        }
+        Ok(out)
+    }
+
+    fn cancel_running_benches(&self, now_unix_ms: u64) -> Result<usize> {
+        let changed = self.writer().execute(
+            "UPDATE benches SET status = 'cancelled', finished_at_unix_ms = ?1 \
+             WHERE status = 'running'",
+            [to_i64(now_unix_ms)],
+        )?;
+        Ok(changed)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use h123_shared::api::ProbeStatus;
     use h123_shared::{ProbeOptions, ProbeResult, SCHEMA_VERSION};
 
     fn record(id: &str, status: ProbeStatus) -> ProbeRecord {
@@ -330,6 +515,94 @@ mod tests {
             store.list(2, Some("zz")),
             Err(StoreError::UnknownCursor(_))
         ));
+    }
+
+    fn bench(id: &str) -> BenchRecord {
+        BenchRecord {
+            id: id.into(),
+            status: ProbeStatus::Running,
+            created_at_unix_ms: 5,
+            finished_at_unix_ms: None,
+            options: BenchOptions {
+                url: "https://example.com/".into(),
+                ..BenchOptions::default()
+            },
+            progress: None,
+            result: None,
+        }
+    }
+
+    #[test]
+    fn benches_round_trip_apart_from_probes_and_become_immutable() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("db.sqlite")).unwrap();
+        store.insert(&record("same", ProbeStatus::Running)).unwrap();
+        store.insert_bench(&bench("same")).unwrap();
+        let stored = store.get_bench("same").unwrap().unwrap();
+        assert_eq!(stored, bench("same"));
+        assert_eq!(
+            store.get("same").unwrap().unwrap().options.url,
+            "https://example.com/",
+            "a probe and a bench with the same id do not meet"
+        );
+        let mut done = bench("same");
+        done.status = ProbeStatus::Done;
+        done.finished_at_unix_ms = Some(9);
+        done.result = Some(BenchResult::new(done.options.clone(), 6));
+        store.finish_bench(&done).unwrap();
+        assert_eq!(store.get_bench("same").unwrap().unwrap(), done);
+        let again = store.finish_bench(&done);
+        assert!(matches!(again, Err(StoreError::Immutable(_))), "{again:?}");
+        assert!(matches!(
+            store.finish_bench(&bench("unknown")),
+            Err(StoreError::Immutable(_))
+        ));
+        let raw = store
+            .writer()
+            .execute("UPDATE benches SET result = NULL WHERE id = 'same'", []);
+        assert!(raw.is_err(), "the database itself refuses");
+        assert!(store.get_bench("missing").unwrap().is_none());
+        assert_eq!(
+            store.get("same").unwrap().unwrap().status,
+            ProbeStatus::Running
+        );
+    }
+
+    #[test]
+    fn bench_list_pages_and_leftovers_are_cancelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        {
+            let store = SqliteStore::open(&path).unwrap();
+            for id in ["a", "b", "c"] {
+                store.insert_bench(&bench(id)).unwrap();
+            }
+            let mut done = bench("a");
+            done.status = ProbeStatus::Done;
+            done.finished_at_unix_ms = Some(7);
+            store.finish_bench(&done).unwrap();
+            let ids = |v: Vec<BenchSummary>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
+            assert_eq!(ids(store.list_benches(2, None).unwrap()), ["c", "b"]);
+            assert_eq!(ids(store.list_benches(2, Some("b")).unwrap()), ["a"]);
+            assert!(matches!(
+                store.list_benches(2, Some("zz")),
+                Err(StoreError::UnknownCursor(_))
+            ));
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        assert_eq!(store.cancel_running_benches(42).unwrap(), 2);
+        let b = store.get_bench("b").unwrap().unwrap();
+        assert_eq!(b.status, ProbeStatus::Cancelled);
+        assert_eq!(b.finished_at_unix_ms, Some(42));
+        let a = store.get_bench("a").unwrap().unwrap();
+        assert_eq!(
+            (a.status, a.finished_at_unix_ms),
+            (ProbeStatus::Done, Some(7))
+        );
+        assert_eq!(
+            store.list_benches(10, None).unwrap()[0].url,
+            "https://example.com/"
+        );
     }
 
     #[test]

@@ -1,0 +1,239 @@
+//! The load comparison form: URL, protocols, concurrency, duration,
+//! connections, rate, cold; shown only when the server runs benches.
+
+use crate::api;
+use crate::components::ApiProblem;
+use h123_shared::Protocol;
+use h123_shared::api::BenchBounds;
+use h123_shared::bench::BenchOptions;
+use h123_shared::input::check_url;
+use leptos::prelude::*;
+use leptos_router::hooks::use_navigate;
+
+/// Parses an optional whole number within `1..=max`; empty means "not set".
+fn optional(text: &str, name: &str, max: u64) -> Result<Option<u64>, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match text.parse::<u64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(Some(n)),
+        _ => Err(format!(
+            "{name} must be a whole number from 1 to {max}, or empty."
+        )),
+    }
+}
+
+/// What the form's fields hold.
+struct Fields {
+    url: String,
+    protocols: Vec<Protocol>,
+    concurrency: u32,
+    duration_s: u64,
+    connections: String,
+    rate: String,
+    cold: bool,
+}
+
+impl Fields {
+    /// The options the fields describe, or the first thing wrong with them.
+    fn options(self, bounds: &BenchBounds) -> Result<BenchOptions, String> {
+        let url = check_url(&self.url)?;
+        if self.protocols.is_empty() {
+            return Err("Pick at least one protocol.".into());
+        }
+        let connections = optional(
+            &self.connections,
+            "Connections",
+            u64::from(bounds.max_connections.min(self.concurrency)),
+        )?;
+        let rate = optional(&self.rate, "Rate", u64::from(bounds.max_rate))?;
+        Ok(BenchOptions {
+            url,
+            protocols: self.protocols,
+            concurrency: self.concurrency,
+            duration_ms: Some(self.duration_s * 1000),
+            connections: connections.and_then(|c| u32::try_from(c).ok()),
+            rate: rate.and_then(|r| u32::try_from(r).ok()),
+            cold: self.cold,
+            ..BenchOptions::default()
+        })
+    }
+}
+
+/// The form that starts a bench and opens its page.
+#[component]
+pub fn BenchForm(
+    /// The server's bounds on bench options.
+    bounds: BenchBounds,
+) -> impl IntoView {
+    let max_secs = (bounds.max_duration_ms / 1000).max(1);
+    let url = RwSignal::new(String::new());
+    let protocols = RwSignal::new(Protocol::ALL.to_vec());
+    let concurrency = RwSignal::new(16u32.min(bounds.max_concurrency).max(1));
+    let duration_s = RwSignal::new(10u64.min(max_secs));
+    let connections = RwSignal::new(String::new());
+    let rate = RwSignal::new(String::new());
+    let cold = RwSignal::new(false);
+    let touched = RwSignal::new(false);
+    let checked = Memo::new(move |_| {
+        Fields {
+            url: url.get(),
+            protocols: protocols.get(),
+            concurrency: concurrency.get(),
+            duration_s: duration_s.get(),
+            connections: connections.get(),
+            rate: rate.get(),
+            cold: cold.get(),
+        }
+        .options(&bounds)
+    });
+    let create = Action::new_local(|options: &BenchOptions| {
+        let options = options.clone();
+        async move { api::create_bench(&options).await }
+    });
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(created)) = create.value().get() {
+            navigate(&created.links.permalink, Default::default());
+        }
+    });
+    let show = move || touched.get() || !url.with(String::is_empty);
+    view! {
+        <form
+            class="bench-form"
+            novalidate
+            aria-labelledby="bench-title"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                touched.set(true);
+                if let Ok(options) = checked.get_untracked() {
+                    create.dispatch_local(options);
+                }
+            }
+        >
+            <h2 id="bench-title">"Load comparison"</h2>
+            <p class="hint">
+                "Send the same request over HTTP/1.1, HTTP/2 and HTTP/3 in turn, as fast as the target answers "
+                "(or at a fixed rate), and compare throughput and latency. This server loads only the targets its operator allows, one bench at a time."
+            </p>
+            <label for="bench-url">"Target URL"</label>
+            <div class="url-row">
+                <input
+                    id="bench-url"
+                    type="url"
+                    inputmode="url"
+                    spellcheck="false"
+                    placeholder="https://10.0.0.7:8443/"
+                    aria-describedby="bench-note"
+                    prop:value=move || url.get()
+                    on:input=move |ev| url.set(event_target_value(&ev))
+                    on:blur=move |_| touched.set(true)
+                />
+                <button type="submit" class="primary" disabled=move || create.pending().get()>
+                    {move || if create.pending().get() { "Starting…" } else { "Compare" }}
+                </button>
+            </div>
+            <p id="bench-note" class="field-note" class:error=move || show() && checked.with(Result::is_err)>
+                {move || match checked.get() {
+                    Err(reason) if show() => reason,
+                    Ok(o) => format!("Ready: about {} s in all.", duration_s.get() * o.protocols.len() as u64),
+                    Err(_) => "http or https; HTTP/3 needs https.".into(),
+                }}
+            </p>
+            <div class="options">
+                <fieldset>
+                    <legend>"Protocols"</legend>
+                    {Protocol::ALL
+                        .into_iter()
+                        .map(|p| {
+                            view! {
+                                <label class="toggle">
+                                    <input
+                                        type="checkbox"
+                                        name="bench-protocol"
+                                        value=p.as_str()
+                                        prop:checked=move || protocols.with(|ps| ps.contains(&p))
+                                        on:change=move |ev| {
+                                            let on = event_target_checked(&ev);
+                                            protocols.update(|ps| {
+                                                ps.retain(|x| *x != p);
+                                                if on {
+                                                    ps.push(p);
+                                                    ps.sort();
+                                                }
+                                            });
+                                        }
+                                    />
+                                    {p.http_version()}
+                                </label>
+                            }
+                        })
+                        .collect_view()}
+                </fieldset>
+                <div class="field">
+                    <label for="bench-concurrency">"In flight"</label>
+                    <input
+                        id="bench-concurrency"
+                        type="number"
+                        min="1"
+                        max=bounds.max_concurrency
+                        prop:value=move || concurrency.get().to_string()
+                        on:input=move |ev| {
+                            if let Ok(n) = event_target_value(&ev).parse::<u32>() {
+                                concurrency.set(n.clamp(1, bounds.max_concurrency));
+                            }
+                        }
+                    />
+                </div>
+                <div class="field">
+                    <label for="bench-duration">"Seconds each"</label>
+                    <input
+                        id="bench-duration"
+                        type="number"
+                        min="1"
+                        max=max_secs
+                        prop:value=move || duration_s.get().to_string()
+                        on:input=move |ev| {
+                            if let Ok(n) = event_target_value(&ev).parse::<u64>() {
+                                duration_s.set(n.clamp(1, max_secs));
+                            }
+                        }
+                    />
+                </div>
+                <div class="field">
+                    <label for="bench-connections">"Connections"</label>
+                    <input
+                        id="bench-connections"
+                        type="number"
+                        min="1"
+                        placeholder="auto"
+                        title="Empty: one per request in flight for HTTP/1.1, one in all for HTTP/2 and HTTP/3"
+                        prop:value=move || connections.get()
+                        on:input=move |ev| connections.set(event_target_value(&ev))
+                    />
+                </div>
+                <div class="field">
+                    <label for="bench-rate">"Rate /s"</label>
+                    <input
+                        id="bench-rate"
+                        type="number"
+                        min="1"
+                        placeholder="max"
+                        title="Empty: as fast as responses return; a number: a fixed arrival rate"
+                        prop:value=move || rate.get()
+                        on:input=move |ev| rate.set(event_target_value(&ev))
+                    />
+                </div>
+                <label class="toggle">
+                    <input type="checkbox" id="bench-cold" prop:checked=move || cold.get() on:change=move |ev| cold.set(event_target_checked(&ev)) />
+                    "Cold (a new connection per request)"
+                </label>
+            </div>
+        </form>
+        {move || match create.value().get() {
+            Some(Err(error)) => Some(view! { <ApiProblem error bench=true /> }),
+            _ => None,
+        }}
+    }
+}

@@ -1,0 +1,113 @@
+//! `/b/{id}`: the permalink of a bench. Polls the record while it runs
+//! (progress), then shows the comparison table, the latency percentile
+//! chart and the caveats.
+
+use crate::api::{self, Error};
+use crate::components::{
+    ApiProblem, BenchActions, BenchProgressView, BenchSummaryLine, BenchTable, Caveats,
+    PercentileChart,
+};
+use h123_shared::api::{BenchRecord, ProbeStatus};
+use h123_shared::bench::BenchProgress;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::hooks::use_params_map;
+use std::time::Duration;
+
+/// How often a running bench is polled.
+const POLL: Duration = Duration::from_millis(500);
+
+/// What the page knows about its bench.
+#[derive(Clone, Debug, PartialEq)]
+enum State {
+    Loading,
+    Loaded(Box<BenchRecord>),
+    Failed(Error),
+}
+
+/// Reads the record; while it runs, reads it again after [`POLL`], for as
+/// long as `alive` (owned by the page's current id) is not disposed.
+fn poll(id: String, state: RwSignal<State>, alive: StoredValue<()>) {
+    spawn_local(async move {
+        let answer = api::bench(&id).await;
+        if alive.is_disposed() {
+            return; // The page moved on to another id (or away) meanwhile.
+        }
+        match answer {
+            Ok(record) => {
+                let running = record.status == ProbeStatus::Running;
+                state.set(State::Loaded(Box::new(record)));
+                if running {
+                    set_timeout(move || poll(id, state, alive), POLL);
+                }
+            }
+            Err(e) => state.set(State::Failed(e)),
+        }
+    });
+}
+
+/// The bench page.
+#[component]
+pub fn BenchPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+    let state = RwSignal::new(State::Loading);
+    Effect::new(move |_| {
+        let id = id.get();
+        state.set(State::Loading);
+        poll(id, state, StoredValue::new(()));
+    });
+    // The record without its progress: unchanged while the bench runs, so
+    // the summary and actions are not redrawn on every poll.
+    let shown = Memo::new(move |_| match state.get() {
+        State::Loading => Ok(None),
+        State::Loaded(record) => Ok(Some(BenchRecord {
+            progress: None,
+            ..*record
+        })),
+        State::Failed(error) => Err(error),
+    });
+    let progress = Signal::derive(move || {
+        state.with(|s| match s {
+            State::Loaded(record) => record.progress.clone().unwrap_or_default(),
+            _ => Default::default(),
+        })
+    });
+    move || match shown.get() {
+        Err(error) => view! { <ApiProblem error bench=true /> }.into_any(),
+        Ok(None) => view! {
+            <p class="loading" role="status">
+                "Loading the bench…"
+            </p>
+        }
+        .into_any(),
+        Ok(Some(record)) => view! { <BenchView record progress /> }.into_any(),
+    }
+}
+
+/// A loaded bench: running with progress, done with its figures, or cancelled.
+#[component]
+fn BenchView(record: BenchRecord, progress: Signal<BenchProgress>) -> impl IntoView {
+    let body = match (record.status, record.result.clone()) {
+        (ProbeStatus::Running, _) => {
+            view! { <BenchProgressView options=record.options.clone() progress /> }.into_any()
+        }
+        (ProbeStatus::Done, Some(result)) => view! {
+            <BenchTable result=result.clone() />
+            <PercentileChart result=result.clone() />
+            <Caveats result />
+        }
+        .into_any(),
+        _ => view! {
+            <p class="pending-note" role="status">
+                "This bench was stopped before it finished (the server stopped or the bench ran over its time limit), so it has no figures. Start a new one from the home page."
+            </p>
+        }
+        .into_any(),
+    };
+    view! {
+        <BenchSummaryLine record=record.clone() />
+        <BenchActions id=record.id.clone() />
+        {body}
+    }
+}

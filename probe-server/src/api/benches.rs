@@ -1,0 +1,184 @@
+//! `/api/v1/benches`: start a bench (load comparison), read it while it runs
+//! and after, list recent ones. Only with `h123 serve --enable-bench`, one at
+//! a time, and only against the addresses listed with `--bench-target`.
+
+use super::conditional::{Representation, respond};
+use super::error::{ApiError, Result, rate_headers};
+use super::extract::{ApiJson, BenchId, ClientIp};
+use super::probes::{ListQuery, MAX_PAGE};
+use crate::bench::BenchPlan;
+use crate::server::AppState;
+use crate::server::bench_slot;
+use crate::server::target_guard::check_bench;
+use crate::store::{is_valid_id, new_id};
+use axum::extract::{FromRequest, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use h123_shared::api::{
+    ApiError as ErrorBody, BenchCreated, BenchLinks, BenchList, BenchRecord, ProbeStatus,
+};
+use h123_shared::bench::BenchOptions;
+
+/// Starts a bench and answers at once with its id and links.
+#[utoipa::path(
+    post,
+    path = "/api/v1/benches",
+    tag = "benches",
+    request_body(content = BenchOptions, content_type = "application/json",
+        description = "What to load and how; every field but `url` is optional. Set `duration_ms` or `requests`.",
+        example = json!({"url": "https://10.0.0.7:8443/", "protocols": ["h1", "h2", "h3"], "concurrency": 16, "duration_ms": 10000})),
+    responses(
+        (status = 202, description = "Accepted and started; poll `links.self` until `status` is no longer `running`.", body = BenchCreated,
+            headers(("Location" = String, description = "The bench's JSON record"),
+                    ("RateLimit-Limit" = u32, description = "Requests allowed in a burst"),
+                    ("RateLimit-Remaining" = u32, description = "Requests left now"),
+                    ("RateLimit-Reset" = u64, description = "Seconds until the limit is whole again")),
+            links(("record" = (operation_id = "benches_get", parameters(("id" = "$response.body#/id")))))),
+        (status = 400, description = "The body is not JSON (`invalid_json`).", body = ErrorBody),
+        (status = 403, description = "`bench_disabled`: the server was started without `--enable-bench`; `blocked_target`: the URL's host has no address on the server's bench list (`--bench-target`).", body = ErrorBody),
+        (status = 409, description = "`bench_busy`: a bench is running; benches run one at a time. `Retry-After` estimates when it ends.", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until the running bench should end"))),
+        (status = 413, description = "The body is too large.", body = ErrorBody),
+        (status = 415, description = "The body is not declared as JSON.", body = ErrorBody),
+        (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `no_protocols`, `out_of_range` (naming the field), ...", body = ErrorBody),
+        (status = 429, description = "`rate_limited` (the same per-client budget as probes); see `Retry-After`.", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "`shutting_down`.", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    )
+)]
+pub async fn benches_create(
+    State(state): State<AppState>,
+    ClientIp(client): ClientIp,
+    request: Request,
+) -> Result<Response> {
+    if state.is_shutting_down() {
+        return Err(ApiError::ShuttingDown);
+    }
+    let Some(bench) = state.config.bench.as_ref() else {
+        return Err(ApiError::BenchDisabled);
+    };
+    let decision = state.limiter.check(client);
+    if !decision.allowed {
+        state.metrics.rejected("rate");
+        return Err(ApiError::RateLimited(decision));
+    }
+    let ApiJson(options) = ApiJson::<BenchOptions>::from_request(request, &()).await?;
+    let plan = BenchPlan::new(options, &bench.limits)?;
+    // A courtesy: the engine checks every address it dials against the same list.
+    let url = url::Url::parse(&plan.options().url).map_err(|e| {
+        ApiError::Plan(crate::probe::plan::PlanError::InvalidUrl {
+            url: plan.options().url.chars().take(100).collect(),
+            reason: e.to_string(),
+        })
+    })?;
+    check_bench(&bench.policy(), &url, state.config.dns_server)
+        .await
+        .map_err(ApiError::BlockedTarget)?;
+    let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
+    let record = BenchRecord {
+        id: id.clone(),
+        status: ProbeStatus::Running,
+        created_at_unix_ms: crate::probe::trace::unix_ms(),
+        finished_at_unix_ms: None,
+        options: plan.options().clone(),
+        progress: None,
+        result: None,
+    };
+    let live = state
+        .bench
+        .try_start(record.clone(), &plan, &bench.limits)
+        .map_err(|busy| {
+            state.metrics.rejected("bench_busy");
+            ApiError::BenchBusy(busy.retry_after_secs)
+        })?;
+    if let Err(e) = state.store.insert_bench(record).await {
+        state.bench.release(&id);
+        return Err(e.into());
+    }
+    bench_slot::spawn(state.clone(), live, plan);
+    let links = BenchLinks::for_id(&id);
+    let location = HeaderValue::from_str(&links.self_)
+        .map_err(|e| ApiError::Internal(format!("location header: {e}")))?;
+    let body = BenchCreated {
+        id,
+        status: ProbeStatus::Running,
+        links,
+    };
+    let mut response = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
+    response.headers_mut().insert(header::LOCATION, location);
+    rate_headers(&decision, response.headers_mut());
+    Ok(response)
+}
+
+/// The record: running (with progress) or finished, from memory or the store.
+pub async fn load(state: &AppState, id: &str) -> Result<BenchRecord> {
+    if !is_valid_id(id) {
+        return Err(ApiError::no_bench(id));
+    }
+    if let Some(live) = state.bench.get(id).filter(|b| !b.is_finished()) {
+        return Ok(live.record());
+    }
+    state
+        .store
+        .get_bench(id.to_owned())
+        .await?
+        .ok_or_else(|| ApiError::no_bench(id))
+}
+
+/// The bench's record: options, status, progress while it runs, the result once done.
+#[utoipa::path(
+    get,
+    path = "/api/v1/benches/{id}",
+    tag = "benches",
+    params(("id" = String, Path, description = "The bench's id"),
+           ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier answer")),
+    responses(
+        (status = 200, description = "The record", body = BenchRecord,
+            headers(("ETag" = String, description = "Changes whenever the record does"))),
+        (status = 304, description = "Unchanged since the given ETag"),
+        (status = 404, description = "No such bench (`not_found`)", body = ErrorBody),
+    )
+)]
+pub async fn benches_get(
+    State(state): State<AppState>,
+    BenchId(id): BenchId,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let record = load(&state, &id).await?;
+    let body = serde_json::to_vec(&record).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(respond(&headers, Representation::json(body, record.status)))
+}
+
+/// Recent benches, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/benches",
+    tag = "benches",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "A page of benches", body = BenchList),
+        (status = 400, description = "Bad `limit` or unknown `before` (`invalid_query`)", body = ErrorBody),
+    )
+)]
+pub async fn benches_list(
+    State(state): State<AppState>,
+    query: std::result::Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response> {
+    let Query(query) = query.map_err(|e| ApiError::InvalidQuery(e.body_text()))?;
+    let limit = query.limit.unwrap_or(20) as usize;
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(ApiError::InvalidQuery(format!(
+            "limit must be between 1 and {MAX_PAGE} (got {limit})"
+        )));
+    }
+    let items = state.store.list_benches(limit, query.before).await?;
+    let next_before = (items.len() == limit)
+        .then(|| items.last().map(|s| s.id.clone()))
+        .flatten();
+    let mut response = axum::Json(BenchList { items, next_before }).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(response)
+}

@@ -1,0 +1,30 @@
+//! `GET /api/v1/config`: what this server offers, so clients can adapt
+//! (the web UI shows its load comparison form only when benches are enabled).
+
+use crate::server::AppState;
+use axum::Json;
+use axum::extract::State;
+use h123_shared::api::{BenchBounds, ServerInfo};
+
+/// The server's version and whether it runs benches, with their bounds.
+#[utoipa::path(
+    get,
+    path = "/api/v1/config",
+    tag = "operations",
+    responses((status = 200, description = "What this server offers", body = ServerInfo))
+)]
+pub async fn config_get(State(state): State<AppState>) -> Json<ServerInfo> {
+    let bench = state.config.bench.as_ref();
+    Json(ServerInfo {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        bench_enabled: bench.is_some(),
+        bench_limits: bench.map(|b| BenchBounds {
+            max_concurrency: b.limits.max_concurrency,
+            max_connections: b.limits.max_connections,
+            max_duration_ms: b.limits.max_duration_ms,
+            max_requests: b.limits.max_requests,
+            max_rate: b.limits.max_rate,
+            max_warmup_ms: b.limits.max_warmup_ms,
+        }),
+    })
+}

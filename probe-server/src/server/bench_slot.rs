@@ -1,0 +1,209 @@
+//! The one bench a server runs at a time: admission, its live progress,
+//! running it to the end, and storing its final record.
+//!
+//! One at a time because a bench is meant to saturate something: two at
+//! once would measure each other (and the server's own CPU), not the target.
+
+use super::AppState;
+use crate::bench::{BenchLimits, BenchLive, BenchPlan};
+use crate::probe::trace::{now, unix_ms};
+use h123_shared::api::{BenchRecord, ProbeStatus};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::task::AbortHandle;
+
+/// Set-up and drain allowance per protocol on top of its warm-up and duration.
+const PER_PROTOCOL_SLACK: Duration = Duration::from_secs(5);
+
+/// The server's bench slot: empty, or the bench running now.
+#[derive(Default)]
+pub struct BenchSlot {
+    current: Mutex<Option<Arc<LiveBench>>>,
+}
+
+/// The bench running now.
+pub struct LiveBench {
+    record: BenchRecord,
+    /// The counters the engine updates and the API reads.
+    pub live: BenchLive,
+    started: Instant,
+    expected: Duration,
+    limit: Duration,
+    finished: AtomicBool,
+    task: Mutex<Option<AbortHandle>>,
+}
+
+/// A bench is running already; try again after about this many seconds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Busy {
+    /// Seconds until the running bench is expected to end (at least 1).
+    pub retry_after_secs: u64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl BenchSlot {
+    /// Takes the slot for `record` (status `running`) and `plan`, unless a bench holds it.
+    ///
+    /// # Errors
+    /// [`Busy`] while another bench runs.
+    pub fn try_start(
+        &self,
+        record: BenchRecord,
+        plan: &BenchPlan,
+        limits: &BenchLimits,
+    ) -> Result<Arc<LiveBench>, Busy> {
+        let mut current = lock(&self.current);
+        if let Some(running) = current.as_ref() {
+            return Err(Busy {
+                retry_after_secs: running.remaining().as_secs().max(1),
+            });
+        }
+        let (expected, limit) = durations(plan, limits);
+        let bench = Arc::new(LiveBench {
+            record,
+            live: BenchLive::default(),
+            started: now(),
+            expected,
+            limit,
+            finished: AtomicBool::new(false),
+            task: Mutex::new(None),
+        });
+        *current = Some(bench.clone());
+        Ok(bench)
+    }
+
+    /// The running bench, if its id is `id`.
+    pub fn get(&self, id: &str) -> Option<Arc<LiveBench>> {
+        lock(&self.current)
+            .as_ref()
+            .filter(|b| b.record.id == id)
+            .cloned()
+    }
+
+    /// The running bench, if any.
+    pub fn current(&self) -> Option<Arc<LiveBench>> {
+        lock(&self.current).clone()
+    }
+
+    /// Empties the slot if bench `id` holds it (its record is in the store by then).
+    pub fn release(&self, id: &str) {
+        let mut current = lock(&self.current);
+        if current.as_ref().is_some_and(|b| b.record.id == id) {
+            *current = None;
+        }
+    }
+}
+
+/// How long a bench of `plan` should take (warm-up plus measured time per
+/// protocol), and the limit after which it is stopped and stored as cancelled.
+fn durations(plan: &BenchPlan, limits: &BenchLimits) -> (Duration, Duration) {
+    let options = plan.options();
+    let measured = options
+        .duration_ms
+        .unwrap_or(limits.max_duration_ms)
+        .min(limits.max_duration_ms);
+    let per_protocol = Duration::from_millis(options.warmup_ms.saturating_add(measured));
+    let protocols = u32::try_from(options.protocols.len()).unwrap_or(u32::MAX);
+    let expected = per_protocol.saturating_mul(protocols);
+    let drain = Duration::from_millis(options.timeout_ms) + PER_PROTOCOL_SLACK;
+    (expected, expected + drain.saturating_mul(protocols))
+}
+
+impl LiveBench {
+    /// The record as it stands: `running`, with the progress so far.
+    pub fn record(&self) -> BenchRecord {
+        BenchRecord {
+            progress: Some(self.live.snapshot()),
+            ..self.record.clone()
+        }
+    }
+
+    /// The final record of this bench: `status`, finished now, with `result`.
+    pub fn finished_record(
+        &self,
+        status: ProbeStatus,
+        result: Option<h123_shared::bench::BenchResult>,
+    ) -> BenchRecord {
+        BenchRecord {
+            status,
+            finished_at_unix_ms: Some(unix_ms()),
+            progress: None,
+            result,
+            ..self.record.clone()
+        }
+    }
+
+    /// Time left until the expected end.
+    fn remaining(&self) -> Duration {
+        self.expected.saturating_sub(now() - self.started)
+    }
+
+    /// Whether its final record is stored (or being stored): readers should
+    /// ask the store, even while the slot is still taken.
+    pub fn is_finished(&self) -> bool {
+        self.finished.load(Ordering::SeqCst)
+    }
+
+    /// Claims the right to store the final record; only the first caller
+    /// (the runner at the end, or shutdown) gets `true`.
+    fn claim_finish(&self) -> bool {
+        !self.finished.swap(true, Ordering::SeqCst)
+    }
+
+    /// Stops the engine's task, if it still runs.
+    fn abort(&self) {
+        if let Some(task) = lock(&self.task).take() {
+            task.abort();
+        }
+    }
+}
+
+/// Runs the admitted `bench` in the background and stores its outcome.
+pub fn spawn(state: AppState, bench: Arc<LiveBench>, plan: BenchPlan) {
+    let task = tokio::spawn(run(state, bench.clone(), plan));
+    *lock(&bench.task) = Some(task.abort_handle());
+}
+
+async fn run(state: AppState, bench: Arc<LiveBench>, plan: BenchPlan) {
+    let Some(bencher) = state.bencher.clone() else {
+        return;
+    };
+    let engine = bencher.run(&plan, &bench.live);
+    tokio::pin!(engine);
+    let (record, overran) = match tokio::time::timeout(bench.limit, &mut engine).await {
+        Ok(result) => (
+            bench.finished_record(ProbeStatus::Done, Some(result)),
+            false,
+        ),
+        Err(_) => (bench.finished_record(ProbeStatus::Cancelled, None), true),
+    };
+    // Stored first, so once the bench leaves the slot the store has its final state.
+    if bench.claim_finish()
+        && let Err(e) = state.store.finish_bench(record.clone()).await
+    {
+        eprintln!("h123 serve: cannot store bench {}: {e}", record.id);
+    }
+    if overran {
+        // The engine's threads may still be sending: the slot stays taken
+        // until they are done, so two benches never load at once.
+        engine.await;
+    }
+    state.bench.release(&record.id);
+}
+
+/// At shutdown: stores the running bench, if any, as cancelled and stops it.
+/// Returns whether there was one.
+pub async fn cancel(state: &AppState) -> bool {
+    let Some(bench) = state.bench.current() else {
+        return false;
+    };
+    let record = bench.finished_record(ProbeStatus::Cancelled, None);
+    let stored = bench.claim_finish() && state.store.finish_bench(record.clone()).await.is_ok();
+    bench.abort();
+    state.bench.release(&record.id);
+    stored
+}
