@@ -26,6 +26,7 @@ use crate::probe::{h1::H1, h2::H2, h3::H3};
 use h123_shared::Protocol;
 use h123_shared::bench::{BenchResult, BenchRun};
 use run::Endpoint;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use url::Host;
 
@@ -34,15 +35,26 @@ use url::Host;
 pub struct Bencher {
     trust: TrustSettings,
     policy: ConnectPolicy,
+    dns_server: Option<SocketAddr>,
 }
 
 impl Bencher {
     /// A bencher that trusts `trust` and connects only where `policy` allows.
     pub fn new(trust: TrustSettings, policy: ConnectPolicy) -> Self {
-        Bencher { trust, policy }
+        Bencher {
+            trust,
+            policy,
+            dns_server: None,
+        }
     }
 
-    /// Runs `plan`, protocol after protocol, reporting to `live`.
+    /// The same bencher, resolving names with `dns_server` instead of the system's resolver.
+    pub fn with_dns_server(self, dns_server: Option<SocketAddr>) -> Self {
+        Bencher { dns_server, ..self }
+    }
+
+    /// Runs `plan`, protocol after protocol, reporting to `live`; after
+    /// [`BenchLive::cancel`] it returns what was measured so far.
     pub async fn run(&self, plan: &BenchPlan, live: &BenchLive) -> BenchResult {
         let mut result = BenchResult::new(plan.options().clone(), trace::unix_ms());
         let endpoint = match self.endpoint(plan).await {
@@ -61,6 +73,9 @@ impl Bencher {
             }
         };
         for &protocol in &plan.options().protocols {
+            if live.is_cancelled() {
+                break;
+            }
             let endpoint = endpoint.clone();
             let run = match protocol {
                 Protocol::H1 => run::run::<H1>(protocol, plan, endpoint, live).await,
@@ -86,7 +101,7 @@ impl Bencher {
         };
         let port = url.port_or_known_default().unwrap_or(443);
         let mut scratch = AttemptTrace::start();
-        let (_, addrs) = NameResolver::new(None, Vec::new())
+        let (_, addrs) = NameResolver::new(self.dns_server, Vec::new())
             .resolve(&borrowed, port, plan.timeout, &mut scratch)
             .await?;
         Ok(Endpoint {

@@ -153,10 +153,9 @@ impl AppState {
     /// State for a server with `config`, storing in `store`.
     pub fn new(config: ServerConfig, store: SharedStore) -> Self {
         let engine = Engine::new(config.trust.clone(), config.guard.policy.clone());
-        let bencher = config
-            .bench
-            .as_ref()
-            .map(|bench| Bencher::new(config.trust.clone(), bench.policy()));
+        let bencher = config.bench.as_ref().map(|bench| {
+            Bencher::new(config.trust.clone(), bench.policy()).with_dns_server(config.dns_server)
+        });
         AppState {
             inner: Arc::new(Shared {
                 limiter: RateLimiter::new(config.rate),

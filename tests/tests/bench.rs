@@ -257,3 +257,38 @@ async fn the_safety_policy_is_checked_on_every_connection() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_bench_returns_what_it_measured_and_skips_the_rest() {
+    let _serial = SERIAL.lock().await;
+    let target = target().await;
+    let options = BenchOptions {
+        url: target.https_url("/delay/5"),
+        protocols: vec![Protocol::H1, Protocol::H2],
+        concurrency: 4,
+        requests: Some(1_000_000),
+        timeout_ms: 5_000,
+        ..BenchOptions::default()
+    };
+    let plan = BenchPlan::new(options, &BenchLimits::default()).expect("valid options");
+    let trust = TrustSettings::from_ca_file(target.ca_file()).expect("CA file");
+    let live = BenchLive::default();
+    let canceller = {
+        let live = live.clone();
+        tokio::spawn(async move {
+            while live.snapshot().requests < 20 {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            live.cancel();
+        })
+    };
+    let result = Bencher::new(trust, ConnectPolicy::allow_all())
+        .run(&plan, &live)
+        .await;
+    canceller.await.unwrap();
+    assert_eq!(result.runs.len(), 1, "HTTP/2 never started");
+    let h1 = &result.runs[0];
+    assert_counts_add_up(h1);
+    assert!((20..1_000).contains(&h1.requests), "{}", h1.requests);
+    assert_eq!(h1.errors, 0, "requests in flight finish normally");
+}

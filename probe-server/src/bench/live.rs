@@ -19,6 +19,7 @@ struct Counters {
     warming_up: AtomicBool,
     requests: AtomicU64,
     errors: AtomicU64,
+    cancelled: AtomicBool,
 }
 
 impl BenchLive {
@@ -35,6 +36,18 @@ impl BenchLive {
                 trace::now().saturating_duration_since(since).as_millis() as u64
             }),
         }
+    }
+
+    /// Asks the bench to stop: workers send nothing new, requests in flight
+    /// finish (within the request timeout), protocols not yet started are skipped,
+    /// and the result so far comes back.
+    pub fn cancel(&self) {
+        self.0.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`BenchLive::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.cancelled.load(Ordering::Relaxed)
     }
 
     /// A protocol starts; its warm-up (if any) begins now.

@@ -58,7 +58,9 @@ struct Shared {
 impl Shared {
     /// Opens a connection, counting it.
     async fn open<C: Load>(&self) -> Result<C::Handle, Failure> {
-        let limit = self.plan.timeout;
+        // Each setup phase has the request timeout as its own limit (and fails
+        // naming itself); this one only catches a setup that stalls in between.
+        let limit = self.plan.timeout * 3;
         let handle = tokio::time::timeout(
             limit,
             C::open_for_load(&self.endpoint.target(), &self.endpoint.settings),
@@ -293,7 +295,9 @@ async fn worker<C: Load>(seat: Seat<C>) {
     let cold = seat.lane.is_none();
     let mut current: Option<(u64, C::Handle)> = None;
     let mut broken = None;
-    while let Some(ticket) = seat.schedule.next() {
+    while !seat.shared.live.is_cancelled()
+        && let Some(ticket) = seat.schedule.next()
+    {
         if let Some(at) = ticket.intended {
             tokio::time::sleep_until(at.into()).await;
         }

@@ -154,8 +154,9 @@ impl LiveBench {
         !self.finished.swap(true, Ordering::SeqCst)
     }
 
-    /// Stops the engine's task, if it still runs.
+    /// Stops the engine (its threads and its task), if it still runs.
     fn abort(&self) {
+        self.live.cancel();
         if let Some(task) = lock(&self.task).take() {
             task.abort();
         }
@@ -174,23 +175,19 @@ async fn run(state: AppState, bench: Arc<LiveBench>, plan: BenchPlan) {
     };
     let engine = bencher.run(&plan, &bench.live);
     tokio::pin!(engine);
-    let (record, overran) = match tokio::time::timeout(bench.limit, &mut engine).await {
-        Ok(result) => (
-            bench.finished_record(ProbeStatus::Done, Some(result)),
-            false,
-        ),
-        Err(_) => (bench.finished_record(ProbeStatus::Cancelled, None), true),
+    let record = match tokio::time::timeout(bench.limit, &mut engine).await {
+        Ok(result) => bench.finished_record(ProbeStatus::Done, Some(result)),
+        Err(_) => {
+            // Over its limit: the engine stops sending, lets requests in flight
+            // finish (within the request timeout) and returns what it measured.
+            bench.live.cancel();
+            bench.finished_record(ProbeStatus::Cancelled, Some(engine.await))
+        }
     };
-    // Stored first, so once the bench leaves the slot the store has its final state.
     if bench.claim_finish()
         && let Err(e) = state.store.finish_bench(record.clone()).await
     {
         eprintln!("h123 serve: cannot store bench {}: {e}", record.id);
-    }
-    if overran {
-        // The engine's threads may still be sending: the slot stays taken
-        // until they are done, so two benches never load at once.
-        engine.await;
     }
     state.bench.release(&record.id);
 }
