@@ -2,7 +2,7 @@
 //! the probe's checks for the URL and headers.
 
 use crate::probe::http::RequestSpec;
-use crate::probe::plan::{Limits, Plan, PlanError};
+use crate::probe::plan::{Limits, Plan, PlanError, range};
 use h123_shared::bench::BenchOptions;
 use h123_shared::{ProbeOptions, Protocol};
 use std::time::Duration;
@@ -155,19 +155,6 @@ impl BenchPlan {
         } else {
             self.options.connections.unwrap_or(1)
         }
-    }
-}
-
-fn range(field: &'static str, got: u64, min: u64, max: u64) -> Result<(), PlanError> {
-    if (min..=max).contains(&got) {
-        Ok(())
-    } else {
-        Err(PlanError::OutOfRange {
-            field,
-            min,
-            max,
-            got,
-        })
     }
 }
 

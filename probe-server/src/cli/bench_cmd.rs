@@ -6,7 +6,7 @@ use crate::probe::guard::ConnectPolicy;
 use crate::probe::tls::TrustSettings;
 use clap::{Args, ValueEnum};
 use h123_shared::bench::{BenchOptions, BenchResult};
-use h123_shared::{Header, Method, Protocol};
+use h123_shared::{Method, Protocol};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,15 +81,7 @@ impl BenchArgs {
         let headers = self
             .headers
             .iter()
-            .map(|h| {
-                let (name, value) = h
-                    .split_once(':')
-                    .ok_or_else(|| format!("header `{h}` must look like `Name: value`"))?;
-                Ok(Header {
-                    name: name.trim().to_ascii_lowercase(),
-                    value: value.trim().to_owned(),
-                })
-            })
+            .map(|h| super::probe_cmd::parse_header(h))
             .collect::<Result<Vec<_>, String>>()?;
         if !(self.timeout.is_finite() && self.timeout > 0.0) {
             return Err(format!(

@@ -4,7 +4,7 @@
 use crate::bench::BenchPlan;
 use crate::bench::plan::Stop;
 use h123_shared::bench::{self, BenchProgress, BenchResult, BenchRun};
-use h123_shared::format::ms;
+use h123_shared::format::{count, ms};
 use std::fmt::Write;
 
 /// Characters of the progress bar.
@@ -15,7 +15,7 @@ pub fn report(result: &BenchResult) -> String {
     let o = &result.options;
     let mut out = String::new();
     let stop = match (o.requests, o.duration_ms) {
-        (Some(n), _) => format!("{} requests", thousands(n)),
+        (Some(n), _) => format!("{} requests", count(n)),
         (None, Some(d)) => format!("{} s", d as f64 / 1000.0),
         (None, None) => String::new(),
     };
@@ -35,7 +35,7 @@ pub fn report(result: &BenchResult) -> String {
         o.url,
         o.concurrency,
         o.rate
-            .map(|r| format!(" at {} req/s", thousands(r.into())))
+            .map(|r| format!(" at {} req/s", count(r.into())))
             .unwrap_or_default(),
     );
     let _ = writeln!(
@@ -77,8 +77,8 @@ pub fn report(result: &BenchResult) -> String {
             out,
             "{:<9}{:>10}{:>8}{:>11}{:>6}{:>11.2}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>7}",
             run.protocol.http_version(),
-            thousands(run.requests),
-            thousands(run.errors),
+            count(run.requests),
+            count(run.errors),
             format!("{:.1}", run.requests_per_sec()),
             of_best,
             run.bytes_per_sec() / 1e6,
@@ -130,7 +130,7 @@ fn error_line(run: &BenchRun) -> Option<String> {
         let kinds: Vec<String> = run
             .errors_by_kind
             .iter()
-            .map(|(kind, n)| format!("{} × {kind}", thousands(*n)))
+            .map(|(kind, n)| format!("{} × {kind}", count(*n)))
             .collect();
         format!("{:<9}{}", run.protocol.http_version(), kinds.join(", "))
     })
@@ -161,7 +161,7 @@ pub fn progress_line(plan: &BenchPlan, p: &BenchProgress) -> String {
         Stop::Count(n) => (
             p.requests as f64,
             n as f64,
-            format!("{} / {}", thousands(p.requests), thousands(n)),
+            format!("{} / {}", count(p.requests), count(n)),
         ),
     };
     let filled = ((done / total.max(1.0)).clamp(0.0, 1.0) * PROGRESS_WIDTH as f64) as usize;
@@ -170,22 +170,9 @@ pub fn progress_line(plan: &BenchPlan, p: &BenchProgress) -> String {
         protocol.http_version(),
         "#".repeat(filled),
         ".".repeat(PROGRESS_WIDTH - filled),
-        thousands(p.requests),
-        thousands(p.errors)
+        count(p.requests),
+        count(p.errors)
     )
-}
-
-/// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -235,13 +222,5 @@ mod tests {
         );
         assert!(text.contains("10 × status 500"), "{text}");
         assert!(text.contains("note: Loopback"), "{text}");
-    }
-
-    #[test]
-    fn thousands_are_grouped() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(104_841), "104,841");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

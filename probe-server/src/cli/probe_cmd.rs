@@ -99,15 +99,7 @@ impl ProbeArgs {
         let headers = self
             .headers
             .iter()
-            .map(|h| {
-                let (name, value) = h
-                    .split_once(':')
-                    .ok_or_else(|| format!("header `{h}` must look like `Name: value`"))?;
-                Ok(Header {
-                    name: name.trim().to_ascii_lowercase(),
-                    value: value.trim().to_owned(),
-                })
-            })
+            .map(|h| parse_header(h))
             .collect::<Result<Vec<_>, String>>()?;
         let resolve = self
             .resolve
@@ -145,6 +137,17 @@ fn seconds_to_ms(secs: f64) -> u64 {
     } else {
         0
     }
+}
+
+/// Parses a `-H 'Name: value'` argument (the name lowercased).
+pub(super) fn parse_header(text: &str) -> Result<Header, String> {
+    let (name, value) = text
+        .split_once(':')
+        .ok_or_else(|| format!("header `{text}` must look like `Name: value`"))?;
+    Ok(Header {
+        name: name.trim().to_ascii_lowercase(),
+        value: value.trim().to_owned(),
+    })
 }
 
 /// Parses curl's `host:port:addr` (the address may be `[v6]`).

@@ -128,7 +128,8 @@ pub struct Plan {
     pub idle_gap: Duration,
 }
 
-fn range(field: &'static str, got: u64, min: u64, max: u64) -> Result<(), PlanError> {
+/// `Ok` when `got` is within `min..=max`, else an [`PlanError::OutOfRange`] naming `field`.
+pub(crate) fn range(field: &'static str, got: u64, min: u64, max: u64) -> Result<(), PlanError> {
     if (min..=max).contains(&got) {
         Ok(())
     } else {
