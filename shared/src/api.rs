@@ -223,6 +223,20 @@ pub struct BenchBounds {
     pub max_warmup_ms: u64,
 }
 
+impl Default for BenchBounds {
+    /// The command line's bounds: generous, since it runs with its user's own rights.
+    fn default() -> Self {
+        BenchBounds {
+            max_concurrency: 10_000,
+            max_connections: 10_000,
+            max_duration_ms: 24 * 3600 * 1000,
+            max_requests: 1_000_000_000,
+            max_rate: 10_000_000,
+            max_warmup_ms: 3600 * 1000,
+        }
+    }
+}
+
 /// Live progress of a probe, as the engine reports it and SSE streams it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

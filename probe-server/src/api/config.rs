@@ -4,7 +4,7 @@
 use crate::server::AppState;
 use axum::Json;
 use axum::extract::State;
-use h123_shared::api::{BenchBounds, ServerInfo};
+use h123_shared::api::ServerInfo;
 
 /// The server's version and whether it runs benches, with their bounds.
 #[utoipa::path(
@@ -18,13 +18,6 @@ pub async fn config_get(State(state): State<AppState>) -> Json<ServerInfo> {
     Json(ServerInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         bench_enabled: bench.is_some(),
-        bench_limits: bench.map(|b| BenchBounds {
-            max_concurrency: b.limits.max_concurrency,
-            max_connections: b.limits.max_connections,
-            max_duration_ms: b.limits.max_duration_ms,
-            max_requests: b.limits.max_requests,
-            max_rate: b.limits.max_rate,
-            max_warmup_ms: b.limits.max_warmup_ms,
-        }),
+        bench_limits: bench.map(|b| b.limits),
     })
 }

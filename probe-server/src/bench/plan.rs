@@ -7,35 +7,9 @@ use h123_shared::bench::BenchOptions;
 use h123_shared::{ProbeOptions, Protocol};
 use std::time::Duration;
 
-/// Bounds on what one bench may ask for.
-#[derive(Clone, Debug)]
-pub struct BenchLimits {
-    /// Most requests in flight.
-    pub max_concurrency: u32,
-    /// Most connections per protocol.
-    pub max_connections: u32,
-    /// Longest measured period, in milliseconds.
-    pub max_duration_ms: u64,
-    /// Most measured requests per protocol.
-    pub max_requests: u64,
-    /// Highest fixed arrival rate, in requests per second.
-    pub max_rate: u32,
-    /// Longest warm-up, in milliseconds.
-    pub max_warmup_ms: u64,
-}
-
-impl Default for BenchLimits {
-    fn default() -> Self {
-        BenchLimits {
-            max_concurrency: 10_000,
-            max_connections: 10_000,
-            max_duration_ms: 24 * 3600 * 1000,
-            max_requests: 1_000_000_000,
-            max_rate: 10_000_000,
-            max_warmup_ms: 3600 * 1000,
-        }
-    }
-}
+/// Bounds on what one bench may ask for (the API's wire type, so a server
+/// can tell its clients; its default is the CLI's, generous bounds).
+pub use h123_shared::api::BenchBounds as BenchLimits;
 
 /// When a protocol's run ends.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
