@@ -283,8 +283,9 @@ pub fn caveats(result: &BenchResult) -> Vec<String> {
     let mut notes = Vec::new();
     if is_loopback(&result.options.url) {
         notes.push(
-            "Loopback has no latency or loss, which favours HTTP/1.1: multiplexing and QUIC's \
-             loss recovery pay off on real networks, not here."
+            "Loopback has no latency or loss: handshake round trips cost almost nothing and \
+             neither multiplexing nor QUIC's loss recovery can pay off, so this ranks the stacks' \
+             CPU cost more than what users on real networks would see."
                 .to_string(),
         );
     }
