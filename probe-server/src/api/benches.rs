@@ -5,7 +5,7 @@
 use super::conditional::{Representation, respond};
 use super::error::{ApiError, Result, rate_headers};
 use super::extract::{ApiJson, BenchId, ClientIp};
-use super::probes::{ListQuery, MAX_PAGE};
+use super::probes::{ListQuery, list_page, next_before};
 use crate::bench::BenchPlan;
 use crate::server::AppState;
 use crate::server::bench_slot;
@@ -166,19 +166,8 @@ pub async fn benches_list(
     query: std::result::Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response> {
     let Query(query) = query.map_err(|e| ApiError::InvalidQuery(e.body_text()))?;
-    let limit = query.limit.unwrap_or(20) as usize;
-    if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::InvalidQuery(format!(
-            "limit must be between 1 and {MAX_PAGE} (got {limit})"
-        )));
-    }
+    let limit = query.page_size()?;
     let items = state.store.list_benches(limit, query.before).await?;
-    let next_before = (items.len() == limit)
-        .then(|| items.last().map(|s| s.id.clone()))
-        .flatten();
-    let mut response = axum::Json(BenchList { items, next_before }).into_response();
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    Ok(response)
+    let next_before = next_before(items.len(), limit, items.last().map(|s| &s.id));
+    Ok(list_page(BenchList { items, next_before }))
 }

@@ -34,6 +34,37 @@ pub struct ListQuery {
     pub before: Option<String>,
 }
 
+impl ListQuery {
+    /// The page size asked for (20 by default), checked against [`MAX_PAGE`].
+    ///
+    /// # Errors
+    /// `invalid_query` when it is out of range.
+    pub fn page_size(&self) -> Result<usize> {
+        let limit = self.limit.unwrap_or(20) as usize;
+        if (1..=MAX_PAGE).contains(&limit) {
+            Ok(limit)
+        } else {
+            Err(ApiError::InvalidQuery(format!(
+                "limit must be between 1 and {MAX_PAGE} (got {limit})"
+            )))
+        }
+    }
+}
+
+/// The `before=` of the next page: the last id of a full page, none after the last page.
+pub fn next_before(count: usize, limit: usize, last_id: Option<&String>) -> Option<String> {
+    last_id.filter(|_| count == limit).cloned()
+}
+
+/// A page of a list as JSON, which caches must revalidate (new records arrive at any time).
+pub fn list_page(page: impl serde::Serialize) -> Response {
+    let mut response = axum::Json(page).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
 /// Starts a probe and answers at once with its id and links.
 #[utoipa::path(
     post,
@@ -199,21 +230,10 @@ pub async fn probes_list(
     query: std::result::Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response> {
     let Query(query) = query.map_err(|e| ApiError::InvalidQuery(e.body_text()))?;
-    let limit = query.limit.unwrap_or(20) as usize;
-    if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::InvalidQuery(format!(
-            "limit must be between 1 and {MAX_PAGE} (got {limit})"
-        )));
-    }
+    let limit = query.page_size()?;
     let items = state.store.list(limit, query.before).await?;
-    let next_before = (items.len() == limit)
-        .then(|| items.last().map(|s| s.id.clone()))
-        .flatten();
-    let mut response = axum::Json(ProbeList { items, next_before }).into_response();
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    Ok(response)
+    let next_before = next_before(items.len(), limit, items.last().map(|s| &s.id));
+    Ok(list_page(ProbeList { items, next_before }))
 }
 
 /// Live progress as Server-Sent Events: `phase`, `attempt` and `skipped` events
