@@ -235,22 +235,11 @@ impl Store for SqliteStore {
 
     fn update(&self, record: &ProbeRecord) -> Result<()> {
         let json = to_json(record)?;
-        let changed = self
-            .writer()
-            .execute(
-                "UPDATE probes SET status = ?2, record = ?3 WHERE id = ?1 AND status = 'running'",
-                params![record.id, status_str(record.status), json],
-            )
-            .map_err(|e| match e {
-                rusqlite::Error::SqliteFailure(_, Some(ref m)) if m.contains("immutable") => {
-                    StoreError::Immutable(record.id.clone())
-                }
-                other => StoreError::Database(other),
-            })?;
-        if changed == 0 {
-            return Err(StoreError::Immutable(record.id.clone()));
-        }
-        Ok(())
+        let changed = self.writer().execute(
+            "UPDATE probes SET status = ?2, record = ?3 WHERE id = ?1 AND status = 'running'",
+            params![record.id, status_str(record.status), json],
+        );
+        running_updated(changed, &record.id)
     }
 
     fn get(&self, id: &str) -> Result<Option<ProbeRecord>> {
@@ -344,28 +333,17 @@ impl Store for SqliteStore {
             .as_ref()
             .map(|r| json_of(&record.id, r))
             .transpose()?;
-        let changed = self
-            .writer()
-            .execute(
-                "UPDATE benches SET status = ?2, finished_at_unix_ms = ?3, result = ?4 \
-                 WHERE id = ?1 AND status = 'running'",
-                params![
-                    record.id,
-                    status_str(record.status),
-                    record.finished_at_unix_ms.map(to_i64),
-                    result,
-                ],
-            )
-            .map_err(|e| match e {
-                rusqlite::Error::SqliteFailure(_, Some(ref m)) if m.contains("immutable") => {
-                    StoreError::Immutable(record.id.clone())
-                }
-                other => StoreError::Database(other),
-            })?;
-        if changed == 0 {
-            return Err(StoreError::Immutable(record.id.clone()));
-        }
-        Ok(())
+        let changed = self.writer().execute(
+            "UPDATE benches SET status = ?2, finished_at_unix_ms = ?3, result = ?4 \
+             WHERE id = ?1 AND status = 'running'",
+            params![
+                record.id,
+                status_str(record.status),
+                record.finished_at_unix_ms.map(to_i64),
+                result,
+            ],
+        );
+        running_updated(changed, &record.id)
     }
 
     fn get_bench(&self, id: &str) -> Result<Option<BenchRecord>> {
@@ -428,6 +406,19 @@ impl Store for SqliteStore {
             [to_i64(now_unix_ms)],
         )?;
         Ok(changed)
+    }
+}
+
+/// The outcome of updating record `id` where it is still running: a finished
+/// record (the trigger's refusal, or no running row) is [`StoreError::Immutable`].
+fn running_updated(changed: rusqlite::Result<usize>, id: &str) -> Result<()> {
+    match changed {
+        Ok(0) => Err(StoreError::Immutable(id.to_owned())),
+        Ok(_) => Ok(()),
+        Err(rusqlite::Error::SqliteFailure(_, Some(ref m))) if m.contains("immutable") => {
+            Err(StoreError::Immutable(id.to_owned()))
+        }
+        Err(other) => Err(StoreError::Database(other)),
     }
 }
 
