@@ -96,65 +96,33 @@ pub fn ProbeForm() -> impl IntoView {
             <div class="options">
                 <fieldset>
                     <legend>"Protocols"</legend>
-                    {Protocol::ALL
-                        .into_iter()
-                        .map(|p| {
-                            view! {
-                                <label class="toggle">
-                                    <input
-                                        type="checkbox"
-                                        name="protocol"
-                                        value=p.as_str()
-                                        prop:checked=move || protocols.with(|ps| ps.contains(&p))
-                                        on:change=move |ev| {
-                                            let on = event_target_checked(&ev);
-                                            protocols.update(|ps| {
-                                                ps.retain(|x| *x != p);
-                                                if on {
-                                                    ps.push(p);
-                                                    ps.sort();
-                                                }
-                                            });
-                                        }
-                                    />
-                                    {p.http_version()}
-                                </label>
-                            }
-                        })
-                        .collect_view()}
+                    <ProtocolToggles protocols name="protocol" />
                     <Show when=move || protocols.with(Vec::is_empty)>
                         <p class="field-note error">"Pick at least one protocol."</p>
                     </Show>
                 </fieldset>
                 <fieldset>
                     <legend>"Connections"</legend>
-                    <label class="toggle">
-                        <input
-                            type="radio"
-                            name="mode"
-                            prop:checked=move || mode.get() == ConnectionMode::Warm
-                            on:change=move |_| mode.set(ConnectionMode::Warm)
-                        />
-                        "warm (reuse)"
-                    </label>
-                    <label class="toggle">
-                        <input
-                            type="radio"
-                            name="mode"
-                            prop:checked=move || mode.get() == ConnectionMode::Cold
-                            on:change=move |_| mode.set(ConnectionMode::Cold)
-                        />
-                        "cold (new each time)"
-                    </label>
-                    <label class="toggle">
-                        <input
-                            type="radio"
-                            name="mode"
-                            prop:checked=move || mode.get() == ConnectionMode::Resumed
-                            on:change=move |_| mode.set(ConnectionMode::Resumed)
-                        />
-                        "resumed (new, TLS resumption)"
-                    </label>
+                    {[
+                        (ConnectionMode::Warm, "warm (reuse)"),
+                        (ConnectionMode::Cold, "cold (new each time)"),
+                        (ConnectionMode::Resumed, "resumed (new, TLS resumption)"),
+                    ]
+                        .into_iter()
+                        .map(|(m, label)| {
+                            view! {
+                                <label class="toggle">
+                                    <input
+                                        type="radio"
+                                        name="mode"
+                                        prop:checked=move || mode.get() == m
+                                        on:change=move |_| mode.set(m)
+                                    />
+                                    {label}
+                                </label>
+                            }
+                        })
+                        .collect_view()}
                 </fieldset>
                 <div class="field">
                     <label for="repeat">"Attempts per protocol"</label>
@@ -222,4 +190,41 @@ pub fn ProbeForm() -> impl IntoView {
             _ => None,
         }}
     }
+}
+
+/// One checkbox per protocol, editing `protocols` (kept in protocol order);
+/// `name` is the inputs' form name.
+#[component]
+pub fn ProtocolToggles(
+    /// The protocols ticked.
+    protocols: RwSignal<Vec<Protocol>>,
+    /// The checkboxes' `name`.
+    name: &'static str,
+) -> impl IntoView {
+    Protocol::ALL
+        .into_iter()
+        .map(|p| {
+            view! {
+                <label class="toggle">
+                    <input
+                        type="checkbox"
+                        name=name
+                        value=p.as_str()
+                        prop:checked=move || protocols.with(|ps| ps.contains(&p))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            protocols.update(|ps| {
+                                ps.retain(|x| *x != p);
+                                if on {
+                                    ps.push(p);
+                                    ps.sort();
+                                }
+                            });
+                        }
+                    />
+                    {p.http_version()}
+                </label>
+            }
+        })
+        .collect_view()
 }

@@ -3,6 +3,7 @@
 
 use crate::api;
 use crate::components::ApiProblem;
+use crate::components::form::ProtocolToggles;
 use h123_shared::Protocol;
 use h123_shared::api::BenchBounds;
 use h123_shared::bench::BenchOptions;
@@ -144,32 +145,7 @@ pub fn BenchForm(
             <div class="options">
                 <fieldset>
                     <legend>"Protocols"</legend>
-                    {Protocol::ALL
-                        .into_iter()
-                        .map(|p| {
-                            view! {
-                                <label class="toggle">
-                                    <input
-                                        type="checkbox"
-                                        name="bench-protocol"
-                                        value=p.as_str()
-                                        prop:checked=move || protocols.with(|ps| ps.contains(&p))
-                                        on:change=move |ev| {
-                                            let on = event_target_checked(&ev);
-                                            protocols.update(|ps| {
-                                                ps.retain(|x| *x != p);
-                                                if on {
-                                                    ps.push(p);
-                                                    ps.sort();
-                                                }
-                                            });
-                                        }
-                                    />
-                                    {p.http_version()}
-                                </label>
-                            }
-                        })
-                        .collect_view()}
+                    <ProtocolToggles protocols name="bench-protocol" />
                 </fieldset>
                 <div class="field">
                     <label for="bench-concurrency">"In flight"</label>
