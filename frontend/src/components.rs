@@ -9,6 +9,7 @@ mod form;
 mod problem;
 mod recent;
 mod summary;
+mod verdict;
 mod waterfall;
 
 pub use actions::Actions;
@@ -23,4 +24,5 @@ pub use form::ProbeForm;
 pub use problem::{ApiProblem, Problem};
 pub use recent::RecentList;
 pub use summary::ProbeSummaryLine;
+pub use verdict::VerdictPanel;
 pub use waterfall::Waterfalls;

@@ -100,6 +100,7 @@ impl Engine {
             started_at_unix_ms,
             options: plan.options.clone(),
             runs,
+            analysis: None,
         }
     }
 
@@ -121,6 +122,7 @@ impl Engine {
             return ProtocolRun {
                 protocol: Protocol::H3,
                 skipped: Some(discovery.detail.clone()),
+                stopped: None,
                 attempts: Vec::new(),
                 discovery: Some(discovery),
             };

@@ -71,7 +71,7 @@ fn assert_ordered(events: &[Sse]) {
                 );
                 last_at = None;
             }
-            ProbeEvent::Skipped { .. } => {}
+            ProbeEvent::Skipped { .. } | ProbeEvent::Stopped { .. } => {}
         }
     }
 }

@@ -245,6 +245,41 @@ async fn text_output_and_exit_codes() {
     assert!(stdout(&failed).contains("failed in connect"));
 }
 
+/// A followed redirect chain is one request: its total (`-o json`, whole chain) matches
+/// `curl -L`'s `time_total` within a millisecond (medians of 10 alternating runs, plain HTTP).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_chain_total_matches_curl_dash_l() {
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let url = target.http_url("/redirect/3");
+    tokio::task::spawn_blocking(move || {
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for _ in 0..10 {
+            let curl = Command::new("curl")
+                .args(["-s", "-L", "--http1.1", "-o", "/dev/null"])
+                .args(["-w", "%{time_total} %{num_redirects}", &url])
+                .output()
+                .expect("curl is installed (scripts/test installs it)");
+            let text = String::from_utf8_lossy(&curl.stdout).to_string();
+            let mut parts = text.split_whitespace();
+            theirs.push(parts.next().unwrap().parse::<f64>().unwrap() * 1000.0);
+            assert_eq!(parts.next(), Some("3"), "curl followed 3 redirects");
+            let result = probe_json(&[&url, "-L", "--proto", "h1", "-n", "1"]);
+            let chains = h123_shared::chain::chains(&result.runs[0]);
+            assert_eq!((chains.len(), chains[0].redirects()), (1, 3));
+            let timings = CurlTimings::from_chain(&chains[0]);
+            ours.push(timings.time_total * 1000.0);
+        }
+        let (ours, curls) = (median(ours), median(theirs));
+        println!("redirect chain (3 hops) time_total: h123 {ours:.3} ms, curl -L {curls:.3} ms");
+        assert!(
+            (ours - curls).abs() <= 1.0,
+            "h123 {ours:.3} ms vs curl -L {curls:.3} ms"
+        );
+    })
+    .await
+    .unwrap();
+}
+
 #[test]
 fn bad_input_exits_2_with_one_readable_line() {
     for (args, needle) in [

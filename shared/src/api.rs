@@ -267,6 +267,13 @@ pub enum ProbeEvent {
         /// Why.
         reason: String,
     },
+    /// A protocol's later attempts will not be made (its peer is silent).
+    Stopped {
+        /// The protocol.
+        protocol: Protocol,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// The body of every 4xx and 5xx answer.

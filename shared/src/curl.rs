@@ -4,11 +4,14 @@
 //! seconds, and a timer that was never reached reads 0. With `--format curl`
 //! people can put h123's figures next to `curl -w` on the same target.
 //!
-//! Known differences: curl sums timers over redirects (h123 gives each hop its
-//! own figures), and for HTTP/3 curl sets `time_connect` when the first QUIC
+//! Redirect chains map as curl maps them with `-L`: every timer but the total
+//! is the sum of that timer over the hops (curl adds each transfer's figure),
+//! `time_redirect` is the time before the final hop started, and `time_total`
+//! the whole chain. Known difference: for HTTP/3 curl sets `time_connect` when the first QUIC
 //! packet arrives from the server, which h123 does not record; here it falls
 //! back to `time_namelookup`, as for any attempt without a TCP connect.
 
+use crate::chain::Chain;
 use crate::schema::{Attempt, ConnectionMode, Method, ProbeOptions, Protocol};
 use crate::uri;
 use serde::{Deserialize, Serialize};
@@ -26,8 +29,10 @@ pub struct CurlTimings {
     pub time_pretransfer: f64,
     /// First response byte.
     pub time_starttransfer: f64,
-    /// End of the attempt.
+    /// End of the attempt (the whole redirect chain).
     pub time_total: f64,
+    /// Time before the final hop of a redirect chain started; 0 without redirects.
+    pub time_redirect: f64,
 }
 
 impl CurlTimings {
@@ -52,17 +57,35 @@ impl CurlTimings {
             time_pretransfer: p.send.map_or(0.0, |s| s.start_us.as_secs()),
             time_starttransfer: end(p.wait),
             time_total: p.total.end_us.as_secs(),
+            time_redirect: 0.0,
         }
     }
 
+    /// Maps a whole redirect chain as curl `-L` reports it.
+    pub fn from_chain(chain: &Chain) -> CurlTimings {
+        let mut sum = CurlTimings::default();
+        for (attempt, _) in &chain.hops {
+            let hop = CurlTimings::from_attempt(attempt);
+            sum.time_namelookup += hop.time_namelookup;
+            sum.time_connect += hop.time_connect;
+            sum.time_appconnect += hop.time_appconnect;
+            sum.time_pretransfer += hop.time_pretransfer;
+            sum.time_starttransfer += hop.time_starttransfer;
+        }
+        sum.time_total = chain.total().as_secs();
+        sum.time_redirect = chain.redirect_time().unwrap_or_default().as_secs();
+        sum
+    }
+
     /// The timers as (curl variable name, seconds), in curl's order.
-    pub fn fields(&self) -> [(&'static str, f64); 6] {
+    pub fn fields(&self) -> [(&'static str, f64); 7] {
         [
             ("time_namelookup", self.time_namelookup),
             ("time_connect", self.time_connect),
             ("time_appconnect", self.time_appconnect),
             ("time_pretransfer", self.time_pretransfer),
             ("time_starttransfer", self.time_starttransfer),
+            ("time_redirect", self.time_redirect),
             ("time_total", self.time_total),
         ]
     }
@@ -70,16 +93,30 @@ impl CurlTimings {
 
 /// The `-w` format string that makes curl print the lines [`curl_format`]
 /// prints, so the two outputs can be diffed.
-pub const WRITE_OUT: &str = "time_namelookup: %{time_namelookup}\\ntime_connect: %{time_connect}\\ntime_appconnect: %{time_appconnect}\\ntime_pretransfer: %{time_pretransfer}\\ntime_starttransfer: %{time_starttransfer}\\ntime_total: %{time_total}\\n";
+pub const WRITE_OUT: &str = "time_namelookup: %{time_namelookup}\\ntime_connect: %{time_connect}\\ntime_appconnect: %{time_appconnect}\\ntime_pretransfer: %{time_pretransfer}\\ntime_starttransfer: %{time_starttransfer}\\ntime_redirect: %{time_redirect}\\ntime_total: %{time_total}\\n";
 
-/// An attempt's curl timers as `name: seconds` lines with six decimals, as
-/// curl prints them (`time_namelookup: 0.000123`), each ending in a newline.
-pub fn curl_format(attempt: &Attempt) -> String {
-    CurlTimings::from_attempt(attempt)
+/// An attempt's curl timers (its whole redirect chain) as `name: seconds`
+/// lines with six decimals, as curl prints them (`time_namelookup: 0.000123`),
+/// each ending in a newline.
+pub fn curl_format(chain: &Chain) -> String {
+    CurlTimings::from_chain(chain)
         .fields()
         .iter()
         .map(|(name, secs)| format!("{name}: {secs:.6}\n"))
         .collect()
+}
+
+/// What a chain requested: its URL, and with redirects where it ended.
+pub fn chain_heading(chain: &Chain) -> String {
+    match chain.redirects() {
+        0 => chain.first().url.clone(),
+        n => format!(
+            "{} -> {} ({n} redirect{})",
+            chain.first().url,
+            chain.last().url,
+            if n == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 /// The curl command line that makes the same requests as `options` do for
@@ -192,6 +229,7 @@ mod tests {
             hop: 0,
             url: "https://example.com/".into(),
             started_at_unix_ms: 0,
+            chain_start_us: None,
             phases,
             ttfb_source: TtfbSource::TransportRead,
             dns: None,
@@ -233,11 +271,36 @@ mod tests {
         assert_eq!(t.time_pretransfer, 0.00901);
         assert_eq!(t.time_starttransfer, 0.05);
         assert_eq!(t.time_total, 0.060001);
+        let run = crate::fixture::run(Protocol::H1, vec![attempt(https_phases(), Some(false))]);
         assert_eq!(
-            curl_format(&attempt(https_phases(), Some(false))),
+            curl_format(&crate::chain::chains(&run)[0]),
             "time_namelookup: 0.000123\ntime_connect: 0.002000\ntime_appconnect: 0.009000\n\
-             time_pretransfer: 0.009010\ntime_starttransfer: 0.050000\ntime_total: 0.060001\n"
+             time_pretransfer: 0.009010\ntime_starttransfer: 0.050000\ntime_redirect: 0.000000\n\
+             time_total: 0.060001\n"
         );
+    }
+
+    #[test]
+    fn a_redirect_chain_sums_timers_like_curl_dash_l() {
+        let first = attempt(https_phases(), Some(false));
+        let mut second = attempt(
+            Phases {
+                send: span(0, 10),
+                wait: span(10, 1_000),
+                receive: span(1_000, 2_000),
+                total: span(0, 2_000).unwrap(),
+                ..Phases::default()
+            },
+            Some(true),
+        );
+        second.hop = 1;
+        second.chain_start_us = Some(Micros(60_100));
+        let run = crate::fixture::run(Protocol::H1, vec![first, second]);
+        let t = CurlTimings::from_chain(&crate::chain::chains(&run)[0]);
+        assert_eq!(t.time_starttransfer, 0.05 + 0.001);
+        assert_eq!(t.time_connect, 0.002, "the reused hop adds no connect");
+        assert_eq!(t.time_redirect, 0.0601);
+        assert_eq!(t.time_total, 0.0621);
     }
 
     #[test]

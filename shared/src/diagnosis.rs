@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 mod connection;
 mod failure;
 mod h3;
+mod http;
 mod slow;
 
 /// A name lookup slower than this is reported.
@@ -35,6 +36,7 @@ pub const TTFB_SLOW: Micros = Micros(200_000);
 
 /// How much a finding matters.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; nothing is wrong.
@@ -47,6 +49,7 @@ pub enum Severity {
 
 /// What a finding is based on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Evidence {
     /// The protocol where it was seen (the first, when seen on several).
     pub protocol: Protocol,
@@ -65,6 +68,7 @@ pub struct Evidence {
 
 /// One conclusion of the diagnosis.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Finding {
     /// Stable snake_case rule id, e.g. `dns_slow` or `failure_timeout`.
     pub id: String,
@@ -78,17 +82,25 @@ pub struct Finding {
     pub next_step: String,
 }
 
-/// Runs every rule over a result; most severe findings first.
+/// Runs every rule over a result; most severe findings first. Rules about a
+/// working target (slow phases, reuse) only run when some attempt succeeded.
 pub fn diagnose(result: &ProbeResult) -> Vec<Finding> {
+    let working = crate::chain::all_chains(result).any(|c| c.succeeded());
     let mut findings = Vec::new();
-    slow::slow_phases(result, &mut findings);
-    for run in &result.runs {
-        connection::reuse(result, run, &mut findings);
+    if working {
+        slow::slow_phases(result, &mut findings);
+        for run in &result.runs {
+            connection::reuse(result, run, &mut findings);
+        }
     }
+    http::errors(result, &mut findings);
+    http::redirects(result, &mut findings);
     failure::failures(result, &mut findings);
     truncated(result, &mut findings);
-    for run in &result.runs {
-        connection::reuse_saving(run, &mut findings);
+    if working {
+        for run in &result.runs {
+            connection::reuse_saving(run, &mut findings);
+        }
     }
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     findings

@@ -34,6 +34,7 @@ pub(crate) fn attempt(n: u32, durations: &[(Phase, u64)], reused: bool) -> Attem
         hop: 0,
         url: "https://example.com/path?q=1".into(),
         started_at_unix_ms: 1_700_000_000_000 + u64::from(n) * 1000,
+        chain_start_us: None,
         phases,
         ttfb_source: TtfbSource::TransportRead,
         dns: None,
@@ -106,6 +107,7 @@ pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
     ProtocolRun {
         protocol,
         skipped: None,
+        stopped: None,
         discovery: None,
         attempts,
     }
@@ -121,5 +123,6 @@ pub(crate) fn result(runs: Vec<ProtocolRun>) -> ProbeResult {
             ..ProbeOptions::default()
         },
         runs,
+        analysis: None,
     }
 }

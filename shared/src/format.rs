@@ -110,6 +110,42 @@ fn fixed(n: u64, decimals: u32, suffix: &str) -> String {
     )
 }
 
+/// The canonical reason phrase of common status codes; empty otherwise
+/// (HTTP/2 and HTTP/3 carry none on the wire).
+pub fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        201 => "Created",
+        204 => "No Content",
+        206 => "Partial Content",
+        301 => "Moved Permanently",
+        302 => "Found",
+        303 => "See Other",
+        304 => "Not Modified",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "",
+    }
+}
+
+/// A status with its reason phrase when it has a common one, e.g. `404 Not Found` or `418`.
+pub fn status(status: u16) -> String {
+    match reason_phrase(status) {
+        "" => status.to_string(),
+        reason => format!("{status} {reason}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -128,6 +128,13 @@ pub fn to_har(result: &ProbeResult) -> Value {
     if !skipped.is_empty() {
         log["comment"] = Value::String(skipped.join("; "));
     }
+    let analysis = result
+        .analysis
+        .clone()
+        .unwrap_or_else(|| crate::analysis::analyze(result));
+    log["_outcome"] = json!(analysis.outcome);
+    log["_verdict"] = json!(analysis.verdict);
+    log["_findings"] = json!(analysis.findings);
     json!({ "log": log })
 }
 
@@ -152,7 +159,7 @@ pub fn entry(result: &ProbeResult, run: &ProtocolRun, attempt: &Attempt) -> Valu
     }
     let mut response_json = json!({
         "status": status,
-        "statusText": reason_phrase(status),
+        "statusText": crate::format::reason_phrase(status),
         "httpVersion": protocol.http_version(),
         "cookies": [],
         "headers": response.map(|r| header_list(&r.headers)).unwrap_or_default(),
@@ -274,34 +281,6 @@ fn percent_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The canonical reason phrase of common status codes; empty otherwise
-/// (HTTP/2 and HTTP/3 carry none on the wire).
-fn reason_phrase(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        201 => "Created",
-        204 => "No Content",
-        206 => "Partial Content",
-        301 => "Moved Permanently",
-        302 => "Found",
-        303 => "See Other",
-        304 => "Not Modified",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "",
-    }
 }
 
 #[cfg(test)]

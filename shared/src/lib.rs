@@ -5,10 +5,12 @@
 //! every figure they show.
 
 pub mod alt_svc;
+pub mod analysis;
 pub mod api;
 pub mod arms;
 pub mod bench;
 pub mod bench_chart;
+pub mod chain;
 pub mod schema;
 pub mod timeline;
 
@@ -25,6 +27,7 @@ pub mod server_timing;
 pub mod stats;
 pub mod table;
 mod uri;
+pub mod verdict;
 pub mod waterfall;
 
 pub use schema::*;

@@ -87,6 +87,9 @@ impl LiveResult {
             ProbeEvent::Skipped { protocol, reason } => {
                 run_mut(&mut self.result, protocol).skipped = Some(reason);
             }
+            ProbeEvent::Stopped { protocol, reason } => {
+                run_mut(&mut self.result, protocol).stopped = Some(reason);
+            }
         }
     }
 
@@ -111,6 +114,7 @@ impl LiveResult {
                 hop: key.hop,
                 url: url.clone(),
                 started_at_unix_ms: 0,
+                chain_start_us: None,
                 phases: phases_from_events(events, end),
                 ttfb_source: TtfbSource::TransportRead,
                 dns: None,
@@ -134,6 +138,7 @@ fn run_mut(result: &mut ProbeResult, protocol: Protocol) -> &mut ProtocolRun {
             result.runs.push(ProtocolRun {
                 protocol,
                 skipped: None,
+                stopped: None,
                 discovery: None,
                 attempts: Vec::new(),
             });

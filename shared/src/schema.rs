@@ -267,6 +267,11 @@ pub struct ProbeResult {
     pub options: ProbeOptions,
     /// One run per requested protocol, in the order asked.
     pub runs: Vec<ProtocolRun>,
+    /// What the result means (outcome, verdict, findings), computed by
+    /// [`crate::analysis::analyze`] once the probe has finished; absent while
+    /// it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<crate::analysis::Analysis>,
 }
 
 /// All attempts of one protocol.
@@ -278,6 +283,10 @@ pub struct ProtocolRun {
     /// Why the protocol was not measured at all, when it was not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// Why the later attempts were not made, when the run stopped early (e.g.
+    /// attempt 1 timed out setting up, so the peer is silent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
     /// Attempts in order; with redirects followed, each hop is its own entry.
     pub attempts: Vec<Attempt>,
     /// How HTTP/3 was discovered and whether it was reachable (h3 runs only).
@@ -383,6 +392,12 @@ pub struct Attempt {
     pub url: String,
     /// Wall-clock start, milliseconds since the Unix epoch.
     pub started_at_unix_ms: u64,
+    /// Redirect hops only: where this hop started, as an offset from the start
+    /// of hop 0 of the same attempt, so a chain is drawn and totalled as one
+    /// request. Absent on hop 0 (and in records written before it existed,
+    /// where [`crate::chain`] places each hop right after the previous one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_start_us: Option<Micros>,
     /// Phase spans, offsets from the attempt's start.
     pub phases: Phases,
     /// How time to first byte was observed.

@@ -256,6 +256,7 @@ mod tests {
             hop: 0,
             url: "https://example.com/".into(),
             started_at_unix_ms: 0,
+            chain_start_us: None,
             phases: Phases {
                 wait: wait.map(|(s, e)| Span {
                     start_us: Micros(s),

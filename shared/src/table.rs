@@ -1,20 +1,45 @@
-//! The protocol comparison table: per metric, each protocol's median and p95, the fastest marked, and the gaps.
+//! The protocol comparison table: per connection state and metric, each protocol's median and p95,
+//! with a leader and gaps only where the difference is beyond the noise.
 //!
-//! Built on [`stats::result_stats`] and [`stats::compare`], so the web UI shows
-//! the same figures as the CLI. The p95 column only makes sense with more than
-//! one value, and "fastest" only with more than one protocol.
+//! Attempts are whole redirect chains ([`crate::chain`]) that succeeded (no
+//! failure, status below 400), grouped by connection state so that new
+//! connections are compared with new ones and reused with reused. Cells apply
+//! the verdict's significance rule ([`crate::verdict::SIGNIFICANCE_RULE`]):
+//! no "fastest" and no gap where the difference is within the spread or under
+//! the floor. Every protocol keeps its column; one that produced nothing says
+//! why. The web UI and the CLI render this same model.
 
-use crate::schema::{Micros, ProbeResult, Protocol};
-use crate::stats::{self, Metric};
+use crate::chain::{Chain, ConnState, chains};
+use crate::schema::{Micros, ProbeResult, Protocol, ProtocolRun};
+use crate::stats::{Metric, PhaseStats};
+use crate::verdict::{self, ProtocolSample};
 use serde::{Deserialize, Serialize};
 
 /// The whole table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ComparisonTable {
-    /// Column order: the protocols that produced statistics, in run order.
-    pub protocols: Vec<Protocol>,
+    /// One column per protocol run, in run order, measured or not.
+    pub columns: Vec<Column>,
     /// Whether any cell has more than one value (then p95 is worth showing).
     pub show_p95: bool,
+    /// One section per connection state that has successful attempts.
+    pub sections: Vec<TableSection>,
+}
+
+/// A protocol's column.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// Why it has no figures, when it has none (e.g. `connect: connection refused`).
+    pub unmeasured: Option<String>,
+}
+
+/// The rows of one connection state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableSection {
+    /// The connection state of every attempt counted here.
+    pub state: ConnState,
     /// One row per metric that any protocol has, in [`Metric::ALL`] order.
     pub rows: Vec<TableRow>,
 }
@@ -24,8 +49,7 @@ pub struct ComparisonTable {
 pub struct TableRow {
     /// The metric.
     pub metric: Metric,
-    /// One entry per column of [`ComparisonTable::protocols`]; `None` where
-    /// that protocol has no value (e.g. no TLS over HTTP/3).
+    /// One entry per column; `None` where that protocol has no value.
     pub cells: Vec<Option<TableCell>>,
 }
 
@@ -38,113 +62,251 @@ pub struct TableCell {
     pub median: Micros,
     /// 95th percentile, when there is more than one value.
     pub p95: Option<Micros>,
-    /// Whether this is the lowest median of a row with two or more protocols.
+    /// Whether this protocol leads the row beyond the noise.
     pub fastest: bool,
-    /// Milliseconds slower than the fastest median.
-    pub diff_ms: f64,
-    /// Percent slower than the fastest median, when that is not zero.
-    pub diff_percent: Option<f64>,
+    /// Milliseconds slower than the row's fastest median, only when beyond the noise.
+    pub diff_ms: Option<f64>,
+}
+
+/// A metric's value for a whole chain: the total and time to first byte from
+/// the chain's start, a phase summed over its hops.
+pub fn chain_value(metric: Metric, chain: &Chain) -> Option<Micros> {
+    match metric {
+        Metric::Total => Some(chain.total()),
+        Metric::Ttfb => chain.ttfb(),
+        _ => {
+            let values: Vec<Micros> = chain
+                .hops
+                .iter()
+                .filter_map(|(a, _)| metric.value(a))
+                .collect();
+            (!values.is_empty()).then(|| Micros(values.iter().map(|v| v.0).sum()))
+        }
+    }
 }
 
 /// Builds the comparison table of a result.
 pub fn comparison_table(result: &ProbeResult) -> ComparisonTable {
-    let stats = stats::result_stats(result);
-    let protocols: Vec<Protocol> = stats
+    let per_run: Vec<(&ProtocolRun, Vec<Chain>)> = result
+        .runs
         .iter()
-        .filter(|s| !s.metrics.is_empty())
-        .map(|s| s.protocol)
+        .map(|run| {
+            let good = chains(run).into_iter().filter(Chain::succeeded).collect();
+            (run, good)
+        })
         .collect();
-    let rows: Vec<TableRow> = stats::compare(&stats)
+    let columns: Vec<Column> = per_run
+        .iter()
+        .map(|(run, good)| Column {
+            protocol: run.protocol,
+            unmeasured: good.is_empty().then(|| unmeasured(run)),
+        })
+        .collect();
+    let values = |column: usize, state: ConnState, metric: Metric| -> Vec<Micros> {
+        per_run[column]
+            .1
+            .iter()
+            .filter(|c| c.state() == state)
+            .filter_map(|c| chain_value(metric, c))
+            .collect()
+    };
+    let spread = |v: &[Micros]| {
+        let s = PhaseStats::from_values(v.to_vec())?;
+        (s.count > 1).then(|| s.max.saturating_sub(s.min))
+    };
+    // The largest spread of a metric anywhere in the probe: what single values borrow.
+    let borrowed = |metric: Metric| {
+        ConnState::ALL
+            .into_iter()
+            .flat_map(|state| (0..per_run.len()).map(move |c| (state, c)))
+            .filter_map(|(state, c)| spread(&values(c, state, metric)))
+            .max()
+    };
+    let sections: Vec<TableSection> = ConnState::ALL
         .into_iter()
-        .map(|row| {
-            let several = row.cells.len() > 1;
-            let cells = protocols
-                .iter()
-                .map(|&protocol| {
-                    let cell = row.cells.iter().find(|c| c.protocol == protocol)?;
-                    let sample = stats
-                        .iter()
-                        .find(|s| s.protocol == protocol)?
-                        .get(row.metric)?;
-                    Some(TableCell {
-                        count: sample.count,
-                        median: cell.median,
-                        p95: (sample.count > 1).then_some(sample.p95),
-                        fastest: several && row.fastest == protocol,
-                        diff_ms: cell.diff_ms,
-                        diff_percent: cell.diff_percent,
+        .filter_map(|state| {
+            let rows: Vec<TableRow> = Metric::ALL
+                .into_iter()
+                .filter_map(|metric| {
+                    let stats: Vec<Option<PhaseStats>> = (0..per_run.len())
+                        .map(|c| PhaseStats::from_values(values(c, state, metric)))
+                        .collect();
+                    stats.iter().any(Option::is_some).then(|| {
+                        row(
+                            metric,
+                            state,
+                            &columns,
+                            &stats,
+                            borrowed(metric).or(borrowed(Metric::Total)),
+                        )
                     })
                 })
                 .collect();
-            TableRow {
-                metric: row.metric,
-                cells,
-            }
+            (!rows.is_empty()).then_some(TableSection { state, rows })
         })
         .collect();
-    let show_p95 = rows
+    let show_p95 = sections
         .iter()
+        .flat_map(|s| &s.rows)
         .flat_map(|r| r.cells.iter().flatten())
         .any(|c| c.p95.is_some());
     ComparisonTable {
-        protocols,
+        columns,
         show_p95,
-        rows,
+        sections,
+    }
+}
+
+/// One row, with leaders and gaps by the significance rule.
+fn row(
+    metric: Metric,
+    state: ConnState,
+    columns: &[Column],
+    stats: &[Option<PhaseStats>],
+    borrowed: Option<Micros>,
+) -> TableRow {
+    let samples: Vec<ProtocolSample> = columns
+        .iter()
+        .zip(stats)
+        .filter_map(|(col, s)| {
+            s.map(|s| ProtocolSample {
+                protocol: col.protocol,
+                count: s.count,
+                median: s.median,
+                min: s.min,
+                max: s.max,
+            })
+        })
+        .collect();
+    let comparison =
+        (samples.len() > 1).then(|| verdict::compare(state, samples.clone(), borrowed));
+    let fastest = samples.iter().map(|s| s.median).min().unwrap_or_default();
+    let cells = columns
+        .iter()
+        .zip(stats)
+        .map(|(col, s)| {
+            let s = (*s)?;
+            let leads = comparison.as_ref().is_some_and(|c| c.leads(col.protocol));
+            let beaten = comparison
+                .as_ref()
+                .is_some_and(|c| c.differs() && !c.leaders.contains(&col.protocol));
+            Some(TableCell {
+                count: s.count,
+                median: s.median,
+                p95: (s.count > 1).then_some(s.p95),
+                fastest: leads,
+                diff_ms: beaten.then(|| s.median.saturating_sub(fastest).as_ms()),
+            })
+        })
+        .collect();
+    TableRow { metric, cells }
+}
+
+/// Why a run has no successful attempt, in a few words.
+fn unmeasured(run: &ProtocolRun) -> String {
+    if let Some(reason) = &run.skipped {
+        return format!("skipped: {reason}");
+    }
+    let all = chains(run);
+    if let Some(f) = all.iter().find_map(Chain::failure) {
+        return format!("failed in {}: {}", f.phase.as_str(), f.message);
+    }
+    match all.iter().find_map(Chain::status) {
+        Some(status) => format!("HTTP error: {}", crate::format::status(status)),
+        None => "no attempts".into(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixture::{fresh, result, reused, run};
+    use crate::fixture::{attempt, failed, fresh, result, reused, run};
+    use crate::schema::{FailureKind, Phase};
 
-    #[test]
-    fn columns_cells_fastest_and_p95() {
-        let r = result(vec![
-            run(
-                Protocol::H1,
-                vec![fresh(1, 100, 200, 300, 4_000), reused(2, 2_000)],
-            ),
-            run(
-                Protocol::H2,
-                vec![fresh(1, 100, 200, 900, 1_000), reused(2, 1_000)],
-            ),
-            run(Protocol::H3, Vec::new()),
-        ]);
-        let t = comparison_table(&r);
-        assert_eq!(t.protocols, vec![Protocol::H1, Protocol::H2]);
-        assert!(t.show_p95);
-
-        let wait = t.rows.iter().find(|r| r.metric == Metric::Wait).unwrap();
-        let h1 = wait.cells[0].as_ref().unwrap();
-        let h2 = wait.cells[1].as_ref().unwrap();
-        assert_eq!(
-            (h1.count, h1.median, h1.p95),
-            (2, Micros(2_000), Some(Micros(4_000)))
-        );
-        assert!(!h1.fastest && h2.fastest);
-        assert_eq!((h1.diff_ms, h1.diff_percent), (1.0, Some(100.0)));
-
-        // One value each: no p95; TLS is fastest on h1.
-        let tls = t.rows.iter().find(|r| r.metric == Metric::Tls).unwrap();
-        let h1_tls = tls.cells[0].as_ref().unwrap();
-        assert_eq!(h1_tls.p95, None);
-        assert!(h1_tls.fastest);
-        assert_eq!(tls.cells[1].as_ref().unwrap().diff_ms, 0.6);
+    fn cell(t: &ComparisonTable, state: ConnState, metric: Metric, col: usize) -> TableCell {
+        t.sections
+            .iter()
+            .find(|s| s.state == state)
+            .and_then(|s| s.rows.iter().find(|r| r.metric == metric))
+            .and_then(|r| r.cells[col].clone())
+            .unwrap()
     }
 
     #[test]
-    fn a_single_protocol_has_no_fastest_and_missing_cells_are_none() {
-        let t = comparison_table(&result(vec![
-            run(Protocol::H1, vec![fresh(1, 100, 200, 300, 400)]),
-            run(Protocol::H2, vec![reused(1, 400)]),
-        ]));
-        assert!(!t.show_p95);
-        let dns = t.rows.iter().find(|r| r.metric == Metric::Dns).unwrap();
-        assert!(!dns.cells[0].as_ref().unwrap().fastest);
-        assert_eq!(dns.cells[1], None);
+    fn states_are_separate_and_only_real_differences_are_marked() {
+        let r = result(vec![
+            run(
+                Protocol::H1,
+                vec![
+                    fresh(1, 100, 200, 30_000, 4_000),
+                    reused(2, 2_000),
+                    reused(3, 2_100),
+                ],
+            ),
+            run(
+                Protocol::H2,
+                vec![
+                    fresh(1, 100, 200, 9_000, 4_000),
+                    reused(2, 2_050),
+                    reused(3, 2_000),
+                ],
+            ),
+        ]);
+        let t = comparison_table(&r);
+        assert_eq!(
+            t.sections.iter().map(|s| s.state).collect::<Vec<_>>(),
+            vec![ConnState::New, ConnState::Reused]
+        );
+        assert!(t.show_p95);
+        // New connection: TLS 30 ms against 9 ms, well beyond the 100 µs spread borrowed from reused attempts.
+        let h1 = cell(&t, ConnState::New, Metric::Tls, 0);
+        let h2 = cell(&t, ConnState::New, Metric::Tls, 1);
+        assert!(h2.fastest && !h1.fastest);
+        assert_eq!((h1.diff_ms, h2.diff_ms), (Some(21.0), None));
+        // Reused: 50 µs apart, inside the floor: nobody leads, no gap.
+        let wait = cell(&t, ConnState::Reused, Metric::Wait, 0);
+        assert!(!wait.fastest && wait.diff_ms.is_none());
+        assert_eq!((wait.count, wait.p95), (2, Some(Micros(2_100))));
+        assert!(t.columns.iter().all(|c| c.unmeasured.is_none()));
+    }
 
-        let empty = comparison_table(&result(Vec::new()));
-        assert!(empty.protocols.is_empty() && empty.rows.is_empty());
+    #[test]
+    fn failed_protocols_keep_their_column_and_errors_are_not_figures() {
+        let refused = failed(
+            attempt(1, &[(Phase::Connect, 100)], false),
+            Phase::Connect,
+            FailureKind::Refused,
+        );
+        let mut not_found = fresh(1, 0, 1, 1, 1);
+        not_found.response.as_mut().unwrap().status = 404;
+        let mut skipped = run(Protocol::H3, Vec::new());
+        skipped.skipped = Some("not advertised".into());
+        let t = comparison_table(&result(vec![
+            run(Protocol::H1, vec![refused]),
+            run(Protocol::H2, vec![not_found]),
+            skipped,
+        ]));
+        let reasons: Vec<Option<String>> = t.columns.iter().map(|c| c.unmeasured.clone()).collect();
+        assert_eq!(
+            reasons,
+            vec![
+                Some("failed in connect: Refused in connect".into()),
+                Some("HTTP error: 404 Not Found".into()),
+                Some("skipped: not advertised".into())
+            ]
+        );
+        assert!(t.sections.is_empty());
+    }
+
+    #[test]
+    fn chain_values_sum_hops() {
+        let mut hop = reused(1, 5_000);
+        hop.hop = 1;
+        let r = run(Protocol::H1, vec![fresh(1, 0, 1_000, 1_000, 10_000), hop]);
+        let c = &chains(&r)[0];
+        assert_eq!(chain_value(Metric::Wait, c), Some(Micros(15_000)));
+        assert_eq!(chain_value(Metric::Tls, c), Some(Micros(1_000)));
+        assert_eq!(chain_value(Metric::Total, c), Some(Micros(12_550 + 5_550)));
+        assert_eq!(chain_value(Metric::Quic, c), None);
     }
 }

@@ -6,7 +6,8 @@
 //! honestly across rows: the axis end is the longest attempt total rounded up
 //! to a whole number of tick steps.
 
-use crate::schema::{Attempt, Micros, Phase, ProbeResult, Protocol};
+use crate::chain::{Chain, ConnState, chains};
+use crate::schema::{Micros, Phase, ProbeResult, Protocol};
 use crate::server_timing;
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +24,7 @@ pub struct Waterfall {
     pub axis_us: Micros,
     /// Axis ticks from 0 to `axis_us`, evenly spaced.
     pub ticks: Vec<Tick>,
-    /// One row per attempt (and redirect hop), protocols in run order.
+    /// One row per attempt (its redirect hops end to end), protocols in run order.
     pub rows: Vec<Row>,
     /// Protocols that were not measured, with the reason.
     pub skipped: Vec<SkippedRun>,
@@ -47,18 +48,26 @@ pub struct Row {
     pub protocol: Protocol,
     /// 1-based attempt number.
     pub attempt: u32,
-    /// Redirect hop (0 for the requested URL).
-    pub hop: u32,
-    /// Row label, e.g. `h2 #2 (reused)` or `h1 #1 hop 1 (failed)`.
+    /// Redirects followed (0: the requested URL answered).
+    pub redirects: u32,
+    /// Row label, e.g. `h2 #2 (reused)` or `h1 #1, 2 redirects (failed)`.
     pub label: String,
     /// Whether the attempt ran on a reused connection.
     pub reused: bool,
+    /// How the attempt got its connection (new, resumed or reused).
+    pub state: ConnState,
+    /// Whether its request went in QUIC's 0-RTT data and the server accepted it.
+    pub zero_rtt: bool,
+    /// Where each redirect hop after the first starts, as fractions of the axis.
+    pub hop_starts: Vec<f64>,
     /// Whether the attempt failed.
     pub failed: bool,
     /// The attempt's total.
     pub total_us: Micros,
-    /// The total as a fraction of the axis.
+    /// The total as a fraction of the axis (at most 1).
     pub width: f64,
+    /// Whether the attempt ran past the axis end and is drawn cut there.
+    pub clipped: bool,
     /// Phase bars in timeline order.
     pub bars: Vec<Bar>,
     /// Server-Timing metrics laid inside the wait bar.
@@ -70,9 +79,11 @@ pub struct Row {
 pub struct Bar {
     /// The phase.
     pub phase: Phase,
-    /// Phase start.
+    /// The redirect hop it belongs to (0 for the requested URL).
+    pub hop: u32,
+    /// Phase start, from the start of the attempt's first hop.
     pub start_us: Micros,
-    /// Phase end.
+    /// Phase end, from the start of the attempt's first hop.
     pub end_us: Micros,
     /// Start as a fraction of the axis.
     pub x: f64,
@@ -107,13 +118,18 @@ pub struct SkippedRun {
 
 /// Lays out a whole result on one axis.
 pub fn layout(result: &ProbeResult) -> Waterfall {
-    let longest = result
-        .runs
-        .iter()
-        .flat_map(|r| &r.attempts)
-        .map(|a| a.phases.total.end_us)
-        .max()
-        .filter(|m| m.0 > 0)
+    let all: Vec<Chain> = result.runs.iter().flat_map(chains).collect();
+    // The axis fits the attempts that worked: a failure that waited out a
+    // 10 s timeout would flatten every 20 ms bar; it is drawn cut at the end.
+    let longest_of = |failed_too: bool| {
+        all.iter()
+            .filter(|c| failed_too || c.failure().is_none())
+            .map(Chain::total)
+            .max()
+            .filter(|m| m.0 > 0)
+    };
+    let longest = longest_of(false)
+        .or_else(|| longest_of(true))
         .unwrap_or(EMPTY_AXIS);
     let step = nice_step(longest, MAX_TICK_INTERVALS);
     let intervals = longest.0.div_ceil(step.0).max(1);
@@ -129,12 +145,7 @@ pub fn layout(result: &ProbeResult) -> Waterfall {
             }
         })
         .collect();
-    let rows = result
-        .runs
-        .iter()
-        .flat_map(|run| run.attempts.iter().map(move |a| (run.protocol, a)))
-        .map(|(protocol, a)| row(protocol, a, &pos))
-        .collect();
+    let rows = all.iter().map(|c| row(c, &pos)).collect();
     let skipped = result
         .runs
         .iter()
@@ -235,12 +246,18 @@ pub fn label_stride(intervals: usize) -> usize {
         .unwrap_or(intervals)
 }
 
-fn row(protocol: Protocol, a: &Attempt, pos: &dyn Fn(Micros) -> f64) -> Row {
-    let reused = a.connection.as_ref().is_some_and(|c| c.reused);
-    let failed = a.failure.is_some();
-    let mut label = format!("{protocol} #{}", a.attempt);
-    if a.hop > 0 {
-        label.push_str(&format!(" hop {}", a.hop));
+fn row(chain: &Chain, pos: &dyn Fn(Micros) -> f64) -> Row {
+    let first = chain.first();
+    let protocol = chain.protocol;
+    let state = chain.state();
+    let reused = state == ConnState::Reused;
+    let failed = chain.failure().is_some();
+    let redirects = chain.redirects() as u32;
+    let mut label = format!("{protocol} #{}", chain.attempt());
+    match redirects {
+        0 => {}
+        1 => label.push_str(", 1 redirect"),
+        n => label.push_str(&format!(", {n} redirects")),
     }
     match (reused, failed) {
         (true, true) => label.push_str(" (reused, failed)"),
@@ -248,36 +265,63 @@ fn row(protocol: Protocol, a: &Attempt, pos: &dyn Fn(Micros) -> f64) -> Row {
         (false, true) => label.push_str(" (failed)"),
         (false, false) => {}
     }
-    let bars = a
-        .phases
-        .present()
-        .map(|(phase, span)| Bar {
-            phase,
-            start_us: span.start_us,
-            end_us: span.end_us,
-            x: pos(span.start_us),
-            width: pos(span.duration()),
+    let total = chain.total();
+    let clipped = pos(total) > 1.0;
+    if clipped {
+        label.push_str(&format!(" (cut: {})", crate::format::ms(total)));
+    }
+    let shifted = |start: Micros, t: Micros| Micros(start.0 + t.0);
+    let bars = chain
+        .hops
+        .iter()
+        .flat_map(|&(a, start)| {
+            a.phases.present().map(move |(phase, span)| Bar {
+                phase,
+                hop: a.hop,
+                start_us: shifted(start, span.start_us),
+                end_us: shifted(start, span.end_us),
+                x: pos(shifted(start, span.start_us)),
+                width: pos(span.duration()),
+            })
+        })
+        .filter(|b| b.x < 1.0)
+        .map(|b| Bar {
+            width: b.width.min(1.0 - b.x),
+            ..b
         })
         .collect();
-    let marks = server_timing::wait_subspans(a)
-        .into_iter()
-        .map(|s| Mark {
-            name: s.name,
-            description: s.description,
-            x: pos(s.start_us),
-            width: pos(s.end_us.saturating_sub(s.start_us)),
-            clamped: s.clamped,
+    let marks = chain
+        .hops
+        .iter()
+        .flat_map(|&(a, start)| {
+            server_timing::wait_subspans(a)
+                .into_iter()
+                .map(move |s| Mark {
+                    name: s.name,
+                    description: s.description,
+                    x: pos(shifted(start, s.start_us)),
+                    width: pos(s.end_us.saturating_sub(s.start_us)),
+                    clamped: s.clamped,
+                })
         })
+        .filter(|m| m.x + m.width <= 1.0)
         .collect();
     Row {
         protocol,
-        attempt: a.attempt,
-        hop: a.hop,
+        attempt: chain.attempt(),
+        redirects,
         label,
         reused,
+        state,
+        zero_rtt: first
+            .quic
+            .as_ref()
+            .is_some_and(|q| q.zero_rtt_accepted == Some(true)),
+        hop_starts: chain.hops.iter().skip(1).map(|&(_, s)| pos(s)).collect(),
         failed,
-        total_us: a.phases.total.duration(),
-        width: pos(a.phases.total.end_us),
+        total_us: total,
+        width: pos(total).min(1.0),
+        clipped,
         bars,
         marks,
     }
@@ -321,8 +365,8 @@ mod tests {
     use crate::schema::{FailureKind, Header};
 
     fn bar_row(durations: &[(Phase, u64)], axis: u64) -> Row {
-        let a = attempt(1, durations, false);
-        row(Protocol::H1, &a, &|t: Micros| t.0 as f64 / axis as f64)
+        let r = run(Protocol::H1, vec![attempt(1, durations, false)]);
+        row(&chains(&r)[0], &|t: Micros| t.0 as f64 / axis as f64)
     }
 
     #[test]
@@ -428,8 +472,16 @@ mod tests {
         hop.hop = 1;
         let mut h3 = run(Protocol::H3, Vec::new());
         h3.skipped = Some("UDP blocked".into());
-        let w = layout(&result(vec![run(Protocol::H2, vec![hop]), h3]));
-        assert_eq!(w.rows[0].label, "h2 #1 hop 1 (reused, failed)");
+        let w = layout(&result(vec![
+            run(Protocol::H2, vec![reused(1, 1_000), hop]),
+            h3,
+        ]));
+        assert_eq!(w.rows.len(), 1, "one row per attempt, hops included");
+        assert_eq!(w.rows[0].label, "h2 #1, 1 redirect (reused, failed)");
+        // Hop 1 starts where hop 0 (1550 µs) ended.
+        assert_eq!(w.rows[0].hop_starts, vec![1_550.0 / w.axis_us.0 as f64]);
+        let hop1: Vec<&Bar> = w.rows[0].bars.iter().filter(|b| b.hop == 1).collect();
+        assert_eq!(hop1[0].start_us, Micros(1_550));
         assert_eq!(
             w.skipped,
             vec![SkippedRun {
@@ -496,5 +548,24 @@ mod tests {
         let mut none = bar_row(&[], 1);
         none.width = 1.0;
         assert!(text_bar(&none, 10).is_empty());
+    }
+
+    #[test]
+    fn a_long_failure_does_not_flatten_the_working_attempts() {
+        let silent = failed(
+            attempt(1, &[(Phase::Quic, 10_000_000)], false),
+            Phase::Quic,
+            FailureKind::Timeout,
+        );
+        let w = layout(&result(vec![
+            run(Protocol::H1, vec![fresh(1, 0, 1_000, 2_000, 20_000)]),
+            run(Protocol::H3, vec![silent]),
+        ]));
+        assert_eq!(w.axis_us, Micros(25_000));
+        let cut = &w.rows[1];
+        assert!(cut.clipped && cut.width == 1.0);
+        assert_eq!(cut.label, "h3 #1 (failed) (cut: 10.0 s)");
+        assert!(cut.bars.iter().all(|b| b.x + b.width <= 1.0 + 1e-9));
+        assert!(!w.rows[0].clipped);
     }
 }

@@ -420,6 +420,21 @@ async fn web_ui_end_to_end() {
     );
     let drawn = client.execute(DRAWN, vec![]).await.unwrap();
     assert_matches_api(&drawn, &record);
+    // The verdict on the page is the record's, computed once in shared.
+    let analysis = record
+        .result
+        .analysis
+        .as_ref()
+        .expect("a finished record has its analysis");
+    let verdict = client
+        .execute(
+            "return document.querySelector('.verdict-summary').textContent;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(verdict, analysis.verdict.summary.as_str());
+    eprintln!("verdict: {verdict}");
     assert_eq!(
         record.options.protocols.len(),
         3,

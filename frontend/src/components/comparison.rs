@@ -1,39 +1,25 @@
-//! The comparison table: median (and p95) per phase per protocol, the fastest marked, the gaps in ms and %.
+//! The comparison table: per connection state, median (and p95) per phase per protocol; a leader
+//! and gaps only beyond the noise; a protocol that produced nothing keeps its column and says why.
 
 use h123_shared::ProbeResult;
 use h123_shared::format::ms;
 use h123_shared::table::{TableCell, comparison_table};
+use h123_shared::verdict::SIGNIFICANCE_RULE;
 use leptos::prelude::*;
 
-/// The gap to the fastest, e.g. `+1.20 ms (+34%)`.
-fn gap(cell: &TableCell) -> String {
-    let percent = cell
-        .diff_percent
-        .map(|p| format!(" (+{p:.0}%)"))
-        .unwrap_or_default();
-    format!("+{:.2} ms{percent}", cell.diff_ms)
-}
-
-/// One cell: median, p95 when there are several values, and fastest or gap.
+/// One cell: median, p95 when there are several values, and "fastest" or the gap when beyond the noise.
 #[component]
 fn Cell(cell: Option<TableCell>, show_p95: bool) -> impl IntoView {
     let Some(cell) = cell else {
         return view! { <td class="na">"–"</td> }.into_any();
     };
-    let several = cell.diff_ms > 0.0 || cell.fastest;
     view! {
         <td class:fastest=cell.fastest>
             <span class="median">{ms(cell.median)}</span>
             {(show_p95 && cell.p95.is_some())
                 .then(|| view! { <span class="p95">{format!("p95 {}", ms(cell.p95.unwrap_or_default()))}</span> })}
-            {several
-                .then(|| {
-                    if cell.fastest {
-                        view! { <span class="gap best">"fastest"</span> }.into_any()
-                    } else {
-                        view! { <span class="gap">{gap(&cell)}</span> }.into_any()
-                    }
-                })}
+            {cell.fastest.then(|| view! { <span class="gap best">"fastest"</span> })}
+            {cell.diff_ms.map(|d| view! { <span class="gap">{format!("+{d:.2} ms")}</span> })}
         </td>
     }
     .into_any()
@@ -47,13 +33,14 @@ pub fn Comparison(
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
     let table = Memo::new(move |_| result.with(comparison_table));
+    let width = move || table.with(|t| t.columns.len() + 1);
     view! {
         <section class="comparison" aria-labelledby="comparison-title">
             <h2 id="comparison-title">"Comparison"</h2>
-            <p class="hint">
-                "Median per phase over successful attempts"
+            <p class="hint" title=SIGNIFICANCE_RULE>
+                "Median per phase over successful attempts, new connections compared with new ones and reused with reused"
                 {move || table.with(|t| t.show_p95).then_some(", with the 95th percentile")}
-                ". Differences are to the fastest protocol; on a fast path they are often smaller than the server's own time."
+                ". \"Fastest\" and gaps appear only where the difference is beyond the measured noise."
             </p>
             <div class="table-scroll">
                 <table>
@@ -63,9 +50,9 @@ pub fn Comparison(
                             {move || {
                                 table
                                     .with(|t| {
-                                        t.protocols
+                                        t.columns
                                             .iter()
-                                            .map(|p| view! { <th scope="col">{p.http_version()}</th> })
+                                            .map(|c| view! { <th scope="col">{c.protocol.http_version()}</th> })
                                             .collect_view()
                                     })
                             }}
@@ -75,22 +62,67 @@ pub fn Comparison(
                         {move || {
                             table
                                 .with(|t| {
-                                    let show_p95 = t.show_p95;
-                                    t.rows
+                                    let unmeasured = t
+                                        .columns
                                         .iter()
-                                        .map(|row| {
+                                        .any(|c| c.unmeasured.is_some())
+                                        .then(|| {
                                             view! {
-                                                <tr>
-                                                    <th scope="row">{row.metric.as_str()}</th>
-                                                    {row
-                                                        .cells
+                                                <tr class="unmeasured-row">
+                                                    <th scope="row">"status"</th>
+                                                    {t
+                                                        .columns
                                                         .iter()
-                                                        .map(|cell| view! { <Cell cell=cell.clone() show_p95 /> })
+                                                        .map(|c| match &c.unmeasured {
+                                                            Some(why) => {
+                                                                view! {
+                                                                    <td class="unmeasured">
+                                                                        <a href="#findings-title">{why.clone()}</a>
+                                                                    </td>
+                                                                }
+                                                                    .into_any()
+                                                            }
+                                                            None => view! { <td>"measured"</td> }.into_any(),
+                                                        })
                                                         .collect_view()}
                                                 </tr>
                                             }
+                                        });
+                                    let show_p95 = t.show_p95;
+                                    let sections = t
+                                        .sections
+                                        .iter()
+                                        .map(|section| {
+                                            let rows = section
+                                                .rows
+                                                .iter()
+                                                .map(|row| {
+                                                    view! {
+                                                        <tr>
+                                                            <th scope="row">{row.metric.as_str()}</th>
+                                                            {row
+                                                                .cells
+                                                                .iter()
+                                                                .map(|cell| view! { <Cell cell=cell.clone() show_p95 /> })
+                                                                .collect_view()}
+                                                        </tr>
+                                                    }
+                                                })
+                                                .collect_view();
+                                            view! {
+                                                <tr class="state">
+                                                    <th scope="rowgroup" colspan=width()>
+                                                        {section.state.label()}
+                                                    </th>
+                                                </tr>
+                                                {rows}
+                                            }
                                         })
-                                        .collect_view()
+                                        .collect_view();
+                                    view! {
+                                        {unmeasured}
+                                        {sections}
+                                    }
                                 })
                         }}
                     </tbody>

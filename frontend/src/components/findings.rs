@@ -39,14 +39,20 @@ pub fn Findings(
     #[prop(into)]
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
-    let findings = Memo::new(move |_| result.with(diagnose));
+    let findings = Memo::new(move |_| {
+        result.with(|r| {
+            r.analysis
+                .as_ref()
+                .map_or_else(|| diagnose(r), |a| a.findings.clone())
+        })
+    });
     view! {
         <section class="findings" aria-labelledby="findings-title">
             <h2 id="findings-title">"Findings"</h2>
             {move || {
                 let findings = findings.get();
                 if findings.is_empty() {
-                    view! { <p class="hint">"Nothing stands out: every phase is within the usual thresholds."</p> }
+                    view! { <p class="hint">"Nothing stands out: every attempt succeeded and every phase is within the usual thresholds."</p> }
                         .into_any()
                 } else {
                     view! {

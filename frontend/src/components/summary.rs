@@ -1,6 +1,7 @@
 //! The line above a result: what was measured, how, when, and whether it is still running.
 
 use h123_shared::ConnectionMode;
+use h123_shared::analysis::Outcome;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use leptos::prelude::*;
 
@@ -30,10 +31,13 @@ pub fn ProbeSummaryLine(
             "resumed (a new connection per attempt, resuming the TLS session)"
         }
     };
-    let (status, class) = match record.status {
-        ProbeStatus::Running => ("measuring…", "status running"),
-        ProbeStatus::Done => ("done", "status done"),
-        ProbeStatus::Cancelled => ("cancelled", "status cancelled"),
+    let outcome = record.result.analysis.as_ref().map(|a| a.outcome);
+    let (status, class) = match (record.status, outcome) {
+        (ProbeStatus::Running, _) => ("measuring…", "status running"),
+        (ProbeStatus::Cancelled, _) => ("cancelled", "status cancelled"),
+        (ProbeStatus::Done, Some(Outcome::Failed)) => ("failed", "status failed"),
+        (ProbeStatus::Done, Some(Outcome::DoneWithErrors)) => ("done with errors", "status errors"),
+        (ProbeStatus::Done, _) => ("done", "status done"),
     };
     view! {
         <section class="summary" aria-label="Probe">

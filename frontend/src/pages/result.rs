@@ -2,7 +2,7 @@
 
 use crate::api::{self, Error, EventStream, StreamMessage};
 use crate::components::{
-    Actions, ApiProblem, Comparison, Facts, Findings, ProbeSummaryLine, Waterfalls,
+    Actions, ApiProblem, Comparison, Facts, Findings, ProbeSummaryLine, VerdictPanel, Waterfalls,
 };
 use crate::perf;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
@@ -129,6 +129,9 @@ fn ResultView(
     view! {
         {move || record.get().map(|record| view! { <ProbeSummaryLine record /> })}
         {move || record.get().map(|record| view! { <Actions record done /> })}
+        <Show when=move || done.get()>
+            <VerdictPanel result />
+        </Show>
         <Waterfalls result running />
         <Show
             when=move || done.get()
@@ -154,5 +157,6 @@ fn empty_result() -> ProbeResult {
         started_at_unix_ms: 0,
         options: h123_shared::ProbeOptions::default(),
         runs: Vec::new(),
+        analysis: None,
     }
 }

@@ -44,6 +44,7 @@ pub fn to_event(index: usize, event: &ProbeEvent) -> Event {
         ProbeEvent::Phase { .. } => "phase",
         ProbeEvent::Attempt { .. } => "attempt",
         ProbeEvent::Skipped { .. } => "skipped",
+        ProbeEvent::Stopped { .. } => "stopped",
     };
     let data = serde_json::to_string(event).unwrap_or_else(|_| "{}".to_owned());
     Event::default()

@@ -135,6 +135,7 @@ pub async fn probes_create(
             started_at_unix_ms: now,
             options: plan.options.clone(),
             runs: Vec::new(),
+            analysis: None,
         },
     };
     let config = &state.config;
@@ -183,11 +184,16 @@ pub async fn load(state: &AppState, id: &str) -> Result<ProbeRecord> {
     if let Some(live) = state.registry.get(id) {
         return Ok(live.record());
     }
-    state
+    let mut record = state
         .store
         .get(id.to_owned())
         .await?
-        .ok_or_else(|| ApiError::no_probe(id))
+        .ok_or_else(|| ApiError::no_probe(id))?;
+    // Records stored before analyses existed get theirs computed on read.
+    if record.status != ProbeStatus::Running && record.result.analysis.is_none() {
+        record.result = h123_shared::analysis::analyzed(record.result);
+    }
+    Ok(record)
 }
 
 /// The probe's record: options, status and (partial while running) result.
@@ -334,16 +340,18 @@ pub fn curl_text(record: &ProbeRecord) -> String {
         if let Some(reason) = &run.skipped {
             let _ = writeln!(out, "\n# {} skipped: {reason}", run.protocol);
         }
-        for attempt in &run.attempts {
+        for chain in h123_shared::chain::chains(run) {
             let _ = writeln!(
                 out,
-                "\n# {} attempt {} hop {}: {}",
-                run.protocol, attempt.attempt, attempt.hop, attempt.url
+                "\n# {} attempt {}: {}",
+                run.protocol,
+                chain.attempt(),
+                h123_shared::curl::chain_heading(&chain)
             );
-            if let Some(f) = &attempt.failure {
+            if let Some(f) = chain.failure() {
                 let _ = writeln!(out, "# failed in {}: {}", f.phase.as_str(), f.message);
             }
-            out.push_str(&h123_shared::curl::curl_format(attempt));
+            out.push_str(&h123_shared::curl::curl_format(&chain));
         }
     }
     out.push_str("\n# the same requests with curl:\n");

@@ -173,6 +173,15 @@ fn draw_row(svg: &mut String, row: &Row, y: f64) {
             );
         }
     }
+    for start in &row.hop_starts {
+        let x = PLOT_X + start * PLOT_W;
+        let _ = write!(
+            svg,
+            r##"<line class="hop" x1="{x:.1}" y1="{y1:.1}" x2="{x:.1}" y2="{y2:.1}" stroke="#111827" stroke-dasharray="2 2"><title>redirect</title></line>"##,
+            y1 = bar_y - 3.0,
+            y2 = bar_y + BAR_H + 3.0
+        );
+    }
     for mark in &row.marks {
         let _ = write!(
             svg,
@@ -232,6 +241,7 @@ mod tests {
                 started_at_unix_ms: 0,
                 options: options.clone(),
                 runs: Vec::new(),
+                analysis: None,
             },
             options,
         };

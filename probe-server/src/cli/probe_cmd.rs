@@ -208,9 +208,10 @@ async fn run_plan(args: &ProbeArgs, options: ProbeOptions) -> Result<ProbeResult
         Some(path) => TrustSettings::from_ca_file(path)?,
         None => TrustSettings::system(),
     };
-    Ok(Engine::new(trust, ConnectPolicy::allow_all())
+    let result = Engine::new(trust, ConnectPolicy::allow_all())
         .run(&plan)
-        .await)
+        .await;
+    Ok(h123_shared::analysis::analyzed(result))
 }
 
 /// One probe per arm, one after another, and the comparison in the chosen output.

@@ -1,9 +1,11 @@
 //! Text output for people, in the spirit of httpstat: a bar per attempt, a
 //! comparison table, connection and TLS facts, and the findings.
 
-use h123_shared::diagnosis::{self, Severity};
+use h123_shared::analysis::{self, Analysis, Outcome};
+use h123_shared::chain::chains;
+use h123_shared::diagnosis::Severity;
 use h123_shared::format::ms;
-use h123_shared::stats::{self, Metric};
+use h123_shared::table;
 use h123_shared::waterfall::{self, Row};
 use h123_shared::{Attempt, ConnectionMode, H3Via, Phase, ProbeResult, ProtocolRun};
 use std::fmt::Write;
@@ -61,6 +63,11 @@ pub fn report(result: &ProbeResult, color: bool) -> String {
             ""
         }
     );
+    let analysis = result
+        .analysis
+        .clone()
+        .unwrap_or_else(|| analysis::analyze(result));
+    write_verdict(&mut out, &analysis, color);
     let layout = waterfall::layout(result);
     for run in &result.runs {
         out.push('\n');
@@ -69,7 +76,7 @@ pub fn report(result: &ProbeResult, color: bool) -> String {
     out.push('\n');
     write_legend(&mut out, color);
     write_comparison(&mut out, result);
-    write_findings(&mut out, result, color);
+    write_findings(&mut out, &analysis, color);
     out
 }
 
@@ -101,46 +108,59 @@ fn write_run(out: &mut String, run: &ProtocolRun, rows: &[Row], color: bool) {
     if let Some(first) = run.attempts.iter().find(|a| a.connection.is_some()) {
         let _ = writeln!(out, "  {}", connection_facts(first));
     }
-    for attempt in &run.attempts {
-        let row = rows.iter().find(|r| {
-            r.protocol == run.protocol && r.attempt == attempt.attempt && r.hop == attempt.hop
-        });
+    for chain in chains(run) {
+        let row = rows
+            .iter()
+            .find(|r| r.protocol == run.protocol && r.attempt == chain.attempt());
         let bar = row.map(|r| draw_bar(r, color)).unwrap_or_default();
-        let hop = if attempt.hop > 0 {
-            format!(" hop {}", attempt.hop)
-        } else {
-            String::new()
-        };
-        let zero_rtt = attempt.quic.as_ref().and_then(|q| q.zero_rtt_accepted) == Some(true);
-        let resumed = attempt.tls.as_ref().is_some_and(|t| t.resumed);
-        let conn = match &attempt.connection {
-            Some(c) if c.reused => "reused",
-            Some(_) if zero_rtt => "0-RTT",
-            Some(_) if resumed => "resumed",
-            Some(_) => "new",
+        let conn = match &chain.first().connection {
             None => "-",
+            Some(_) if row.is_some_and(|r| r.zero_rtt) => "0-RTT",
+            Some(_) => chain.state().label().split(' ').next().unwrap_or("-"),
         };
-        let status = attempt
-            .response
-            .as_ref()
-            .map(|r| r.status.to_string())
+        let status = chain
+            .status()
+            .map(|s| s.to_string())
             .unwrap_or_else(|| "---".to_owned());
         let _ = writeln!(
             out,
-            "  #{:<2}{hop:<6} {conn:<7} {bar} {:>9}  {status}",
-            attempt.attempt,
-            ms(attempt.phases.total.duration()),
+            "  #{:<2} {conn:<8} {bar} {:>9}  {status}",
+            chain.attempt(),
+            ms(chain.total()),
         );
-        let _ = writeln!(out, "        {}", phase_line(attempt));
-        if let Some(f) = &attempt.failure {
-            let text = format!(
-                "failed in {}: {} ({:?})",
-                f.phase.as_str(),
-                f.message,
-                f.kind
-            );
-            let _ = writeln!(out, "        {}", paint(&text, "31", color));
+        for &(attempt, start) in &chain.hops {
+            if chain.redirects() > 0 {
+                let _ = writeln!(
+                    out,
+                    "        hop {} at {}: {}",
+                    attempt.hop,
+                    ms(start),
+                    attempt.url
+                );
+            }
+            let _ = writeln!(out, "        {}", phase_line(attempt));
+            if let Some(f) = &attempt.failure {
+                let text = format!(
+                    "failed in {}: {} ({})",
+                    f.phase.as_str(),
+                    f.message,
+                    f.kind.as_str()
+                );
+                let _ = writeln!(out, "        {}", paint(&text, "31", color));
+            }
         }
+        if let Some(cost) = chain.redirect_time() {
+            let _ = writeln!(
+                out,
+                "        {} redirect(s) took {} of the {} total",
+                chain.redirects(),
+                ms(cost),
+                ms(chain.total())
+            );
+        }
+    }
+    if let Some(why) = &run.stopped {
+        let _ = writeln!(out, "  stopped: {why}");
     }
 }
 
@@ -207,49 +227,55 @@ fn write_legend(out: &mut String, color: bool) {
 }
 
 fn write_comparison(out: &mut String, result: &ProbeResult) {
-    let all = stats::result_stats(result);
-    let measured: Vec<_> = all.into_iter().filter(|s| s.attempts > s.failed).collect();
-    if measured.is_empty() {
+    let table = table::comparison_table(result);
+    if table.sections.is_empty() {
         return;
-    }
-    let _ = writeln!(out, "\nmedian per phase (successful attempts)");
-    let mut header = format!("  {:<9}", "");
-    for s in &measured {
-        let _ = write!(header, " {:>24}", s.protocol.as_str());
-    }
-    let _ = writeln!(out, "{header}");
-    for row in stats::compare(&measured) {
-        if row.metric == Metric::Ttfb {
-            continue;
-        }
-        let mut line = format!("  {:<9}", row.metric.as_str());
-        for s in &measured {
-            let cell = row.cells.iter().find(|c| c.protocol == s.protocol);
-            let text = match cell {
-                None => "-".to_owned(),
-                Some(c) if c.protocol == row.fastest => format!("{} *", ms(c.median)),
-                Some(c) => match c.diff_percent {
-                    Some(pct) => format!("{} (+{:.0}%)", ms(c.median), pct),
-                    None => ms(c.median),
-                },
-            };
-            let _ = write!(line, " {text:>24}");
-        }
-        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(
         out,
-        "  * fastest; on loopback, protocol differences are small next to server time"
+        "\nmedian per phase (successful attempts, by connection state)"
+    );
+    let mut header = format!("  {:<9}", "");
+    for column in &table.columns {
+        let _ = write!(header, " {:>22}", column.protocol.as_str());
+    }
+    let _ = writeln!(out, "{header}");
+    for section in &table.sections {
+        let _ = writeln!(out, "  {}", section.state.label());
+        for row in &section.rows {
+            let mut line = format!("  {:<9}", row.metric.as_str());
+            for (cell, column) in row.cells.iter().zip(&table.columns) {
+                let text = match (cell, &column.unmeasured) {
+                    (None, Some(_)) => "n/a".to_owned(),
+                    (None, None) => "-".to_owned(),
+                    (Some(c), _) if c.fastest => format!("{} *", ms(c.median)),
+                    (Some(c), _) => match c.diff_ms {
+                        Some(d) => format!("{} (+{d:.2} ms)", ms(c.median)),
+                        None => ms(c.median),
+                    },
+                };
+                let _ = write!(line, " {text:>22}");
+            }
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    for column in &table.columns {
+        if let Some(why) = &column.unmeasured {
+            let _ = writeln!(out, "  n/a {}: {why}", column.protocol.as_str());
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  * faster beyond the noise; no mark means the difference is within it"
     );
 }
 
-fn write_findings(out: &mut String, result: &ProbeResult, color: bool) {
-    let findings = diagnosis::diagnose(result);
-    if findings.is_empty() {
+fn write_findings(out: &mut String, analysis: &Analysis, color: bool) {
+    if analysis.findings.is_empty() {
         return;
     }
     let _ = writeln!(out, "\nfindings");
-    for f in findings {
+    for f in &analysis.findings {
         let (label, ansi) = match f.severity {
             Severity::Critical => ("critical", "31;1"),
             Severity::Warning => ("warning", "33"),
@@ -264,6 +290,38 @@ fn write_findings(out: &mut String, result: &ProbeResult, color: bool) {
         let _ = writeln!(out, "      {}", f.evidence.detail);
         let _ = writeln!(out, "      next: {}", f.next_step);
     }
+}
+
+/// The outcome and the verdict, first thing after the request line.
+fn write_verdict(out: &mut String, analysis: &Analysis, color: bool) {
+    let ansi = match analysis.outcome {
+        Outcome::Done => "32",
+        Outcome::DoneWithErrors => "33",
+        Outcome::Failed => "31;1",
+    };
+    let c = analysis.counts;
+    let _ = writeln!(
+        out,
+        "{} · {} of {} attempt(s) succeeded{}{}",
+        paint(analysis.outcome.label(), ansi, color),
+        c.succeeded,
+        c.attempts,
+        if c.http_errors > 0 {
+            format!(", {} HTTP error(s)", c.http_errors)
+        } else {
+            String::new()
+        },
+        if c.failed > 0 {
+            format!(", {} failed", c.failed)
+        } else {
+            String::new()
+        },
+    );
+    let _ = writeln!(
+        out,
+        "verdict: {}",
+        paint(&analysis.verdict.summary, "1", color)
+    );
 }
 
 /// The arm comparison: per protocol and arm, what attempts 2..N spent on
@@ -302,13 +360,15 @@ pub fn arms_report(rows: &[h123_shared::arms::ArmRow]) -> String {
 pub fn curl_report(result: &ProbeResult) -> String {
     let mut out = String::new();
     for run in &result.runs {
-        for attempt in &run.attempts {
+        for chain in chains(run) {
             let _ = writeln!(
                 out,
-                "# {} attempt {} hop {}",
-                run.protocol, attempt.attempt, attempt.hop
+                "# {} attempt {}: {}",
+                run.protocol,
+                chain.attempt(),
+                h123_shared::curl::chain_heading(&chain)
             );
-            out.push_str(&h123_shared::curl::curl_format(attempt));
+            out.push_str(&h123_shared::curl::curl_format(&chain));
         }
     }
     out

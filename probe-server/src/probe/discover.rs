@@ -152,12 +152,14 @@ mod tests {
         ProtocolRun {
             protocol: Protocol::H3,
             skipped: None,
+            stopped: None,
             discovery: None,
             attempts: vec![Attempt {
                 attempt: 1,
                 hop: 0,
                 url: "https://x.test/".into(),
                 started_at_unix_ms: 0,
+                chain_start_us: None,
                 phases: Phases {
                     total: Span {
                         start_us: Micros(0),

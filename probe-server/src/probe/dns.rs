@@ -93,11 +93,19 @@ impl NameResolver {
         let lookup = tokio::time::timeout(limit, resolver.lookup_ip(name)).await;
         let ips: Vec<IpAddr> = match lookup {
             Err(_) => return Err(timed_out(Phase::Dns, limit)),
-            Ok(Err(e)) if e.is_nx_domain() || e.is_no_records_found() => {
+            // hickory's own text of these errors is debug output (`Query { name: ... }`).
+            Ok(Err(e)) if e.is_nx_domain() => {
                 return Err(failure(
                     Phase::Dns,
                     FailureKind::NameNotFound,
-                    format!("{name}: no such name or no address records ({e})"),
+                    format!("{name} does not exist (the DNS answered NXDOMAIN)"),
+                ));
+            }
+            Ok(Err(e)) if e.is_no_records_found() => {
+                return Err(failure(
+                    Phase::Dns,
+                    FailureKind::NameNotFound,
+                    format!("{name} exists but has no address (A or AAAA) records"),
                 ));
             }
             Ok(Err(e)) => {

@@ -51,6 +51,20 @@ struct Findings {
     exchange: Exchange,
 }
 
+/// Why an attempt's peer is silent, when it timed out setting up a
+/// connection: asking again would only wait the same phase timeout again.
+fn silent_setup(attempt: &Attempt) -> Option<String> {
+    let f = attempt.failure.as_ref()?;
+    let setup = matches!(
+        f.phase,
+        Phase::Dns | Phase::Connect | Phase::Tls | Phase::Quic
+    );
+    (setup && f.kind == FailureKind::Timeout).then(|| match f.phase {
+        Phase::Quic => "got no answer over UDP (QUIC timed out)".to_string(),
+        phase => format!("timed out in the {} phase", phase.as_str()),
+    })
+}
+
 fn origin_of(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
@@ -102,13 +116,29 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 tokio::time::sleep(self.plan.idle_gap).await;
             }
             let mut url = self.plan.url.clone();
+            let chain_start = trace::now();
             for hop in 0..=hops {
-                let (attempt, next) = self.attempt(number, hop, &url).await;
+                let (attempt, next) = self.attempt(number, hop, &url, chain_start).await;
                 self.progress.send(ProbeEvent::Attempt {
                     protocol: self.protocol,
                     attempt: Box::new(attempt.clone()),
                 });
+                let silent = silent_setup(&attempt);
                 attempts.push(attempt);
+                if let Some(reason) = silent {
+                    let reason = format!("attempt {number} {reason}; later attempts were not made");
+                    self.progress.send(ProbeEvent::Stopped {
+                        protocol: self.protocol,
+                        reason: reason.clone(),
+                    });
+                    return ProtocolRun {
+                        protocol: self.protocol,
+                        skipped: None,
+                        stopped: Some(reason),
+                        discovery: None,
+                        attempts,
+                    };
+                }
                 match next {
                     Some(next) if hop < hops => url = next,
                     _ => break,
@@ -118,19 +148,28 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         ProtocolRun {
             protocol: self.protocol,
             skipped: None,
+            stopped: None,
             discovery: None,
             attempts,
         }
     }
 
-    /// One entry; also returns where a followed redirect leads.
-    async fn attempt(&mut self, number: u32, hop: u32, url: &Url) -> (Attempt, Option<Url>) {
+    /// One entry, a hop of the chain that started at `chain_start`; also
+    /// returns where a followed redirect leads.
+    async fn attempt(
+        &mut self,
+        number: u32,
+        hop: u32,
+        url: &Url,
+        chain_start: Instant,
+    ) -> (Attempt, Option<Url>) {
         let id = AttemptId {
             protocol: self.protocol,
             attempt: number,
             hop,
         };
         let mut trace = AttemptTrace::observed(self.progress.clone(), Some(id));
+        let chain_start_us = (hop > 0).then(|| trace.since(chain_start));
         let mut found = Findings::default();
         let limit = self.plan.timeout;
         let steps = tokio::time::timeout(limit, self.steps(url, &mut trace, &mut found)).await;
@@ -159,6 +198,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             hop,
             url: url.to_string(),
             started_at_unix_ms: trace.started_at_unix_ms(),
+            chain_start_us,
             phases: trace.finish(),
             ttfb_source: found.exchange.ttfb_source.unwrap_or(match self.protocol {
                 Protocol::H2 => TtfbSource::Http2HeadersFrame,

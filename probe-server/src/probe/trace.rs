@@ -110,6 +110,11 @@ impl AttemptTrace {
         Micros(instant.saturating_duration_since(self.origin).as_micros() as u64)
     }
 
+    /// How long after `earlier` this attempt started (zero if it started first).
+    pub fn since(&self, earlier: Instant) -> Micros {
+        Micros(self.origin.saturating_duration_since(earlier).as_micros() as u64)
+    }
+
     /// Whether `event` was recorded.
     pub fn has(&self, event: TraceEvent) -> bool {
         self.events.iter().any(|e| e.event == event)

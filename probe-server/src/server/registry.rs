@@ -159,6 +159,9 @@ impl LiveProbe {
             ProbeEvent::Skipped { protocol, reason } => {
                 run_mut(&mut state.record, *protocol).skipped = Some(reason.clone());
             }
+            ProbeEvent::Stopped { protocol, reason } => {
+                run_mut(&mut state.record, *protocol).stopped = Some(reason.clone());
+            }
             ProbeEvent::Phase { .. } => {}
         }
         state.events.push(event);
@@ -186,6 +189,7 @@ impl LiveProbe {
     pub fn cancelled_record(&self) -> ProbeRecord {
         let mut record = self.record();
         record.status = ProbeStatus::Cancelled;
+        record.result = h123_shared::analysis::analyzed(record.result);
         record
     }
 
@@ -220,6 +224,7 @@ fn run_mut(record: &mut ProbeRecord, protocol: Protocol) -> &mut ProtocolRun {
                 ProtocolRun {
                     protocol,
                     skipped: None,
+                    stopped: None,
                     discovery: None,
                     attempts: Vec::new(),
                 },
@@ -249,6 +254,7 @@ mod tests {
                 started_at_unix_ms: 0,
                 options: options.clone(),
                 runs: Vec::new(),
+                analysis: None,
             },
             options,
         }

@@ -41,7 +41,7 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
         Ok(result) => {
             let mut record = live.record();
             record.status = ProbeStatus::Done;
-            record.result = result;
+            record.result = h123_shared::analysis::analyzed(result);
             record
         }
         Err(_) => live.cancelled_record(),

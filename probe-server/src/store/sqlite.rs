@@ -441,6 +441,7 @@ mod tests {
                 started_at_unix_ms: 1,
                 options: options.clone(),
                 runs: Vec::new(),
+                analysis: None,
             },
             options,
         }

@@ -33,7 +33,13 @@ pub(super) fn failures(result: &ProbeResult, out: &mut Vec<Finding>) {
         .collect();
     let h3 = result.runs.iter().find(|r| r.protocol == Protocol::H3);
     let verdict = h3.and_then(|run| run.discovery.as_ref().map(|d| (run, d)));
-    if let Some((run, d)) = verdict {
+    // "Not advertised" means something only when HTTP/1.1 or HTTP/2 got an answer that could have advertised it.
+    let tcp_answered = result.runs.iter().all(|r| r.protocol == Protocol::H3)
+        || all_attempts(result)
+            .any(|(run, a)| run.protocol != Protocol::H3 && a.response.is_some());
+    if let Some((run, d)) = verdict
+        && (tcp_answered || d.outcome != crate::schema::H3Outcome::NotAdvertised)
+    {
         out.extend(super::h3::verdict(result, run, d));
     }
     // An h3 run that produced nothing, for reasons of its own: with a discovery
@@ -50,7 +56,9 @@ pub(super) fn failures(result: &ProbeResult, out: &mut Vec<Finding>) {
                     }))
         }),
     };
-    if let Some(run) = h3_down.filter(|_| verdict.is_none()) {
+    if let Some(run) =
+        h3_down.filter(|_| verdict.is_none() && (tcp_answered || advertised.is_some()))
+    {
         let first = run.attempts.first();
         let reason = run
             .skipped
@@ -187,7 +195,7 @@ fn explain(kind: FailureKind, phase: Phase, protocol: Protocol, url: &str) -> (S
         ),
         FailureKind::Certificate => (
             "Certificate not accepted".into(),
-            format!("Inspect the chain with {openssl}: check expiry, that the name is in the SAN list, and missing intermediates. For a private CA give its CA file; skip verification (`curl -k`) only to test."),
+            format!("Inspect the chain with {openssl}: check expiry, that the name is in the SAN list, and missing intermediates. For a private CA give h123 its CA file (`h123 probe --cacert ca.pem URL`; a server trusts the CA given to `h123 serve --cacert`), or skip verification (the form's option, `h123 probe -k`, `curl -k`) only to test."),
         ),
         FailureKind::Tls => (
             "TLS handshake failed".into(),

@@ -30,8 +30,8 @@ pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) 
             format!(
                 "To offer HTTP/3, serve it over QUIC on UDP and advertise it: an `Alt-Svc: h3=\":443\"` \
                  response header and/or an HTTPS DNS record with `alpn=h3`. Check what is published \
-                 with `curl -sI {url} | grep -i alt-svc` and `dig +short HTTPS {host}`; rerun with \
-                 --h3-direct to try QUIC anyway."
+                 with `curl -sI {url} | grep -i alt-svc` and `dig +short HTTPS {host}`; to try QUIC anyway, \
+                 tick \"Try HTTP/3 directly\" in the form or run `h123 probe --h3-direct`."
             ),
         ),
         H3Outcome::UdpSilent => (
@@ -116,6 +116,7 @@ mod tests {
         result.runs.push(ProtocolRun {
             protocol: Protocol::H3,
             skipped: None,
+            stopped: None,
             attempts: Vec::new(),
             discovery: Some(d),
         });

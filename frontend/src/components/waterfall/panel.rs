@@ -1,6 +1,7 @@
 //! One protocol's waterfall: axis, a row per attempt, a focusable bar per phase.
 
 use super::pct;
+use h123_shared::chain::ConnState;
 use h123_shared::format::ms;
 use h123_shared::live::AttemptKey;
 use h123_shared::waterfall::{Bar, Row, Tick, Waterfall, label_stride};
@@ -58,7 +59,6 @@ pub fn Panel(
                                     r.iter()
                                         .find(|(k, _)| {
                                             k.protocol == row.protocol && k.attempt == row.attempt
-                                                && k.hop == row.hop
                                         })
                                         .map(|(_, open)| *open)
                                 });
@@ -103,24 +103,20 @@ fn AttemptRow(
     ticks: Vec<Tick>,
     readout: RwSignal<Option<String>>,
 ) -> impl IntoView {
-    let who = match row.hop {
-        0 => format!("{} attempt {}", row.protocol.http_version(), row.attempt),
-        hop => format!(
-            "{} attempt {} redirect hop {hop}",
-            row.protocol.http_version(),
-            row.attempt
-        ),
+    let who = format!("{} attempt {}", row.protocol.http_version(), row.attempt);
+    let redirects = match row.redirects {
+        0 => String::new(),
+        1 => ", 1 redirect".to_string(),
+        n => format!(", {n} redirects"),
     };
     let track_label = format!(
-        "{who}{}{}: total {}",
-        if row.reused {
-            ", reused connection"
-        } else {
-            ", new connection"
-        },
+        "{who}{redirects}, {}{}{}: total {}",
+        row.state.phrase().trim_start_matches("a "),
+        if row.zero_rtt { " with 0-RTT" } else { "" },
         if row.failed { ", failed" } else { "" },
         ms(row.total_us)
     );
+    let resumed = row.state == ConnState::Resumed;
     let status = match live {
         Some(Some(phase)) => Some(format!("{}…", phase.as_str())),
         Some(None) => Some("running…".to_string()),
@@ -132,13 +128,16 @@ fn AttemptRow(
             class:reused=row.reused
             class:failed=row.failed
             class:live=live.is_some()
+            class:clipped=row.clipped
             data-attempt=row.attempt
-            data-hop=row.hop
+            data-redirects=row.redirects
         >
             <span class="wf-label">
                 {format!("#{}", row.attempt)}
-                {(row.hop > 0).then(|| format!(" hop {}", row.hop))}
                 {row.reused.then(|| view! { <span class="tag tag-reused" title="ran on a reused connection">"reused"</span> })}
+                {(resumed && !row.zero_rtt).then(|| view! { <span class="tag tag-resumed" title="a new connection that resumed the TLS session">"resumed"</span> })}
+                {row.zero_rtt.then(|| view! { <span class="tag tag-resumed" title="resumed, and the request went in 0-RTT data">"0-RTT"</span> })}
+                {(row.redirects > 0).then(|| view! { <span class="tag tag-redirect" title="redirect hops, end to end">{format!("{}↪", row.redirects)}</span> })}
                 {row.failed.then(|| view! { <span class="tag tag-failed">"failed"</span> })}
             </span>
             <svg class="wf-track" role="group" aria-label=track_label>
@@ -153,6 +152,11 @@ fn AttemptRow(
                     .into_iter()
                     .map(|bar| view! { <PhaseBar bar who=who.clone() readout /> })
                     .collect_view()}
+                {row
+                    .hop_starts
+                    .iter()
+                    .map(|x| view! { <line class="hop" x1=pct(*x) x2=pct(*x) y1="1" y2="23"></line> })
+                    .collect_view()}
             </svg>
             <span class="wf-total">{status.unwrap_or_else(|| ms(row.total_us))}</span>
         </li>
@@ -163,8 +167,13 @@ fn AttemptRow(
 #[component]
 fn PhaseBar(bar: Bar, who: String, readout: RwSignal<Option<String>>) -> impl IntoView {
     let name = bar.phase.as_str();
+    let hop = if bar.hop > 0 {
+        format!(" hop {}", bar.hop)
+    } else {
+        String::new()
+    };
     let text = format!(
-        "{who}: {name} {} (from {} to {})",
+        "{who}{hop}: {name} {} (from {} to {})",
         ms(bar.end_us.saturating_sub(bar.start_us)),
         ms(bar.start_us),
         ms(bar.end_us)
