@@ -72,6 +72,7 @@ impl Bencher {
                 return result;
             }
         };
+        result.addresses = endpoint.addrs.iter().map(|a| a.ip().to_string()).collect();
         for &protocol in &plan.options().protocols {
             if live.is_cancelled() {
                 break;

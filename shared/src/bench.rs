@@ -79,6 +79,9 @@ pub struct BenchResult {
     pub options: BenchOptions,
     /// One entry per protocol, in the order asked.
     pub runs: Vec<BenchRun>,
+    /// The addresses the target's name resolved to (the ones dialled).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub addresses: Vec<String>,
 }
 
 impl BenchResult {
@@ -89,6 +92,7 @@ impl BenchResult {
             started_at_unix_ms,
             options,
             runs: Vec::new(),
+            addresses: Vec::new(),
         }
     }
 }
@@ -281,7 +285,7 @@ pub fn ratios(result: &BenchResult) -> Vec<Ratio> {
 /// The honest caveats a reader of this table should keep in mind, each one sentence.
 pub fn caveats(result: &BenchResult) -> Vec<String> {
     let mut notes = Vec::new();
-    if is_loopback(&result.options.url) {
+    if is_loopback(&result.options.url) || result.addresses.iter().any(|a| is_loopback_ip(a)) {
         notes.push(
             "Loopback has no latency or loss: handshake round trips cost almost nothing and \
              neither multiplexing nor QUIC's loss recovery can pay off, so this ranks the stacks' \
@@ -319,6 +323,26 @@ pub fn caveats(result: &BenchResult) -> Vec<String> {
             crate::format::ms(Micros(lo))
         ));
     }
+    let connections: Vec<(Protocol, u64)> = result
+        .runs
+        .iter()
+        .filter(|r| r.requests > 0)
+        .map(|r| (r.protocol, r.connections_opened))
+        .collect();
+    let fewest = connections.iter().map(|(_, n)| *n).min().unwrap_or(0);
+    let most = connections.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    if !result.options.cold && fewest > 0 && most > fewest {
+        let each: Vec<String> = connections
+            .iter()
+            .map(|(p, n)| format!("{} {n}", p.http_version()))
+            .collect();
+        notes.push(format!(
+            "The protocols used different numbers of connections ({}): HTTP/1.1 needs one per \
+             request in flight, while HTTP/2 and HTTP/3 multiplex; more connections can mean more \
+             parallelism on the client and server, not a faster protocol.",
+            each.join(", ")
+        ));
+    }
     if result.runs.iter().any(|r| r.errors > 0) {
         notes.push(
             "Some requests failed: errors are counted in the request rate, so compare successes too."
@@ -326,6 +350,17 @@ pub fn caveats(result: &BenchResult) -> Vec<String> {
         );
     }
     notes
+}
+
+fn is_loopback_ip(address: &str) -> bool {
+    address
+        .parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| match ip {
+            std::net::IpAddr::V6(v6) => {
+                v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+            }
+            v4 => v4.is_loopback(),
+        })
 }
 
 fn is_loopback(url: &str) -> bool {
@@ -423,6 +458,27 @@ mod tests {
             vec![run(Protocol::H1, 100, 1000, 1)],
         ));
         assert!(!public.join(" ").contains("Loopback"));
+
+        // A name that resolves to loopback is loopback too.
+        let mut named = result(
+            "https://target.test/",
+            vec![run(Protocol::H1, 100, 1000, 1)],
+        );
+        named.addresses = vec!["::ffff:127.0.0.1".into()];
+        assert!(caveats(&named).join(" ").contains("Loopback"));
+    }
+
+    #[test]
+    fn unequal_connection_counts_are_called_out() {
+        let mut h1 = run(Protocol::H1, 100, 1000, 1);
+        h1.connections_opened = 8;
+        let mut h2 = run(Protocol::H2, 100, 1000, 1);
+        h2.connections_opened = 1;
+        let notes = caveats(&result("https://example.com/", vec![h1, h2])).join(" ");
+        assert!(
+            notes.contains("different numbers of connections (HTTP/1.1 8, HTTP/2 1)"),
+            "{notes}"
+        );
     }
 
     #[test]

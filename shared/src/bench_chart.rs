@@ -220,6 +220,24 @@ pub fn value_at(points: &[PercentilePoint], percentile: f64) -> Option<Micros> {
         .map(|p| p.value)
 }
 
+/// The latency at `percentile` for the table: the run's own summary where it
+/// has that percentile (so the table's median is the bench table's p50), the
+/// percentile curve elsewhere.
+fn summary_value(run: &BenchRun, percentile: f64) -> Option<Micros> {
+    let s = &run.latency;
+    let exact = [
+        (50.0, s.p50),
+        (90.0, s.p90),
+        (99.0, s.p99),
+        (99.9, s.p999),
+        (100.0, s.max),
+    ];
+    match exact.iter().find(|(p, _)| (*p - percentile).abs() < 1e-9) {
+        Some((_, value)) if s.count > 0 => Some(*value),
+        _ => value_at(&run.latency_percentiles, percentile),
+    }
+}
+
 /// The text alternative to the chart: latency per percentile per protocol.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChartTable {
@@ -250,10 +268,7 @@ pub fn table(result: &BenchResult) -> ChartTable {
             .map(|&p| ChartTableRow {
                 percentile: p,
                 label: percentile_label(p),
-                values: runs
-                    .iter()
-                    .map(|r| value_at(&r.latency_percentiles, p))
-                    .collect(),
+                values: runs.iter().map(|r| summary_value(r, p)).collect(),
             })
             .collect(),
     }
@@ -425,5 +440,28 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("HTTP/3 median 3.00 ms"), "{text}");
+    }
+
+    #[test]
+    fn the_table_median_is_the_summary_p50() {
+        // The curve has no point at 50% (HDR steps jump from 0 to 68.75%).
+        let mut r = result(vec![(
+            Protocol::H1,
+            points(&[(0.0, 1), (68.75, 3), (100.0, 9)]),
+        )]);
+        r.runs[0].latency = crate::bench::LatencySummary {
+            count: 100,
+            p50: Micros(1_700),
+            max: Micros(9_000),
+            ..Default::default()
+        };
+        let t = table(&r);
+        assert_eq!(t.rows[0].values[0], Some(Micros(1_700)));
+        assert_eq!(t.rows[4].label, percentile_label(99.99));
+        assert_eq!(
+            t.rows[4].values[0],
+            Some(Micros(9_000)),
+            "99.99% from the curve"
+        );
     }
 }

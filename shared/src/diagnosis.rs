@@ -100,6 +100,7 @@ pub fn diagnose(result: &ProbeResult) -> Vec<Finding> {
     if working {
         for run in &result.runs {
             connection::reuse_saving(run, &mut findings);
+            connection::resumption_saving(run, &mut findings);
         }
     }
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));

@@ -1,5 +1,6 @@
 //! Connection and TLS facts per protocol, and what happened with HTTP/3.
 
+use h123_shared::chain::{ConnState, chains};
 use h123_shared::format::ms;
 use h123_shared::{Attempt, H3Discovery, H3Via, ProbeResult, Protocol, ProtocolRun};
 use leptos::prelude::*;
@@ -63,7 +64,39 @@ fn run_facts(run: &ProtocolRun) -> Vec<(&'static str, String)> {
             ),
         ));
     }
-    if let Some(r) = &a.response {
+    let later: Vec<ConnState> = chains(run).iter().skip(1).map(|c| c.state()).collect();
+    let resumed = later.iter().filter(|s| **s == ConnState::Resumed).count();
+    if resumed > 0 {
+        let zero_rtt = run
+            .attempts
+            .iter()
+            .filter(|a| a.quic.as_ref().and_then(|q| q.zero_rtt_accepted) == Some(true))
+            .count();
+        facts.push((
+            "Resumption",
+            format!(
+                "{resumed} of {} later connection(s) resumed the session{}",
+                later.len(),
+                if zero_rtt > 0 {
+                    format!(", {zero_rtt} with 0-RTT")
+                } else {
+                    String::new()
+                }
+            ),
+        ));
+    }
+    let chain = chains(run).into_iter().find(|c| std::ptr::eq(c.first(), a));
+    let redirects = chain.as_ref().map_or(0, |c| c.redirects());
+    if let Some(r) = chain
+        .as_ref()
+        .and_then(|c| c.response())
+        .or(a.response.as_ref())
+    {
+        let via = if redirects > 0 {
+            format!(" · final, after {redirects} redirect(s)")
+        } else {
+            String::new()
+        };
         let cut = if r.truncated {
             ", cut at the size cap"
         } else {
@@ -72,8 +105,10 @@ fn run_facts(run: &ProtocolRun) -> Vec<(&'static str, String)> {
         facts.push((
             "Response",
             format!(
-                "{} {} · {} body bytes{cut}",
-                r.http_version, r.status, r.body_bytes
+                "{} {} · {} body bytes{cut}{via}",
+                r.http_version,
+                h123_shared::format::status(r.status),
+                r.body_bytes
             ),
         ));
     }
@@ -88,7 +123,7 @@ fn run_facts(run: &ProtocolRun) -> Vec<(&'static str, String)> {
 
 /// A failure kind as words.
 fn kind(failure: &h123_shared::Failure) -> String {
-    format!("{:?}", failure.kind).to_lowercase()
+    failure.kind.as_str().replace('_', " ")
 }
 
 /// The engine's HTTP/3 discovery, as label/value pairs.

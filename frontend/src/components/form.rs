@@ -22,6 +22,7 @@ pub fn ProbeForm() -> impl IntoView {
     let headers = RwSignal::new(String::new());
     let insecure = RwSignal::new(false);
     let follow = RwSignal::new(false);
+    let h3_direct = RwSignal::new(false);
 
     let url_check = Memo::new(move |_| url.with(|u| check_url(u)));
     let header_check = Memo::new(move |_| headers.with(|h| parse_headers(h)));
@@ -38,6 +39,7 @@ pub fn ProbeForm() -> impl IntoView {
             headers,
             insecure: insecure.get(),
             follow_redirects: follow.get(),
+            h3_direct: h3_direct.get(),
             ..ProbeOptions::default()
         })
     });
@@ -171,17 +173,22 @@ pub fn ProbeForm() -> impl IntoView {
                 </div>
                 <label class="toggle">
                     <input type="checkbox" id="follow" prop:checked=move || follow.get() on:change=move |ev| follow.set(event_target_checked(&ev)) />
-                    "Follow redirects (each hop its own row)"
+                    "Follow redirects (the hops end to end on one row)"
+                </label>
+                <label class="toggle">
+                    <input type="checkbox" id="h3-direct" prop:checked=move || h3_direct.get() on:change=move |ev| h3_direct.set(event_target_checked(&ev)) />
+                    "Try HTTP/3 directly (even when nothing advertises it)"
                 </label>
                 <label class="toggle">
                     <input type="checkbox" id="insecure" prop:checked=move || insecure.get() on:change=move |ev| insecure.set(event_target_checked(&ev)) />
                     "Skip certificate verification (like curl -k)"
                 </label>
                 <p class="field-note">
-                    "Certificates are verified against the system's public roots. A server with a private CA needs "
-                    "the insecure option here, or the CLI's "
+                    "Certificates are verified against the system's public roots (and the CA its operator gave "
+                    <code>"h123 serve --cacert"</code>
+                    "). For a private CA, use the CLI's "
                     <code>"--cacert FILE"</code>
-                    "."
+                    ", or skip verification above to test."
                 </p>
             </details>
         </form>

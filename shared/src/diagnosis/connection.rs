@@ -177,6 +177,71 @@ pub(super) fn reuse_saving(run: &ProtocolRun, out: &mut Vec<Finding>) {
     ));
 }
 
+/// Resumed mode: what resuming the TLS session (and 0-RTT) saved on setup (`resumption_saving`).
+pub(super) fn resumption_saving(run: &ProtocolRun, out: &mut Vec<Finding>) {
+    use crate::chain::ConnState;
+    let ok = |a: &&Attempt| a.hop == 0 && a.failure.is_none();
+    let Some(first) = run
+        .attempts
+        .iter()
+        .filter(ok)
+        .find(|a| ConnState::of(a) == ConnState::New)
+    else {
+        return;
+    };
+    let resumed: Vec<&Attempt> = run
+        .attempts
+        .iter()
+        .filter(ok)
+        .filter(|a| ConnState::of(a) == ConnState::Resumed)
+        .collect();
+    if resumed.is_empty() {
+        return;
+    }
+    let mut setups: Vec<Micros> = resumed.iter().map(|a| setup(a).0).collect();
+    setups.sort_unstable();
+    let median = percentile(&setups, 50);
+    let full = setup(first).0;
+    let saving = full.saturating_sub(median);
+    let zero_rtt = resumed
+        .iter()
+        .filter(|a| a.quic.as_ref().and_then(|q| q.zero_rtt_accepted) == Some(true))
+        .count();
+    let zero_rtt_note = if zero_rtt > 0 {
+        format!(
+            " {zero_rtt} of them sent the request in 0-RTT data, before the handshake finished."
+        )
+    } else {
+        String::new()
+    };
+    out.push(finding(
+        "resumption_saving",
+        Severity::Info,
+        format!(
+            "{}: session resumption saves {} of connection setup",
+            run.protocol,
+            ms(saving)
+        ),
+        Evidence {
+            protocol: run.protocol,
+            attempt: Some(first.attempt),
+            phase: None,
+            duration: Some(saving),
+            detail: format!(
+                "The full handshake of attempt {} took {} of setup; the {} resumed connection(s) a median {}.{zero_rtt_note}",
+                first.attempt,
+                ms(full),
+                resumed.len(),
+                ms(median)
+            ),
+        },
+        "Resumption needs the server to issue session tickets and the client to keep them: \
+         check with `openssl s_client -sess_out s.pem` then `-sess_in s.pem` (look for \"Reused\"). \
+         Reuse of one connection saves more still."
+            .into(),
+    ));
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
@@ -248,6 +313,30 @@ mod tests {
             !ids(&f).iter().any(|id| id.starts_with("connection_")),
             "{:?}",
             ids(&f)
+        );
+    }
+
+    #[test]
+    fn resumption_saving_counts_zero_rtt() {
+        let mut resumed = fresh(2, 0, 0, 0, 1_000);
+        resumed.phases.quic = crate::fixture::span(0, 300);
+        resumed.quic = Some(crate::schema::QuicInfo {
+            zero_rtt_accepted: Some(true),
+            ..crate::schema::QuicInfo::default()
+        });
+        let mut r = result(vec![run(
+            Protocol::H3,
+            vec![fresh(1, 0, 1_000, 2_000, 1_000), resumed],
+        )]);
+        r.options.mode = crate::schema::ConnectionMode::Resumed;
+        let f = diagnose(&r);
+        let saving = find(&f, "resumption_saving");
+        assert_eq!(saving.evidence.duration, Some(Micros(2_700)));
+        assert!(
+            saving
+                .evidence
+                .detail
+                .contains("1 of them sent the request in 0-RTT")
         );
     }
 }
