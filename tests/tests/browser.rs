@@ -11,7 +11,7 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use h123_shared::api::{BenchRecord, ProbeRecord};
 use h123_shared::format::{count, ms, rate};
 use h123_shared::waterfall::layout;
-use h123_target::{TargetConfig, TestTarget};
+use h123_target::{H3Mode, TargetConfig, TestTarget};
 use serde_json::{Value, json};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -526,6 +526,124 @@ return { role: svg.getAttribute('role'), label: svg.getAttribute('aria-label'),
          lines: [...svg.querySelectorAll('path.line')].map(p => ({
            protocol: p.dataset.protocol, d: p.getAttribute('d') })) };
 "#;
+
+/// The answer on the page: a redirect chain drawn as one row with its hop boundaries, HTTP/3
+/// advertised but silent keeping its column in the comparison with the reason, the outcome badge
+/// and the verdict as the API computed them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_answer_end_to_end() {
+    if let Some(what) = missing() {
+        assert!(
+            std::env::var("H123_BROWSER_TESTS").is_err(),
+            "browser tests required but missing: {what}"
+        );
+        eprintln!("skipping the browser tests: missing {what}");
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let config = TargetConfig {
+        h3: H3Mode::BlockUdp,
+        ..TargetConfig::default()
+    };
+    let target = TestTarget::start(config).await.expect("target");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (_server, base) = serve(&target, tmp.path()).await;
+    let (_driver, driver) = chromedriver().await;
+    let client = browser(&driver, &tmp.path().join("profile")).await;
+    client.goto(&base).await.expect("home");
+    let options = json!({
+        "url": target.https_url("/redirect/2"),
+        "follow_redirects": true,
+        "repeat": 3,
+        "phase_timeout_ms": 1000,
+    });
+    let script = "const done = arguments[1]; fetch('/api/v1/probes', {method: 'POST', \
+                  headers: {'content-type': 'application/json'}, body: JSON.stringify(arguments[0])}) \
+                  .then(r => r.json()).then(j => done(j.id));";
+    let id = client
+        .execute_async(script, vec![options])
+        .await
+        .expect("create");
+    let id = id.as_str().expect("id").to_string();
+    client.goto(&format!("{base}/r/{id}")).await.unwrap();
+    until(
+        &client,
+        "return !!document.querySelector('.verdict-summary');",
+        30,
+    )
+    .await;
+    let record = api_record(&client, &id).await;
+    let analysis = record.result.analysis.as_ref().expect("analysis");
+
+    let badge = client
+        .execute(
+            "return document.querySelector('.summary .status').textContent;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(badge, analysis.outcome.label());
+    let verdict = client
+        .execute(
+            "return document.querySelector('.verdict-summary').textContent;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(verdict, analysis.verdict.summary.as_str());
+
+    // h1 and h2: three rows each, every one a chain of two redirects with two hop boundaries.
+    let chains = client
+        .execute(
+            "return [...document.querySelectorAll('.wf-panel[data-protocol=h1] .wf-row, .wf-panel[data-protocol=h2] .wf-row')] \
+             .map(r => [+r.dataset.redirects, r.querySelectorAll('line.hop').length]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        chains,
+        json!([[2, 2], [2, 2], [2, 2], [2, 2], [2, 2], [2, 2]])
+    );
+
+    // HTTP/3 was tried once, and keeps its column saying why it has no figures.
+    let h3_rows = client
+        .execute(
+            "return document.querySelectorAll('.wf-panel[data-protocol=h3] .wf-row').length;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(h3_rows, json!(1));
+    let unmeasured = client
+        .execute(
+            "const c = document.querySelector('.comparison td.unmeasured'); return c ? c.textContent : null;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        unmeasured
+            .as_str()
+            .is_some_and(|t| t.contains("failed in quic")),
+        "{unmeasured}"
+    );
+    let findings = client
+        .execute(
+            "return [...document.querySelectorAll('.finding')].map(f => f.dataset.id);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    for id in ["h3_udp_silent", "redirect_cost"] {
+        assert!(
+            findings.as_array().unwrap().iter().any(|f| f == id),
+            "{id} in {findings}"
+        );
+    }
+    eprintln!("answer page: {badge} · {verdict}");
+    screenshots(&client, "answer").await;
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bench_page_end_to_end() {

@@ -60,7 +60,9 @@ pub fn render(record: &ProbeRecord) -> String {
     let rows = waterfall.rows.len();
     let skipped = waterfall.skipped.len();
     let plot_bottom = TOP + ROW_H * rows.max(1) as f64;
-    let height = plot_bottom + 24.0 + 20.0 * skipped as f64 + 48.0;
+    let verdict = record.result.analysis.as_ref();
+    let height =
+        plot_bottom + 24.0 + 20.0 * (skipped + usize::from(verdict.is_some())) as f64 + 48.0;
     let mut svg = String::with_capacity(4096 + rows * 600);
     let _ = write!(
         svg,
@@ -71,7 +73,10 @@ pub fn render(record: &ProbeRecord) -> String {
         r##"<title>h123 waterfall of {url}</title><rect width="100%" height="100%" fill="#ffffff"/>"##,
         url = escape(&shorten(&record.options.url, 200))
     );
-    let status = crate::store::status_str(record.status);
+    let status = match (record.status, verdict) {
+        (h123_shared::api::ProbeStatus::Done, Some(a)) => a.outcome.label(),
+        (status, _) => crate::store::status_str(status),
+    };
     let _ = write!(
         svg,
         r##"<text x="16" y="26" font-size="16" font-weight="bold" fill="#111827">h123 · {}</text>"##,
@@ -129,6 +134,15 @@ pub fn render(record: &ProbeRecord) -> String {
         draw_row(&mut svg, row, y);
     }
     let mut y = plot_bottom + 22.0;
+    if let Some(a) = verdict {
+        let _ = write!(
+            svg,
+            r##"<text x="16" y="{y}" fill="#111827" font-weight="bold">{}<title>{}</title></text>"##,
+            escape(&shorten(&a.verdict.summary, 150)),
+            escape(&a.verdict.summary)
+        );
+        y += 20.0;
+    }
     for skip in &waterfall.skipped {
         let _ = write!(
             svg,
