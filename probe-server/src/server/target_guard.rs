@@ -6,7 +6,7 @@
 //! (redirect hops and DNS rebinding included), which this does not replace.
 
 use crate::probe::dns::NameResolver;
-use crate::probe::guard::ConnectPolicy;
+use crate::probe::guard::{ConnectPolicy, non_public};
 use crate::probe::plan::Plan;
 use crate::probe::trace::AttemptTrace;
 use std::net::SocketAddr;
@@ -27,7 +27,9 @@ pub struct TargetGuard {
 
 impl TargetGuard {
     /// `Ok` when `plan` may run, else the reason it is refused, e.g.
-    /// "internal.example resolves to 10.0.0.5, which is not allowed: 10.0.0.5 is a private (10.0.0.0/8) address".
+    /// "internal.example resolves to a non-public address, which this server
+    /// does not probe". A name's addresses are never named in the reason
+    /// (they are logged); an address literal's range is.
     ///
     /// # Errors
     /// The reason, as a sentence.
@@ -75,13 +77,22 @@ impl TargetGuard {
             Err(_) => return Ok(()),
         };
         for addr in addrs {
-            self.policy.check(addr).map_err(|reason| match host {
-                Host::Domain(name) => format!(
-                    "{name} resolves to {}, which is not allowed: {reason}",
-                    addr.ip()
-                ),
-                _ => reason,
-            })?;
+            if let Err(reason) = self.policy.check(addr) {
+                let Host::Domain(name) = host else {
+                    return Err(reason);
+                };
+                // The answer never names the address, or anyone could map
+                // this server's internal DNS; the operator's log does.
+                eprintln!("h123 serve: refused a probe of {name}: {reason}");
+                let what = if non_public(addr.ip()).is_some() {
+                    "a non-public address"
+                } else {
+                    "an address that is not on this server's list of allowed targets"
+                };
+                return Err(format!(
+                    "{name} resolves to {what}, which this server does not probe"
+                ));
+            }
         }
         Ok(())
     }
@@ -119,9 +130,13 @@ pub async fn check_bench(
         .collect::<Vec<_>>()
         .join(", ");
     Err(match host {
-        Host::Domain(name) => format!(
-            "{name} resolves to {shown}, and benches may load only the addresses this server lists (--bench-target)"
-        ),
+        Host::Domain(name) => {
+            // As for probes: the log names the addresses, the answer does not.
+            eprintln!("h123 serve: refused a bench of {name}: it resolves to {shown}");
+            format!(
+                "{name} resolves to no address this server lists, and benches may load only those (--bench-target)"
+            )
+        }
         _ => format!("{shown} is not on this server's list of bench targets (--bench-target)"),
     })
 }
@@ -170,7 +185,7 @@ mod tests {
         }
         assert_eq!(
             verdict("http://10.0.0.5/").await.unwrap_err(),
-            "10.0.0.5 is a private (10.0.0.0/8) address"
+            "10.0.0.5 is a private-use address (10.0.0.0/8, RFC 1918)"
         );
     }
 
@@ -212,9 +227,9 @@ mod tests {
         }];
         let plan = Plan::new(options.clone(), &Limits::default()).unwrap();
         let reason = guard.check(&plan, None).await.unwrap_err();
-        assert!(
-            reason.starts_with("example.com resolves to 192.168.1.1"),
-            "{reason}"
+        assert_eq!(
+            reason,
+            "example.com resolves to a non-public address, which this server does not probe"
         );
         options.resolve.clear();
         options.dns_server = Some("10.1.1.1:53".into());
