@@ -214,7 +214,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 h123_shared::Method::Head => http::Method::HEAD,
             },
             url: url.clone(),
-            headers: self.plan.headers.clone(),
+            headers: headers_for(self.plan, url),
             max_body: self.plan.options.max_body_bytes,
             phase_limit: limit,
         };
@@ -284,4 +284,22 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             tls: opened.tls,
         })
     }
+}
+
+/// Request headers that carry credentials: sent to the probed origin only.
+pub const SENSITIVE_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
+
+/// The plan's extra headers for a request to `url`: all of them on the
+/// plan's own origin; without [`SENSITIVE_HEADERS`] once a redirect has
+/// changed the scheme, host or port, as curl does, so a redirect cannot
+/// hand the user's credentials to another origin.
+fn headers_for(plan: &Plan, url: &Url) -> Vec<(http::HeaderName, http::HeaderValue)> {
+    let same_origin = url.scheme() == plan.url.scheme()
+        && url.host() == plan.url.host()
+        && url.port_or_known_default() == plan.url.port_or_known_default();
+    plan.headers
+        .iter()
+        .filter(|(name, _)| same_origin || !SENSITIVE_HEADERS.contains(&name.as_str()))
+        .cloned()
+        .collect()
 }
