@@ -236,3 +236,52 @@ async fn redirect_hops_into_private_space_fail_as_blocked() {
         }
     }
 }
+
+#[tokio::test]
+async fn the_port_list_holds_on_every_redirect_hop() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&target);
+    // The target's address on any port, but only its HTTPS port on the port list.
+    config.guard.policy = ConnectPolicy::public_only(vec![h123::probe::guard::AllowedTarget {
+        ip: target.https_addr.ip(),
+        port: None,
+    }])
+    .with_ports(vec![target.https_addr.port()]);
+    let state = state(config, &dir);
+    let port = target.http_addr.port();
+    let body = serde_json::json!({
+        "url": target.https_url(&format!("/redirect-to?url=http%3A%2F%2F127.0.0.1%3A{port}%2F")),
+        "protocols": ["h1"],
+        "repeat": 1,
+        "follow_redirects": true,
+    })
+    .to_string();
+    let record = run_to_end(&state, &body).await;
+    let attempts = &record.result.runs[0].attempts;
+    assert_eq!(attempts.len(), 2, "{attempts:#?}");
+    assert!(
+        attempts[0].failure.is_none(),
+        "the first hop is on the list"
+    );
+    let failure = attempts[1].failure.as_ref().expect("the hop fails");
+    assert_eq!(failure.kind, FailureKind::Blocked, "{failure:?}");
+    assert!(
+        failure
+            .message
+            .contains(&format!("port {port} is not allowed")),
+        "{}",
+        failure.message
+    );
+    // The API's early check refuses the same port on the first URL.
+    let answer = call(
+        &state,
+        post_json(
+            "/api/v1/probes",
+            &serde_json::json!({ "url": target.http_url("/") }).to_string(),
+        ),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.text());
+}

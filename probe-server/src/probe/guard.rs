@@ -18,6 +18,7 @@ pub struct ConnectPolicy {
     allow_private: bool,
     allowed: Vec<AllowedTarget>,
     only_listed: bool,
+    ports: Vec<u16>,
 }
 
 /// One explicitly allowed target: an address, and optionally one port.
@@ -134,6 +135,7 @@ impl ConnectPolicy {
             allow_private: true,
             allowed: Vec::new(),
             only_listed: false,
+            ports: Vec::new(),
         }
     }
 
@@ -143,6 +145,7 @@ impl ConnectPolicy {
             allow_private: false,
             allowed,
             only_listed: false,
+            ports: Vec::new(),
         }
     }
 
@@ -153,7 +156,35 @@ impl ConnectPolicy {
             allow_private: false,
             allowed,
             only_listed: true,
+            ports: Vec::new(),
         }
+    }
+
+    /// The same policy, letting only these ports through (any when empty):
+    /// `--allow-port`, checked on every dialled address (redirect hops,
+    /// Alt-Svc and HTTPS-record endpoints included), whatever else allows it.
+    pub fn with_ports(mut self, ports: Vec<u16>) -> Self {
+        self.ports = ports;
+        self
+    }
+
+    /// `Ok` when `port` is on the port list (or there is none), else why not.
+    ///
+    /// # Errors
+    /// The reason, as a sentence listing the allowed ports.
+    pub fn check_port(&self, port: u16) -> Result<(), String> {
+        if self.ports.is_empty() || self.ports.contains(&port) {
+            return Ok(());
+        }
+        let list = self
+            .ports
+            .iter()
+            .map(u16::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        Err(format!(
+            "port {port} is not allowed: this server probes only ports {list}"
+        ))
     }
 
     /// Whether this policy lets every address through (`--allow-private`).
@@ -162,11 +193,14 @@ impl ConnectPolicy {
     }
 
     /// `Ok` when `addr` may be connected to, else the reason it may not,
-    /// e.g. "10.0.0.5 is a private-use address (10.0.0.0/8, RFC 1918)".
+    /// e.g. "10.0.0.5 is a private-use address (10.0.0.0/8, RFC 1918)" or
+    /// "port 22 is not allowed: ...". The port list applies even when
+    /// private addresses are allowed: the operator set both.
     ///
     /// # Errors
     /// The reason, as a sentence naming the address and its range.
     pub fn check(&self, addr: SocketAddr) -> Result<(), String> {
+        self.check_port(addr.port())?;
         if self.allow_private {
             return Ok(());
         }
@@ -427,6 +461,30 @@ mod tests {
             verdict(&policy, "10.0.0.1:443")
                 .unwrap_err()
                 .contains("private")
+        );
+    }
+
+    #[test]
+    fn the_port_list_applies_to_every_address() {
+        let policy = ConnectPolicy::public_only(vec!["127.0.0.1".parse().unwrap()])
+            .with_ports(vec![443, 80]);
+        assert_eq!(verdict(&policy, "1.1.1.1:443"), Ok(()));
+        assert_eq!(verdict(&policy, "127.0.0.1:80"), Ok(()));
+        assert_eq!(
+            verdict(&policy, "1.1.1.1:8443").unwrap_err(),
+            "port 8443 is not allowed: this server probes only ports 443, 80"
+        );
+        assert!(
+            verdict(&policy, "127.0.0.1:22")
+                .unwrap_err()
+                .contains("port 22")
+        );
+        let open = ConnectPolicy::allow_all().with_ports(vec![443]);
+        assert_eq!(verdict(&open, "127.0.0.1:443"), Ok(()));
+        assert!(verdict(&open, "127.0.0.1:444").is_err());
+        assert_eq!(
+            verdict(&ConnectPolicy::allow_all(), "127.0.0.1:444"),
+            Ok(())
         );
     }
 

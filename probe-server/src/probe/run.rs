@@ -248,7 +248,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             .as_ref()
             .filter(|_| url.origin() == self.plan.url.origin());
         let (host, port) = match redirected {
-            Some((host, port)) => (Host::parse(host).map_err(|_| no_host())?, *port),
+            Some((host, port)) => (endpoint_host(host).ok_or_else(no_host)?, *port),
             None => (
                 url.host().ok_or_else(no_host)?.to_owned(),
                 url.port_or_known_default().ok_or_else(no_host)?,
@@ -302,4 +302,41 @@ fn headers_for(plan: &Plan, url: &Url) -> Vec<(http::HeaderName, http::HeaderVal
         .filter(|(name, _)| same_origin || !SENSITIVE_HEADERS.contains(&name.as_str()))
         .cloned()
         .collect()
+}
+
+/// An endpoint's host (`Alt-Svc`, HTTPS record) as given: a bare IPv6
+/// address (`::1`, with or without brackets), an IPv4 address or a name.
+fn endpoint_host(text: &str) -> Option<Host> {
+    let bare = text.trim_start_matches('[').trim_end_matches(']');
+    match bare.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => Some(Host::Ipv4(ip)),
+        Ok(std::net::IpAddr::V6(ip)) => Some(Host::Ipv6(ip)),
+        Err(_) => Host::parse(text).ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_hosts_keep_ipv6_whole() {
+        assert_eq!(
+            endpoint_host("::1"),
+            Some(Host::Ipv6(std::net::Ipv6Addr::LOCALHOST))
+        );
+        assert_eq!(
+            endpoint_host("[::1]"),
+            Some(Host::Ipv6(std::net::Ipv6Addr::LOCALHOST))
+        );
+        assert_eq!(
+            endpoint_host("127.0.0.1"),
+            Some(Host::Ipv4(std::net::Ipv4Addr::LOCALHOST))
+        );
+        assert_eq!(
+            endpoint_host("alt.example"),
+            Some(Host::Domain("alt.example".to_owned()))
+        );
+        assert_eq!(endpoint_host("bad host"), None);
+    }
 }

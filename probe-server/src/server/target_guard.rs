@@ -19,10 +19,8 @@ const LOOKUP_LIMIT: Duration = Duration::from_secs(3);
 /// Where a probe may go, as far as the API checks before starting it.
 #[derive(Clone, Debug)]
 pub struct TargetGuard {
-    /// The connect policy (the engine enforces the same one).
+    /// The connect policy, with its port list (the engine enforces the same one).
     pub policy: ConnectPolicy,
-    /// Ports a target URL may use; any when empty.
-    pub ports: Vec<u16>,
 }
 
 impl TargetGuard {
@@ -42,19 +40,14 @@ impl TargetGuard {
                 .map_err(|reason| format!("dns_server {dns} is not allowed: {reason}"))?;
         }
         let port = plan.url.port_or_known_default().unwrap_or(80);
-        if !self.ports.is_empty() && !self.ports.contains(&port) {
-            return Err(format!(
-                "port {port} is not allowed: this server probes only ports {}",
-                self.ports
-                    .iter()
-                    .map(u16::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
+        self.policy.check_port(port)?;
         let Some(host) = plan.url.host() else {
             return Err("the URL has no host".to_owned());
         };
+        // `--allow-private` lets everything through, this machine's names included.
+        if self.policy.allows_private() {
+            return Ok(());
+        }
         if let Host::Domain(name) = host {
             let bare = name.trim_end_matches('.').to_ascii_lowercase();
             if bare == "localhost" || bare.ends_with(".localhost") {
@@ -150,7 +143,6 @@ mod tests {
     async fn verdict(url: &str) -> Result<(), String> {
         let guard = TargetGuard {
             policy: ConnectPolicy::public_only(Vec::new()),
-            ports: Vec::new(),
         };
         let options = ProbeOptions {
             url: url.into(),
@@ -190,6 +182,27 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn allow_private_lets_everything_through_localhost_included() {
+        let guard = TargetGuard {
+            policy: ConnectPolicy::allow_all(),
+        };
+        for url in [
+            "https://localhost:8443/",
+            "http://app.localhost/",
+            "http://127.0.0.1/",
+            "http://10.0.0.5/",
+            "http://[::1]:8080/",
+        ] {
+            let options = ProbeOptions {
+                url: url.into(),
+                ..ProbeOptions::default()
+            };
+            let plan = Plan::new(options, &Limits::default()).unwrap();
+            assert_eq!(guard.check(&plan, None).await, Ok(()), "{url}");
+        }
+    }
+
+    #[tokio::test]
     async fn benches_need_an_address_on_their_own_list() {
         let policy = ConnectPolicy::only(vec!["127.0.0.1:8443".parse().unwrap()]);
         let check = |url: &str| {
@@ -213,8 +226,7 @@ mod tests {
     #[tokio::test]
     async fn pins_and_dns_servers_are_checked_too() {
         let guard = TargetGuard {
-            policy: ConnectPolicy::public_only(Vec::new()),
-            ports: vec![443],
+            policy: ConnectPolicy::public_only(Vec::new()).with_ports(vec![443]),
         };
         let mut options = ProbeOptions {
             url: "https://example.com/".into(),
