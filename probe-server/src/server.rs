@@ -73,7 +73,6 @@ impl Default for ServerConfig {
             limits: server_limits(),
             guard: TargetGuard {
                 policy: ConnectPolicy::public_only(Vec::new()),
-                ports: Vec::new(),
             },
             dns_server: None,
             trust: TrustSettings::system(),

@@ -274,6 +274,14 @@ async fn bad_requests_get_json_errors_with_stable_codes() {
             "out_of_range",
         ),
         (
+            post_json(
+                "/api/v1/probes",
+                r#"{"url":"https://example.com/","headers":[{"name":"Content-Length","value":"5"}]}"#,
+            ),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "forbidden_header",
+        ),
+        (
             axum::http::Request::post("/api/v1/probes")
                 .header("content-type", "text/plain")
                 .body(axum::body::Body::from("{}"))

@@ -161,7 +161,7 @@ async fn bad_options_and_targets_off_the_list_are_refused() {
             serde_json::json!({"url": format!("https://rebind.h123.test:{port}/"), "duration_ms": 500}),
             StatusCode::FORBIDDEN,
             "blocked_target",
-            "rebind.h123.test resolves to 10.0.0.5",
+            "rebind.h123.test resolves to no address this server lists",
         ),
     ];
     for (body, status, code, says) in cases {

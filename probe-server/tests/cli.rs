@@ -294,6 +294,23 @@ fn bad_input_exits_2_with_one_readable_line() {
             "must look like",
         ),
         (
+            vec!["probe", "https://e.test/", "-H", "Host: other.test"],
+            "header `host` cannot be set",
+        ),
+        (
+            vec![
+                "probe",
+                "https://e.test/",
+                "-H",
+                "Transfer-Encoding: chunked",
+            ],
+            "header `transfer-encoding` cannot be set",
+        ),
+        (
+            vec!["bench", "https://e.test/", "-H", "Connection: close"],
+            "header `connection` cannot be set",
+        ),
+        (
             vec!["probe", "https://e.test/", "--cacert", "/nonexistent.pem"],
             "cannot read CA file",
         ),

@@ -48,6 +48,16 @@ fn hostile(target: &h123_target::TestTarget) -> Vec<(String, serde_json::Value)>
         "http://[fd00:ec2::254]/",
         "http://[fe80::1]/",
         "http://[64:ff9b::7f00:1]/",
+        "http://[::ffff:0:a00:5]/",
+        "http://[::ffff:0:7f00:1]/",
+        "http://[2001::1]/",
+        "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
+        "http://[2001:2::1]/",
+        "http://192.88.99.1/",
+        "http://[2002:c0a8:101::1]/",
+        "http://[64:ff9b:1::a00:1]/",
+        "http://198.18.0.1/",
+        "http://240.0.0.1/",
         "https://target.h123.test/",
         "http://evil.h123.test/",
         "http://v6.h123.test/",
@@ -115,12 +125,28 @@ async fn hostile_targets_are_refused_before_any_connect() {
                 "reserved",
                 "documentation",
                 "carrier-grade",
-                "NAT64"
+                "NAT64",
+                "broadcast",
+                "non-public",
+                "Teredo",
+                "benchmarking",
+                "6to4",
+                "SIIT",
             ]
             .iter()
             .any(|w| message.contains(w)),
             "{what}: the reason names the kind of address: {message}"
         );
+        if what.contains(".h123.test") || what.contains("pinned.example") {
+            // A name's addresses are never named: that would map the server's DNS.
+            assert!(
+                message.contains("resolves to a non-public address")
+                    && !["127.0.0.1", "10.0.0.5", "::1", "169.254"]
+                        .iter()
+                        .any(|a| message.contains(a)),
+                "{what}: {message}"
+            );
+        }
         println!("refused {what:45} {message}");
     }
     let rebind = call(
@@ -133,9 +159,9 @@ async fn hostile_targets_are_refused_before_any_connect() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(
-        message.contains("resolves to 10.0.0.5") && message.contains("private"),
-        "{message}"
+    assert_eq!(
+        message,
+        "blocked target: rebind.h123.test resolves to a non-public address, which this server does not probe"
     );
     // Schemes other than http and https are refused as such.
     for url in [
@@ -209,4 +235,53 @@ async fn redirect_hops_into_private_space_fail_as_blocked() {
             );
         }
     }
+}
+
+#[tokio::test]
+async fn the_port_list_holds_on_every_redirect_hop() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&target);
+    // The target's address on any port, but only its HTTPS port on the port list.
+    config.guard.policy = ConnectPolicy::public_only(vec![h123::probe::guard::AllowedTarget {
+        ip: target.https_addr.ip(),
+        port: None,
+    }])
+    .with_ports(vec![target.https_addr.port()]);
+    let state = state(config, &dir);
+    let port = target.http_addr.port();
+    let body = serde_json::json!({
+        "url": target.https_url(&format!("/redirect-to?url=http%3A%2F%2F127.0.0.1%3A{port}%2F")),
+        "protocols": ["h1"],
+        "repeat": 1,
+        "follow_redirects": true,
+    })
+    .to_string();
+    let record = run_to_end(&state, &body).await;
+    let attempts = &record.result.runs[0].attempts;
+    assert_eq!(attempts.len(), 2, "{attempts:#?}");
+    assert!(
+        attempts[0].failure.is_none(),
+        "the first hop is on the list"
+    );
+    let failure = attempts[1].failure.as_ref().expect("the hop fails");
+    assert_eq!(failure.kind, FailureKind::Blocked, "{failure:?}");
+    assert!(
+        failure
+            .message
+            .contains(&format!("port {port} is not allowed")),
+        "{}",
+        failure.message
+    );
+    // The API's early check refuses the same port on the first URL.
+    let answer = call(
+        &state,
+        post_json(
+            "/api/v1/probes",
+            &serde_json::json!({ "url": target.http_url("/") }).to_string(),
+        ),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.text());
 }

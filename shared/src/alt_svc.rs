@@ -46,7 +46,13 @@ fn parse_entry(entry: &str) -> Option<AltSvc> {
     let authority = authority.trim().strip_prefix('"')?.strip_suffix('"')?;
     let (host, port) = authority.rsplit_once(':')?;
     let port = port.parse().ok()?;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
+    // An IPv6 literal comes in brackets (RFC 3986 `IP-literal`); the host
+    // kept is the bare address (the engine brackets it again to dial it).
+    let host = match host.strip_prefix('[') {
+        Some(inner) => inner.strip_suffix(']').filter(|a| a.contains(':'))?,
+        None if host.contains([':', '[', ']']) => return None,
+        None => host,
+    };
     let mut max_age_s = DEFAULT_MAX_AGE_S;
     for param in parts {
         if let Some((name, value)) = param.split_once('=')
@@ -135,6 +141,9 @@ mod tests {
         assert_eq!(entries[0].protocol, "h3-29");
         assert_eq!(entries[0].host.as_deref(), Some("::1"));
         assert_eq!(entries[0].max_age_s, 5);
+        let entry = &h3_entries(r#"h3="[2001:db8::1]:8443""#)[0];
+        assert_eq!(entry.host.as_deref(), Some("2001:db8::1"));
+        assert_eq!(entry.port, 8443);
     }
 
     #[test]
@@ -146,6 +155,9 @@ mod tests {
             "h3=:443",
             r#"h3=":port""#,
             r#"h3=":443"; ma=x"#,
+            r#"h3="::1:443""#,
+            r#"h3="[::1:443""#,
+            r#"h3="[example.com]:443""#,
             ",,;;\"\"",
         ] {
             assert!(parse(value).is_empty(), "{value:?}");

@@ -18,6 +18,12 @@ pub const MAX_BODY_BYTES: u64 = 100 * 1024 * 1024;
 /// Longest delay or drip span accepted, in milliseconds (5 minutes); longer asks get a 400.
 pub const MAX_DELAY_MS: u64 = 300_000;
 
+/// Most headers `/headers/{n}/{len}` answers with; larger `n` get a 400.
+pub const MAX_HEADERS: usize = 1000;
+
+/// Longest header value `/headers/{n}/{len}` answers with; longer `len` get a 400.
+pub const MAX_HEADER_LEN: usize = 100_000;
+
 /// Body of `/`.
 pub const ROOT_BODY: &str = "h123 test target\n";
 
@@ -37,13 +43,22 @@ pub const SERVER_TIMING_SAMPLE: &str = "db;dur=12.5;desc=\"query\", app;dur=30";
 /// - `/redirect/{k}`: 302 to `/redirect/{k-1}`; `/redirect/0` is a 200.
 /// - `/redirect-to?url=<percent-encoded URL>`: 302 to that URL.
 /// - `/server-timing`: 200 with [`SERVER_TIMING_SAMPLE`] as `Server-Timing`.
+/// - `/echo-headers`: 200 with each request header `name: value` answered as
+///   `x-echo-name: value` (how a test sees what the probe sent).
+/// - `/headers/{n}/{len}`: a hostile answer: `n` headers (at most [`MAX_HEADERS`]) named
+///   `x-h123-fill-{i}`, each with `len` bytes of value (at most [`MAX_HEADER_LEN`]); with
+///   `?loop` it is a 302 to itself, so a probe that follows redirects meets it on every hop.
 /// - anything else: 404. Malformed numbers: 400.
 ///
 /// Every response carries [`TARGET_HEADER`]`: 1`. HEAD gets the same headers as GET
 /// (including `content-length`) and an empty body.
 pub async fn route<B>(request: Request<B>) -> Response<TargetBody> {
     let (parts, _) = request.into_parts();
-    let mut response = dispatch(&parts.method, &parts.uri).await;
+    let mut response = if parts.uri.path() == "/echo-headers" {
+        echo_headers(&parts.headers)
+    } else {
+        dispatch(&parts.method, &parts.uri).await
+    };
     if parts.method == Method::HEAD {
         *response.body_mut() = TargetBody::empty();
     }
@@ -107,8 +122,42 @@ async fn dispatch(method: &Method, uri: &Uri) -> Response<TargetBody> {
             );
             response
         }
+        ["headers", n, len] => match (n.parse::<usize>(), len.parse::<usize>()) {
+            (Ok(n), Ok(len)) if n <= MAX_HEADERS && len <= MAX_HEADER_LEN => {
+                let looping = uri.query() == Some("loop");
+                hostile_headers(n, len, looping.then(|| uri.to_string()))
+            }
+            _ => bad_request(),
+        },
         _ => text(StatusCode::NOT_FOUND, "not found\n"),
     }
+}
+
+/// `/echo-headers`: the request's headers, each as `x-echo-{name}`.
+fn echo_headers(headers: &http::HeaderMap) -> Response<TargetBody> {
+    let mut response = text(StatusCode::OK, "echo\n");
+    for (name, value) in headers {
+        if let Ok(echo) = HeaderName::try_from(format!("x-echo-{name}")) {
+            response.headers_mut().append(echo, value.clone());
+        }
+    }
+    response
+}
+
+/// `/headers/{n}/{len}`: `n` filler headers of `len` bytes each; a 302 to
+/// `location` (the same path) when it is given.
+fn hostile_headers(n: usize, len: usize, location: Option<String>) -> Response<TargetBody> {
+    let mut response = match location.and_then(|l| HeaderValue::try_from(l).ok()) {
+        Some(location) => redirect(location),
+        None => text(StatusCode::OK, "many headers\n"),
+    };
+    let filler = HeaderValue::try_from("h".repeat(len)).unwrap_or(HeaderValue::from_static(""));
+    for i in 0..n {
+        if let Ok(name) = HeaderName::try_from(format!("x-h123-fill-{i}")) {
+            response.headers_mut().insert(name, filler.clone());
+        }
+    }
+    response
 }
 
 /// `/delay/{ms}`: sleeps, then reports the measured sleep.
@@ -339,5 +388,28 @@ mod tests {
         assert_eq!(get("/redirect-to").await.status(), 400);
         let response = get("/server-timing").await;
         assert_eq!(response.headers()["server-timing"], SERVER_TIMING_SAMPLE);
+    }
+
+    #[tokio::test]
+    async fn echo_and_hostile_headers() {
+        let request = Request::get("/echo-headers")
+            .header("authorization", "Bearer x")
+            .body(())
+            .unwrap();
+        let response = route(request).await;
+        assert_eq!(response.headers()["x-echo-authorization"], "Bearer x");
+        let response = get("/headers/97/4000").await;
+        assert_eq!(response.status(), 200);
+        let fill = response
+            .headers()
+            .iter()
+            .filter(|(name, _)| name.as_str().starts_with("x-h123-fill-"))
+            .map(|(_, value)| value.len())
+            .collect::<Vec<_>>();
+        assert_eq!(fill, vec![4000; 97]);
+        let response = get("/headers/2/10?loop").await;
+        assert_eq!(response.status(), 302);
+        assert_eq!(response.headers()[LOCATION], "/headers/2/10?loop");
+        assert_eq!(get("/headers/1001/1").await.status(), 400);
     }
 }

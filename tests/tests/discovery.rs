@@ -1,7 +1,7 @@
 //! End-to-end tests of HTTP/3 discovery against the loopback target: found
 //! through Alt-Svc, through an HTTPS DNS record, not advertised, advertised
-//! but UDP silent, tried directly, a failed handshake, and an endpoint the
-//! safety policy refuses; each a typed
+//! but UDP silent, tried directly, a failed handshake, an IPv6 endpoint, and
+//! endpoints the safety policy refuses (private, off the port list); each a typed
 //! outcome, with the h1/h2 results unaffected.
 
 mod support;
@@ -191,4 +191,65 @@ async fn alt_svc_into_private_space_is_refused_by_the_guard() {
         .clone()
         .unwrap();
     assert_eq!(failure.kind, h123_shared::FailureKind::Blocked);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ipv6_alt_svc_endpoint_is_dialled_in_brackets() {
+    let _serial = SERIAL.lock().await;
+    // The HTTP/3 endpoint on ::1, advertised by a target on 127.0.0.1.
+    let v6 = TestTarget::start(TargetConfig {
+        bind_ip: "::1".parse().unwrap(),
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let authority = format!("[::1]:{}", v6.https_addr.port());
+    let target = TestTarget::start(TargetConfig {
+        alt_svc_authority: Some(authority.clone()),
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    // Each target has its own CA: the endpoint's certificate is the other one's.
+    let result = probe(&target, |o| o.insecure = true).await;
+    let d = discovery(&result);
+    assert_eq!(d.alt_svc[0].host.as_deref(), Some("::1"));
+    assert_eq!(d.endpoint.as_deref(), Some(authority.as_str()));
+    assert_eq!(d.outcome, H3Outcome::Ok, "{}", d.detail);
+    let first = &run(&result, Protocol::H3).attempts[0];
+    assert!(first.failure.is_none(), "{:?}", first.failure);
+    assert_eq!(
+        first.connection.as_ref().unwrap().remote_addr,
+        v6.https_addr.to_string()
+    );
+    assert!(first.phases.quic.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alt_svc_endpoint_off_the_port_list_is_refused() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        alt_svc_authority: Some("127.0.0.1:1".to_owned()),
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let options = ProbeOptions {
+        url: target.https_url("/"),
+        repeat: 1,
+        phase_timeout_ms: 2_000,
+        ..ProbeOptions::default()
+    };
+    let plan = Plan::new(options, &Limits::default()).unwrap();
+    let trust = TrustSettings::from_ca_file(target.ca_file()).unwrap();
+    // The target's address on any port, but only its HTTPS port on the port list
+    // (`--allow-target 127.0.0.1 --allow-port <https>`).
+    let policy = ConnectPolicy::public_only(vec!["127.0.0.1".parse().unwrap()])
+        .with_ports(vec![target.https_addr.port()]);
+    let result = Engine::new(trust, policy).run(&plan).await;
+    assert_tcp_ok(&result);
+    let d = discovery(&result);
+    assert_eq!(d.outcome, H3Outcome::Blocked, "{}", d.detail);
+    assert!(d.detail.contains("port 1 is not allowed"), "{}", d.detail);
+    assert!(run(&result, Protocol::H3).attempts[0].quic.is_none());
 }

@@ -40,7 +40,7 @@ use h123_shared::bench::BenchOptions;
             headers(("Retry-After" = u64, description = "Seconds until the running bench should end"))),
         (status = 413, description = "The body is too large.", body = ErrorBody),
         (status = 415, description = "The body is not declared as JSON.", body = ErrorBody),
-        (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `no_protocols`, `out_of_range` (naming the field), ...", body = ErrorBody),
+        (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `no_protocols`, `out_of_range` (naming the field), `forbidden_header` (framing, hop-by-hop, proxy or pseudo-header), ...", body = ErrorBody),
         (status = 429, description = "`rate_limited` (the same per-client budget as probes); see `Retry-After`.", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 503, description = "`shutting_down`.", body = ErrorBody,

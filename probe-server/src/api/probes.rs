@@ -90,7 +90,7 @@ pub fn list_page(page: impl serde::Serialize) -> Response {
         (status = 403, description = "The target is not allowed (`blocked_target`), with the reason.", body = ErrorBody),
         (status = 413, description = "The body is too large.", body = ErrorBody),
         (status = 415, description = "The body is not declared as JSON.", body = ErrorBody),
-        (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `out_of_range`, ...", body = ErrorBody),
+        (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `out_of_range`, `invalid_header`, `forbidden_header` (framing, hop-by-hop, proxy or pseudo-header), ...", body = ErrorBody),
         (status = 429, description = "`rate_limited` or `too_many_probes`; see `Retry-After`.", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 503, description = "`server_busy` (queue full) or `shutting_down`.", body = ErrorBody,

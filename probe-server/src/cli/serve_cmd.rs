@@ -27,7 +27,7 @@ pub struct ServeArgs {
     /// The built web UI; default ./dist when it exists, else a built-in page.
     #[arg(long, value_name = "DIR")]
     pub web_root: Option<PathBuf>,
-    /// Let probes reach private, loopback and link-local addresses (trusted networks only).
+    /// Turn the guard off: probes reach every address, private, loopback and `localhost` names included (trusted networks only).
     #[arg(long)]
     pub allow_private: bool,
     /// Let probes reach this one address (and port): repeatable, e.g. 10.0.0.7:8443.
@@ -36,7 +36,7 @@ pub struct ServeArgs {
     /// Connect only to --allow-target addresses, public ones included (tests, closed deployments).
     #[arg(long)]
     pub only_allowed_targets: bool,
-    /// Ports a target URL may use (repeatable); any when not given.
+    /// Ports probes may connect to (repeatable), checked on every dialled address: redirect hops and HTTP/3 endpoints too; any when not given.
     #[arg(long = "allow-port", value_name = "PORT")]
     pub allow_ports: Vec<u16>,
     /// DNS server for probes that name none: ip[:port].
@@ -137,17 +137,15 @@ impl ServeArgs {
             ConnectPolicy::only(self.allow_targets.clone())
         } else {
             ConnectPolicy::public_only(self.allow_targets.clone())
-        };
+        }
+        .with_ports(self.allow_ports.clone());
         let mut limits = server_limits();
         limits.max_repeat = self.max_repeat.max(1);
         limits.max_timeout_ms = self.max_timeout_ms.max(1);
         limits.max_body_bytes = self.max_body_bytes.max(1);
         Ok(ServerConfig {
             limits,
-            guard: TargetGuard {
-                policy,
-                ports: self.allow_ports.clone(),
-            },
+            guard: TargetGuard { policy },
             dns_server,
             trust,
             max_running: self.max_running.max(1),

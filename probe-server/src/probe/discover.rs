@@ -30,7 +30,14 @@ pub async fn discover(
         Some(Host::Domain(name)) => resolver.https_record(name, plan.phase_limit).await,
         _ => None,
     };
-    let host = plan.url.host_str().unwrap_or_default().to_owned();
+    // Bare, so that an IPv6 host is bracketed once in the endpoint.
+    let host = plan
+        .url
+        .host_str()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
     let port = plan.url.port_or_known_default().unwrap_or(443);
     let record_h3 = https_record
         .as_ref()
@@ -95,8 +102,24 @@ pub fn conclude(discovery: &mut H3Discovery, run: &ProtocolRun) {
         return;
     };
     let endpoint = discovery.endpoint.clone().unwrap_or_default();
+    // The handshake completed only if the attempt got past it: a failure
+    // before QUIC (the endpoint's DNS lookup) is not a successful handshake.
+    let past_quic = |phase: Phase| {
+        matches!(phase, Phase::Send | Phase::Wait | Phase::Receive) && first.phases.quic.is_some()
+    };
     let (outcome, detail) = match &first.failure {
         None => (H3Outcome::Ok, format!("HTTP/3 answered on {endpoint}")),
+        Some(f) if f.kind == FailureKind::Blocked => {
+            (H3Outcome::Blocked, format!("not tried: {}", f.message))
+        }
+        Some(f) if f.phase != Phase::Quic && !past_quic(f.phase) => (
+            H3Outcome::HandshakeFailed,
+            format!(
+                "QUIC was never tried with {endpoint}: {} failed: {}",
+                f.phase.as_str(),
+                f.message
+            ),
+        ),
         Some(f) if f.phase != Phase::Quic => (
             H3Outcome::Ok,
             format!(
@@ -104,9 +127,6 @@ pub fn conclude(discovery: &mut H3Discovery, run: &ProtocolRun) {
                 f.phase.as_str()
             ),
         ),
-        Some(f) if f.kind == FailureKind::Blocked => {
-            (H3Outcome::Blocked, format!("not tried: {}", f.message))
-        }
         Some(f) if f.kind == FailureKind::Timeout => (
             H3Outcome::UdpSilent,
             format!("no answer to QUIC on UDP {endpoint}: {}", f.message),
@@ -180,12 +200,20 @@ mod tests {
 
     fn verdict(failure: Option<(Phase, FailureKind, &str)>) -> H3Outcome {
         let mut d = discovery();
+        let after_quic = failure.is_none_or(|(phase, ..)| phase > Phase::Quic);
         let failure = failure.map(|(phase, kind, message)| Failure {
             phase,
             kind,
             message: message.into(),
         });
-        conclude(&mut d, &run_failing(failure));
+        let mut run = run_failing(failure);
+        if after_quic {
+            run.attempts[0].phases.quic = Some(Span {
+                start_us: Micros(0),
+                end_us: Micros(2),
+            });
+        }
+        conclude(&mut d, &run);
         d.outcome
     }
 
@@ -195,6 +223,15 @@ mod tests {
         assert_eq!(
             verdict(Some((Phase::Wait, FailureKind::Timeout, "slow"))),
             H3Outcome::Ok
+        );
+        assert_eq!(
+            verdict(Some((
+                Phase::Dns,
+                FailureKind::Dns,
+                "URL has no host or port"
+            ))),
+            H3Outcome::HandshakeFailed,
+            "a lookup that failed before QUIC is no handshake"
         );
         assert_eq!(
             verdict(Some((Phase::Quic, FailureKind::Timeout, "no handshake"))),
@@ -230,5 +267,6 @@ mod tests {
     fn endpoints_round_trip_with_ipv6() {
         assert_eq!(endpoint(&discovery()), Some(("::1".to_owned(), 8443)));
         assert_eq!(join_host_port("a.test", 1), "a.test:1");
+        assert_eq!(join_host_port("::1", 443), "[::1]:443");
     }
 }

@@ -43,6 +43,37 @@ impl Default for Limits {
     }
 }
 
+/// Request headers the probe itself writes: framing (`host`,
+/// `content-length`, `transfer-encoding`) and hop-by-hop ones (RFC 9110
+/// section 7.6.1, plus `keep-alive` and `proxy-*`). A user's value would
+/// make the request disagree with its own framing (request smuggling) or
+/// with the connection's management.
+pub const FORBIDDEN_HEADERS: &[&str] = &[
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "upgrade",
+    "te",
+    "keep-alive",
+    "trailer",
+    "http2-settings",
+];
+
+/// Why [`FORBIDDEN_HEADERS`] are refused, as the end of the error's sentence.
+const FORBIDDEN_WHY: &str =
+    "framing, hop-by-hop, proxy and pseudo-headers are set by the probe itself";
+
+/// Whether a header name is one a probe may not set: one of
+/// [`FORBIDDEN_HEADERS`], any `proxy-*` header or an HTTP/2 pseudo-header
+/// (`:authority`, ...). Case-insensitive.
+pub fn is_forbidden_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with(':')
+        || lower.starts_with("proxy-")
+        || FORBIDDEN_HEADERS.contains(&lower.as_str())
+}
+
 /// Why options were refused. Each variant has a stable [`PlanError::code`].
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PlanError {
@@ -75,6 +106,10 @@ pub enum PlanError {
     /// A request header is malformed or too large.
     #[error("invalid header: {0}")]
     InvalidHeader(String),
+    /// A request header the probe sets itself (framing, hop-by-hop, a
+    /// pseudo-header): sending the user's would desynchronise or smuggle.
+    #[error("header `{0}` cannot be set: {FORBIDDEN_WHY}")]
+    ForbiddenHeader(String),
     /// The DNS server is not `ip:port` or `ip`.
     #[error("invalid DNS server `{0}`: expected ip or ip:port, e.g. 127.0.0.1:5353")]
     InvalidDnsServer(String),
@@ -102,6 +137,7 @@ impl PlanError {
             PlanError::NoProtocols => "no_protocols",
             PlanError::OutOfRange { .. } => "out_of_range",
             PlanError::InvalidHeader(_) => "invalid_header",
+            PlanError::ForbiddenHeader(_) => "forbidden_header",
             PlanError::InvalidDnsServer(_) => "invalid_dns_server",
             PlanError::InvalidResolve { .. } => "invalid_resolve",
             PlanError::Conflict(_) => "conflicting_options",
@@ -227,6 +263,9 @@ impl Plan {
                         limits.max_header_bytes
                     )));
                 }
+                if is_forbidden_header(h.name.trim()) {
+                    return Err(PlanError::ForbiddenHeader(shorten(h.name.trim())));
+                }
                 let name = HeaderName::from_bytes(h.name.trim().as_bytes()).map_err(|_| {
                     PlanError::InvalidHeader(format!(
                         "`{}` is not a valid header name",
@@ -317,6 +356,39 @@ mod tests {
         assert!(plan(|o| o.repeat = 101).is_err());
         assert!(plan(|o| o.timeout_ms = 0).is_err());
         assert!(plan(|o| o.protocols.clear()).is_err());
+    }
+
+    #[test]
+    fn framing_hop_by_hop_and_pseudo_headers_are_refused() {
+        for name in [
+            "Host",
+            "content-length",
+            "Transfer-Encoding",
+            "CONNECTION",
+            "upgrade",
+            "TE",
+            "keep-alive",
+            "Proxy-Authorization",
+            "proxy-connection",
+            ":authority",
+            ":path",
+            " host ",
+        ] {
+            let header = Header {
+                name: name.into(),
+                value: "x".into(),
+            };
+            let e = plan(|o| o.headers = vec![header]).unwrap_err();
+            assert_eq!(e.code(), "forbidden_header", "{name}");
+            assert!(e.to_string().contains("set by the probe itself"), "{e}");
+        }
+        for name in ["Authorization", "Cookie", "Accept", "X-Host", "Hostname"] {
+            let header = Header {
+                name: name.into(),
+                value: "x".into(),
+            };
+            assert!(plan(|o| o.headers = vec![header]).is_ok(), "{name}");
+        }
     }
 
     #[test]

@@ -254,7 +254,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 h123_shared::Method::Head => http::Method::HEAD,
             },
             url: url.clone(),
-            headers: self.plan.headers.clone(),
+            headers: headers_for(self.plan, url),
             max_body: self.plan.options.max_body_bytes,
             phase_limit: limit,
         };
@@ -288,7 +288,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             .as_ref()
             .filter(|_| url.origin() == self.plan.url.origin());
         let (host, port) = match redirected {
-            Some((host, port)) => (Host::parse(host).map_err(|_| no_host())?, *port),
+            Some((host, port)) => (endpoint_host(host).ok_or_else(no_host)?, *port),
             None => (
                 url.host().ok_or_else(no_host)?.to_owned(),
                 url.port_or_known_default().ok_or_else(no_host)?,
@@ -323,5 +323,60 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             remote: opened.remote,
             tls: opened.tls,
         })
+    }
+}
+
+/// Request headers that carry credentials: sent to the probed origin only.
+pub const SENSITIVE_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
+
+/// The plan's extra headers for a request to `url`: all of them on the
+/// plan's own origin; without [`SENSITIVE_HEADERS`] once a redirect has
+/// changed the scheme, host or port, as curl does, so a redirect cannot
+/// hand the user's credentials to another origin.
+fn headers_for(plan: &Plan, url: &Url) -> Vec<(http::HeaderName, http::HeaderValue)> {
+    let same_origin = url.scheme() == plan.url.scheme()
+        && url.host() == plan.url.host()
+        && url.port_or_known_default() == plan.url.port_or_known_default();
+    plan.headers
+        .iter()
+        .filter(|(name, _)| same_origin || !SENSITIVE_HEADERS.contains(&name.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// An endpoint's host (`Alt-Svc`, HTTPS record) as given: a bare IPv6
+/// address (`::1`, with or without brackets), an IPv4 address or a name.
+fn endpoint_host(text: &str) -> Option<Host> {
+    let bare = text.trim_start_matches('[').trim_end_matches(']');
+    match bare.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => Some(Host::Ipv4(ip)),
+        Ok(std::net::IpAddr::V6(ip)) => Some(Host::Ipv6(ip)),
+        Err(_) => Host::parse(text).ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_hosts_keep_ipv6_whole() {
+        assert_eq!(
+            endpoint_host("::1"),
+            Some(Host::Ipv6(std::net::Ipv6Addr::LOCALHOST))
+        );
+        assert_eq!(
+            endpoint_host("[::1]"),
+            Some(Host::Ipv6(std::net::Ipv6Addr::LOCALHOST))
+        );
+        assert_eq!(
+            endpoint_host("127.0.0.1"),
+            Some(Host::Ipv4(std::net::Ipv4Addr::LOCALHOST))
+        );
+        assert_eq!(
+            endpoint_host("alt.example"),
+            Some(Host::Domain("alt.example".to_owned()))
+        );
+        assert_eq!(endpoint_host("bad host"), None);
     }
 }

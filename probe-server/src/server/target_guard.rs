@@ -6,7 +6,7 @@
 //! (redirect hops and DNS rebinding included), which this does not replace.
 
 use crate::probe::dns::NameResolver;
-use crate::probe::guard::ConnectPolicy;
+use crate::probe::guard::{ConnectPolicy, non_public};
 use crate::probe::plan::Plan;
 use crate::probe::trace::AttemptTrace;
 use std::net::SocketAddr;
@@ -19,15 +19,15 @@ const LOOKUP_LIMIT: Duration = Duration::from_secs(3);
 /// Where a probe may go, as far as the API checks before starting it.
 #[derive(Clone, Debug)]
 pub struct TargetGuard {
-    /// The connect policy (the engine enforces the same one).
+    /// The connect policy, with its port list (the engine enforces the same one).
     pub policy: ConnectPolicy,
-    /// Ports a target URL may use; any when empty.
-    pub ports: Vec<u16>,
 }
 
 impl TargetGuard {
     /// `Ok` when `plan` may run, else the reason it is refused, e.g.
-    /// "internal.example resolves to 10.0.0.5, which is not allowed: 10.0.0.5 is a private (10.0.0.0/8) address".
+    /// "internal.example resolves to a non-public address, which this server
+    /// does not probe". A name's addresses are never named in the reason
+    /// (they are logged); an address literal's range is.
     ///
     /// # Errors
     /// The reason, as a sentence.
@@ -40,19 +40,14 @@ impl TargetGuard {
                 .map_err(|reason| format!("dns_server {dns} is not allowed: {reason}"))?;
         }
         let port = plan.url.port_or_known_default().unwrap_or(80);
-        if !self.ports.is_empty() && !self.ports.contains(&port) {
-            return Err(format!(
-                "port {port} is not allowed: this server probes only ports {}",
-                self.ports
-                    .iter()
-                    .map(u16::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
+        self.policy.check_port(port)?;
         let Some(host) = plan.url.host() else {
             return Err("the URL has no host".to_owned());
         };
+        // `--allow-private` lets everything through, this machine's names included.
+        if self.policy.allows_private() {
+            return Ok(());
+        }
         if let Host::Domain(name) = host {
             let bare = name.trim_end_matches('.').to_ascii_lowercase();
             if bare == "localhost" || bare.ends_with(".localhost") {
@@ -75,13 +70,22 @@ impl TargetGuard {
             Err(_) => return Ok(()),
         };
         for addr in addrs {
-            self.policy.check(addr).map_err(|reason| match host {
-                Host::Domain(name) => format!(
-                    "{name} resolves to {}, which is not allowed: {reason}",
-                    addr.ip()
-                ),
-                _ => reason,
-            })?;
+            if let Err(reason) = self.policy.check(addr) {
+                let Host::Domain(name) = host else {
+                    return Err(reason);
+                };
+                // The answer never names the address, or anyone could map
+                // this server's internal DNS; the operator's log does.
+                eprintln!("h123 serve: refused a probe of {name}: {reason}");
+                let what = if non_public(addr.ip()).is_some() {
+                    "a non-public address"
+                } else {
+                    "an address that is not on this server's list of allowed targets"
+                };
+                return Err(format!(
+                    "{name} resolves to {what}, which this server does not probe"
+                ));
+            }
         }
         Ok(())
     }
@@ -119,9 +123,13 @@ pub async fn check_bench(
         .collect::<Vec<_>>()
         .join(", ");
     Err(match host {
-        Host::Domain(name) => format!(
-            "{name} resolves to {shown}, and benches may load only the addresses this server lists (--bench-target)"
-        ),
+        Host::Domain(name) => {
+            // As for probes: the log names the addresses, the answer does not.
+            eprintln!("h123 serve: refused a bench of {name}: it resolves to {shown}");
+            format!(
+                "{name} resolves to no address this server lists, and benches may load only those (--bench-target)"
+            )
+        }
         _ => format!("{shown} is not on this server's list of bench targets (--bench-target)"),
     })
 }
@@ -135,7 +143,6 @@ mod tests {
     async fn verdict(url: &str) -> Result<(), String> {
         let guard = TargetGuard {
             policy: ConnectPolicy::public_only(Vec::new()),
-            ports: Vec::new(),
         };
         let options = ProbeOptions {
             url: url.into(),
@@ -170,8 +177,29 @@ mod tests {
         }
         assert_eq!(
             verdict("http://10.0.0.5/").await.unwrap_err(),
-            "10.0.0.5 is a private (10.0.0.0/8) address"
+            "10.0.0.5 is a private-use address (10.0.0.0/8, RFC 1918)"
         );
+    }
+
+    #[tokio::test]
+    async fn allow_private_lets_everything_through_localhost_included() {
+        let guard = TargetGuard {
+            policy: ConnectPolicy::allow_all(),
+        };
+        for url in [
+            "https://localhost:8443/",
+            "http://app.localhost/",
+            "http://127.0.0.1/",
+            "http://10.0.0.5/",
+            "http://[::1]:8080/",
+        ] {
+            let options = ProbeOptions {
+                url: url.into(),
+                ..ProbeOptions::default()
+            };
+            let plan = Plan::new(options, &Limits::default()).unwrap();
+            assert_eq!(guard.check(&plan, None).await, Ok(()), "{url}");
+        }
     }
 
     #[tokio::test]
@@ -198,8 +226,7 @@ mod tests {
     #[tokio::test]
     async fn pins_and_dns_servers_are_checked_too() {
         let guard = TargetGuard {
-            policy: ConnectPolicy::public_only(Vec::new()),
-            ports: vec![443],
+            policy: ConnectPolicy::public_only(Vec::new()).with_ports(vec![443]),
         };
         let mut options = ProbeOptions {
             url: "https://example.com/".into(),
@@ -212,9 +239,9 @@ mod tests {
         }];
         let plan = Plan::new(options.clone(), &Limits::default()).unwrap();
         let reason = guard.check(&plan, None).await.unwrap_err();
-        assert!(
-            reason.starts_with("example.com resolves to 192.168.1.1"),
-            "{reason}"
+        assert_eq!(
+            reason,
+            "example.com resolves to a non-public address, which this server does not probe"
         );
         options.resolve.clear();
         options.dns_server = Some("10.1.1.1:53".into());

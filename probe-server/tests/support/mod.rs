@@ -55,7 +55,6 @@ pub fn config(target: &TestTarget) -> ServerConfig {
     ServerConfig {
         guard: TargetGuard {
             policy: ConnectPolicy::only(allowed(target)),
-            ports: Vec::new(),
         },
         dns_server: Some(target.dns_addr),
         trust: TrustSettings::from_ca_file(target.ca_file()).expect("CA file"),
