@@ -4,6 +4,7 @@
 pub mod bench_slot;
 pub mod limit;
 pub mod metrics;
+pub mod owner;
 pub mod registry;
 pub mod runner;
 pub mod target_guard;

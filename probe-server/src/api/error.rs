@@ -42,6 +42,9 @@ pub enum ApiError {
     /// 409 `bench_busy`: a bench is running; one runs at a time. `Retry-After` says when to try again.
     #[error("a bench is running already and benches run one at a time: try again in about {0} s")]
     BenchBusy(u64),
+    /// 400 `invalid_owner_token`: the `X-H123-Owner` (or `Authorization: Bearer`) token is malformed.
+    #[error("the owner token must be 22 to 128 characters of A-Z, a-z, 0-9, `-` and `_`")]
+    InvalidOwnerToken,
     /// 400 `invalid_query`: a query parameter is malformed or out of range.
     #[error("{0}")]
     InvalidQuery(String),
@@ -72,9 +75,10 @@ impl ApiError {
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::InvalidJson(_) | ApiError::UnreadableBody(_) | ApiError::InvalidQuery(_) => {
-                StatusCode::BAD_REQUEST
-            }
+            ApiError::InvalidJson(_)
+            | ApiError::UnreadableBody(_)
+            | ApiError::InvalidQuery(_)
+            | ApiError::InvalidOwnerToken => StatusCode::BAD_REQUEST,
             ApiError::InvalidBody(_) | ApiError::Plan(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -100,6 +104,7 @@ impl ApiError {
             ApiError::BenchDisabled => "bench_disabled",
             ApiError::BenchBusy(_) => "bench_busy",
             ApiError::InvalidQuery(_) => "invalid_query",
+            ApiError::InvalidOwnerToken => "invalid_owner_token",
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed => "method_not_allowed",
             ApiError::RateLimited(_) => "rate_limited",
