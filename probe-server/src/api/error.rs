@@ -21,6 +21,9 @@ pub enum ApiError {
     /// 422 `invalid_body`: JSON of the wrong shape (unknown field, wrong type).
     #[error("the body does not match the expected shape: {0}")]
     InvalidBody(String),
+    /// 408 `request_timeout`: the body did not arrive within the server's time limit.
+    #[error("the request body did not arrive in time")]
+    RequestTimeout,
     /// 415 `unsupported_media_type`: the body is not declared as JSON.
     #[error("send the body as JSON with `Content-Type: application/json`")]
     UnsupportedMediaType,
@@ -81,6 +84,7 @@ impl ApiError {
             | ApiError::InvalidOwnerToken => StatusCode::BAD_REQUEST,
             ApiError::InvalidBody(_) | ApiError::Plan(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BlockedTarget(_) | ApiError::BenchDisabled => StatusCode::FORBIDDEN,
             ApiError::BenchBusy(_) => StatusCode::CONFLICT,
@@ -98,6 +102,7 @@ impl ApiError {
             ApiError::InvalidJson(_) => "invalid_json",
             ApiError::InvalidBody(_) | ApiError::UnreadableBody(_) => "invalid_body",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
+            ApiError::RequestTimeout => "request_timeout",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::Plan(e) => e.code(),
             ApiError::BlockedTarget(_) => "blocked_target",

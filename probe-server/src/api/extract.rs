@@ -38,6 +38,11 @@ where
         let bytes = Bytes::from_request(request, state).await.map_err(|e| {
             if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::PayloadTooLarge(super::MAX_BODY_BYTES)
+            } else if e
+                .body_text()
+                .contains(&crate::server::listener::BodyTimeout.to_string())
+            {
+                ApiError::RequestTimeout
             } else {
                 ApiError::UnreadableBody(e.body_text())
             }
