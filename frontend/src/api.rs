@@ -47,10 +47,40 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// # Errors
 /// [`Error::Api`] when the options are refused (4xx) or the server fails.
 pub async fn create_probe(options: &ProbeOptions) -> Result<ProbeCreated> {
-    let request = Request::post("/api/v1/probes")
+    let mut builder = Request::post("/api/v1/probes");
+    if let Some(token) = owner_token() {
+        builder = builder.header(OWNER_HEADER, &token);
+    }
+    let request = builder
         .json(options)
         .map_err(|e| Error::Fetch(e.to_string()))?;
-    json(request.send().await).await
+    let created: ProbeCreated = json(request.send().await).await?;
+    remember_owner_token(&created.owner_token);
+    Ok(created)
+}
+
+/// The header that carries this browser's owner token.
+const OWNER_HEADER: &str = "X-H123-Owner";
+
+/// Where the owner token is kept in `localStorage`.
+const OWNER_KEY: &str = "h123.owner_token";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+/// This browser's owner token: the one the server returned for its first
+/// probe, sent with every later one so a single token lists them all.
+fn owner_token() -> Option<String> {
+    storage()?.get_item(OWNER_KEY).ok().flatten()
+}
+
+fn remember_owner_token(token: &str) {
+    if owner_token().as_deref() != Some(token)
+        && let Some(storage) = storage()
+    {
+        let _ = storage.set_item(OWNER_KEY, token);
+    }
 }
 
 /// `GET /api/v1/probes/{id}`: a probe's record, partial while it runs.
@@ -61,13 +91,18 @@ pub async fn probe(id: &str) -> Result<ProbeRecord> {
     json(Request::get(&record_url(id)).send().await).await
 }
 
-/// `GET /api/v1/probes?limit=`: the most recent probes, newest first.
+/// `GET /api/v1/probes?limit=`: the most recent probes, newest first: the
+/// public ones and this browser's own (by its owner token).
 ///
 /// # Errors
 /// As any call: [`Error::Fetch`] or [`Error::Api`].
 pub async fn recent_probes(limit: u32) -> Result<ProbeList> {
     let url = format!("/api/v1/probes?limit={limit}");
-    json(Request::get(&url).send().await).await
+    let mut request = Request::get(&url);
+    if let Some(token) = owner_token() {
+        request = request.header(OWNER_HEADER, &token);
+    }
+    json(request.send().await).await
 }
 
 /// `GET /api/v1/config`: what the server offers (benches or not).

@@ -2,8 +2,11 @@
 //! of new probes (and of the one bench at a time), running them, and graceful shutdown.
 
 pub mod bench_slot;
+pub mod client;
 pub mod limit;
+pub mod listener;
 pub mod metrics;
+pub mod owner;
 pub mod registry;
 pub mod runner;
 pub mod target_guard;

@@ -44,11 +44,13 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 /// Durable probe and bench records, each kind with its own ids. Every write
 /// returns only once it is on disk.
 pub trait Store: Send + Sync + 'static {
-    /// Stores a new record (normally `running`).
+    /// Stores a new record (normally `running`), owned by the owner token
+    /// whose hash is `owner_hash` (see `server::owner`); its visibility is
+    /// `record.options.visibility`.
     ///
     /// # Errors
     /// When the id exists already or the database fails.
-    fn insert(&self, record: &ProbeRecord) -> Result<()>;
+    fn insert(&self, record: &ProbeRecord, owner_hash: Option<&str>) -> Result<()>;
 
     /// Replaces a `running` record with its final (or later partial) state.
     ///
@@ -62,11 +64,18 @@ pub trait Store: Send + Sync + 'static {
     /// When the database fails or the record is unreadable.
     fn get(&self, id: &str) -> Result<Option<ProbeRecord>>;
 
-    /// Up to `limit` records, newest first, older than `before` when given.
+    /// Up to `limit` summaries, newest first, older than `before` when given:
+    /// the public probes and those owned by `owner_hash`. Read from summary
+    /// columns, never from whole records.
     ///
     /// # Errors
     /// [`StoreError::UnknownCursor`] when `before` is not a stored id.
-    fn list(&self, limit: usize, before: Option<&str>) -> Result<Vec<ProbeSummary>>;
+    fn list(
+        &self,
+        limit: usize,
+        before: Option<&str>,
+        owner_hash: Option<&str>,
+    ) -> Result<Vec<ProbeSummary>>;
 
     /// Marks every record still `running` as `cancelled` (called at start-up,
     /// when no probe can be running) and returns how many there were.
@@ -131,8 +140,9 @@ impl SharedStore {
     ///
     /// # Errors
     /// As [`Store::insert`].
-    pub async fn insert(&self, record: ProbeRecord) -> Result<()> {
-        self.call(move |s| s.insert(&record)).await
+    pub async fn insert(&self, record: ProbeRecord, owner_hash: Option<String>) -> Result<()> {
+        self.call(move |s| s.insert(&record, owner_hash.as_deref()))
+            .await
     }
 
     /// See [`Store::update`].
@@ -155,8 +165,14 @@ impl SharedStore {
     ///
     /// # Errors
     /// As [`Store::list`].
-    pub async fn list(&self, limit: usize, before: Option<String>) -> Result<Vec<ProbeSummary>> {
-        self.call(move |s| s.list(limit, before.as_deref())).await
+    pub async fn list(
+        &self,
+        limit: usize,
+        before: Option<String>,
+        owner_hash: Option<String>,
+    ) -> Result<Vec<ProbeSummary>> {
+        self.call(move |s| s.list(limit, before.as_deref(), owner_hash.as_deref()))
+            .await
     }
 
     /// See [`Store::cancel_running`].
@@ -241,7 +257,8 @@ pub fn is_valid_id(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-fn base64url(bytes: &[u8]) -> String {
+/// `bytes` in URL-safe base64 without padding (RFC 4648 section 5).
+pub fn base64url(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {

@@ -13,8 +13,20 @@ use std::net::IpAddr;
 use std::time::Duration;
 use support::*;
 
+/// The owner token every probe of these tests is made under.
+const OWNER: &str = "api-tests-owner-token-0123456789";
+
+fn as_owner(
+    mut request: axum::http::Request<axum::body::Body>,
+) -> axum::http::Request<axum::body::Body> {
+    request
+        .headers_mut()
+        .insert("x-h123-owner", axum::http::HeaderValue::from_static(OWNER));
+    request
+}
+
 async fn create(state: &h123::server::AppState, body: &str) -> ProbeCreated {
-    let answer = call(state, post_json("/api/v1/probes", body), CLIENT).await;
+    let answer = call(state, as_owner(post_json("/api/v1/probes", body)), CLIENT).await;
     assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.text());
     let created: ProbeCreated = serde_json::from_slice(&answer.body).expect("ProbeCreated");
     assert_eq!(
@@ -154,14 +166,14 @@ async fn probes_run_end_to_end_over_h1_h2_and_h3() {
         assert!(picture.contains(">total<"));
     }
     // The list has all three, newest first, and pages.
-    let list = call(&state, get("/api/v1/probes?limit=1"), CLIENT)
+    let list = call(&state, as_owner(get("/api/v1/probes?limit=1")), CLIENT)
         .await
         .json();
     assert_eq!(list["items"].as_array().unwrap().len(), 1);
     let next = list["next_before"].as_str().expect("a next page");
     let page2 = call(
         &state,
-        get(&format!("/api/v1/probes?limit=5&before={next}")),
+        as_owner(get(&format!("/api/v1/probes?limit=5&before={next}"))),
         CLIENT,
     )
     .await

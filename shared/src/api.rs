@@ -1,7 +1,7 @@
 //! The REST API's data types, shared by the server and the web UI.
 
 use crate::bench::{BenchOptions, BenchProgress, BenchResult};
-use crate::schema::{Attempt, ProbeOptions, ProbeResult, Protocol};
+use crate::schema::{Attempt, ProbeOptions, ProbeResult, Protocol, Visibility};
 use crate::timeline::TimedEvent;
 use serde::{Deserialize, Serialize};
 
@@ -79,6 +79,10 @@ pub struct ProbeCreated {
     pub status: ProbeStatus,
     /// Where to find it.
     pub links: ProbeLinks,
+    /// The owner token: send it back as `X-H123-Owner` to see this probe (and
+    /// every other one made with the same token) in `GET /api/v1/probes`, and
+    /// on `POST` to make more probes under it. The server keeps only its hash.
+    pub owner_token: String,
 }
 
 /// One line of the recent-results list.
@@ -95,6 +99,9 @@ pub struct ProbeSummary {
     pub status: ProbeStatus,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_at_unix_ms: u64,
+    /// Whether everyone's list shows it, or only its owner's.
+    #[serde(default)]
+    pub visibility: Visibility,
 }
 
 /// A page of `GET /api/v1/probes`, newest first.

@@ -23,6 +23,7 @@ pub mod har;
 pub mod input;
 pub mod invariant;
 pub mod live;
+pub mod redact;
 pub mod server_timing;
 pub mod stats;
 pub mod table;

@@ -230,6 +230,31 @@ pub struct ProbeOptions {
     pub dns_server: Option<String>,
     /// Try HTTP/3 on the URL's own host and port even when nothing advertised it.
     pub h3_direct: bool,
+    /// Who may find the probe in a server's list (the permalink opens it either way).
+    pub visibility: Visibility,
+}
+
+/// Whether a probe stored by a server shows in its public list.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// Listed only for its creator (who holds the owner token); anyone with
+    /// the permalink can still read it.
+    #[default]
+    Unlisted,
+    /// Listed for everyone.
+    Public,
+}
+
+impl Visibility {
+    /// The lowercase name, as on the wire and in the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Unlisted => "unlisted",
+            Visibility::Public => "public",
+        }
+    }
 }
 
 impl Default for ProbeOptions {
@@ -251,6 +276,7 @@ impl Default for ProbeOptions {
             resolve: Vec::new(),
             dns_server: None,
             h3_direct: false,
+            visibility: Visibility::Unlisted,
         }
     }
 }

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
+use http::header::{
+    ALLOW, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE,
+};
 use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
 
 use crate::body::TargetBody;
@@ -30,7 +32,7 @@ pub const ROOT_BODY: &str = "h123 test target\n";
 /// `Server-Timing` value of `/server-timing`.
 pub const SERVER_TIMING_SAMPLE: &str = "db;dur=12.5;desc=\"query\", app;dur=30";
 
-/// Answers one request. Only the method and URI are looked at; the request body is ignored.
+/// Answers one request. Only the method, URI and headers are looked at; the request body is ignored.
 ///
 /// Routes (GET and HEAD; other methods get 405):
 /// - `/`: a small text body.
@@ -48,6 +50,8 @@ pub const SERVER_TIMING_SAMPLE: &str = "db;dur=12.5;desc=\"query\", app;dur=30";
 /// - `/headers/{n}/{len}`: a hostile answer: `n` headers (at most [`MAX_HEADERS`]) named
 ///   `x-h123-fill-{i}`, each with `len` bytes of value (at most [`MAX_HEADER_LEN`]); with
 ///   `?loop` it is a 302 to itself, so a probe that follows redirects meets it on every hop.
+/// - `/auth`: 200 with `Set-Cookie:` [`AUTH_SET_COOKIE`] when the request has `authorization`
+///   and `cookie` headers, else 401.
 /// - anything else: 404. Malformed numbers: 400.
 ///
 /// Every response carries [`TARGET_HEADER`]`: 1`. HEAD gets the same headers as GET
@@ -57,7 +61,7 @@ pub async fn route<B>(request: Request<B>) -> Response<TargetBody> {
     let mut response = if parts.uri.path() == "/echo-headers" {
         echo_headers(&parts.headers)
     } else {
-        dispatch(&parts.method, &parts.uri).await
+        dispatch(&parts.method, &parts.uri, &parts.headers).await
     };
     if parts.method == Method::HEAD {
         *response.body_mut() = TargetBody::empty();
@@ -69,7 +73,7 @@ pub async fn route<B>(request: Request<B>) -> Response<TargetBody> {
 }
 
 /// Picks the handler for a path.
-async fn dispatch(method: &Method, uri: &Uri) -> Response<TargetBody> {
+async fn dispatch(method: &Method, uri: &Uri, headers: &http::HeaderMap) -> Response<TargetBody> {
     if method != Method::GET && method != Method::HEAD {
         let mut response = text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
         response
@@ -114,6 +118,7 @@ async fn dispatch(method: &Method, uri: &Uri) -> Response<TargetBody> {
             Some(location) => redirect(location),
             None => text(StatusCode::BAD_REQUEST, "want ?url=<percent-encoded URL>\n"),
         },
+        ["auth"] => auth(headers),
         ["server-timing"] => {
             let mut response = text(StatusCode::OK, "server timing sample\n");
             response.headers_mut().insert(
@@ -174,6 +179,22 @@ async fn delay(ms: u64) -> Response<TargetBody> {
     if let Ok(value) = HeaderValue::try_from(timing) {
         response.headers_mut().insert("server-timing", value);
     }
+    response
+}
+
+/// The `set-cookie` value `/auth` answers with (a secret a server must redact).
+pub const AUTH_SET_COOKIE: &str = "sid=SETCOOKIE-SECRET-7f3a; Path=/; HttpOnly";
+
+/// `/auth`: 200 with [`AUTH_SET_COOKIE`] when the request carries both an
+/// `authorization` and a `cookie` header (so a probe shows it sent them), else 401.
+fn auth(headers: &http::HeaderMap) -> Response<TargetBody> {
+    if !(headers.contains_key(AUTHORIZATION) && headers.contains_key(COOKIE)) {
+        return text(StatusCode::UNAUTHORIZED, "want authorization and cookie\n");
+    }
+    let mut response = text(StatusCode::OK, "welcome\n");
+    response
+        .headers_mut()
+        .insert(SET_COOKIE, HeaderValue::from_static(AUTH_SET_COOKIE));
     response
 }
 

@@ -3,7 +3,7 @@
 use crate::api;
 use crate::components::ApiProblem;
 use h123_shared::input::{check_url, parse_headers};
-use h123_shared::{ConnectionMode, Method, ProbeOptions, Protocol};
+use h123_shared::{ConnectionMode, Method, ProbeOptions, Protocol, Visibility};
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
@@ -23,6 +23,7 @@ pub fn ProbeForm() -> impl IntoView {
     let insecure = RwSignal::new(false);
     let follow = RwSignal::new(false);
     let h3_direct = RwSignal::new(false);
+    let public = RwSignal::new(false);
 
     let url_check = Memo::new(move |_| url.with(|u| check_url(u)));
     let header_check = Memo::new(move |_| headers.with(|h| parse_headers(h)));
@@ -40,6 +41,11 @@ pub fn ProbeForm() -> impl IntoView {
             insecure: insecure.get(),
             follow_redirects: follow.get(),
             h3_direct: h3_direct.get(),
+            visibility: if public.get() {
+                Visibility::Public
+            } else {
+                Visibility::Unlisted
+            },
             ..ProbeOptions::default()
         })
     });
@@ -183,6 +189,13 @@ pub fn ProbeForm() -> impl IntoView {
                     <input type="checkbox" id="insecure" prop:checked=move || insecure.get() on:change=move |ev| insecure.set(event_target_checked(&ev)) />
                     "Skip certificate verification (like curl -k)"
                 </label>
+                <label class="toggle">
+                    <input type="checkbox" id="public" prop:checked=move || public.get() on:change=move |ev| public.set(event_target_checked(&ev)) />
+                    "List the result publicly (otherwise only its link and your own list show it)"
+                </label>
+                <p class="field-note">
+                    "Authorization and Cookie headers, Set-Cookie answers and URL passwords are sent but never stored: the result shows [redacted]."
+                </p>
                 <p class="field-note">
                     "Certificates are verified against the system's public roots (and the CA its operator gave "
                     <code>"h123 serve --cacert"</code>

@@ -1,4 +1,4 @@
-//! The most recent results, from the API's list.
+//! The most recent results, from the API's list: this browser's own probes and the public ones.
 
 use super::summary::local_time;
 use crate::api;
@@ -21,7 +21,7 @@ fn RecentItem(item: ProbeSummary) -> impl IntoView {
     view! {
         <li>
             <A href=format!("/r/{}", item.id)>{item.url}</A>
-            <span class="meta">{format!("{protocols} · {}", local_time(item.created_at_unix_ms))}</span>
+            <span class="meta">{format!("{protocols} · {} · {}", local_time(item.created_at_unix_ms), item.visibility.as_str())}</span>
         </li>
     }
 }
@@ -33,6 +33,7 @@ pub fn RecentList() -> impl IntoView {
     view! {
         <section class="recent" aria-labelledby="recent-title">
             <h2 id="recent-title">"Recent results"</h2>
+            <p class="hint">"Yours (remembered by this browser) and those their authors made public. Others are unlisted: only their link opens them."</p>
             <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
                 {move || {
                     list.get()

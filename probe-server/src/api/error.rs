@@ -21,6 +21,9 @@ pub enum ApiError {
     /// 422 `invalid_body`: JSON of the wrong shape (unknown field, wrong type).
     #[error("the body does not match the expected shape: {0}")]
     InvalidBody(String),
+    /// 408 `request_timeout`: the body did not arrive within the server's time limit.
+    #[error("the request body did not arrive in time")]
+    RequestTimeout,
     /// 415 `unsupported_media_type`: the body is not declared as JSON.
     #[error("send the body as JSON with `Content-Type: application/json`")]
     UnsupportedMediaType,
@@ -42,6 +45,9 @@ pub enum ApiError {
     /// 409 `bench_busy`: a bench is running; one runs at a time. `Retry-After` says when to try again.
     #[error("a bench is running already and benches run one at a time: try again in about {0} s")]
     BenchBusy(u64),
+    /// 400 `invalid_owner_token`: the `X-H123-Owner` (or `Authorization: Bearer`) token is malformed.
+    #[error("the owner token must be 22 to 128 characters of A-Z, a-z, 0-9, `-` and `_`")]
+    InvalidOwnerToken,
     /// 400 `invalid_query`: a query parameter is malformed or out of range.
     #[error("{0}")]
     InvalidQuery(String),
@@ -72,11 +78,13 @@ impl ApiError {
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::InvalidJson(_) | ApiError::UnreadableBody(_) | ApiError::InvalidQuery(_) => {
-                StatusCode::BAD_REQUEST
-            }
+            ApiError::InvalidJson(_)
+            | ApiError::UnreadableBody(_)
+            | ApiError::InvalidQuery(_)
+            | ApiError::InvalidOwnerToken => StatusCode::BAD_REQUEST,
             ApiError::InvalidBody(_) | ApiError::Plan(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BlockedTarget(_) | ApiError::BenchDisabled => StatusCode::FORBIDDEN,
             ApiError::BenchBusy(_) => StatusCode::CONFLICT,
@@ -94,12 +102,14 @@ impl ApiError {
             ApiError::InvalidJson(_) => "invalid_json",
             ApiError::InvalidBody(_) | ApiError::UnreadableBody(_) => "invalid_body",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
+            ApiError::RequestTimeout => "request_timeout",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::Plan(e) => e.code(),
             ApiError::BlockedTarget(_) => "blocked_target",
             ApiError::BenchDisabled => "bench_disabled",
             ApiError::BenchBusy(_) => "bench_busy",
             ApiError::InvalidQuery(_) => "invalid_query",
+            ApiError::InvalidOwnerToken => "invalid_owner_token",
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed => "method_not_allowed",
             ApiError::RateLimited(_) => "rate_limited",

@@ -1,6 +1,7 @@
 //! Extractors whose rejections use the API's error format: a JSON body, the client's address.
 
 use super::error::ApiError;
+use crate::server::owner;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::header::CONTENT_TYPE;
@@ -37,6 +38,11 @@ where
         let bytes = Bytes::from_request(request, state).await.map_err(|e| {
             if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::PayloadTooLarge(super::MAX_BODY_BYTES)
+            } else if e
+                .body_text()
+                .contains(&crate::server::listener::BodyTimeout.to_string())
+            {
+                ApiError::RequestTimeout
             } else {
                 ApiError::UnreadableBody(e.body_text())
             }
@@ -104,6 +110,35 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
             .map(|c| c.0.ip())
             .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
         Ok(ClientIp(ip))
+    }
+}
+
+/// The caller's owner token, if it sent one: `X-H123-Owner: TOKEN`, or
+/// `Authorization: Bearer TOKEN`. A malformed one is a 400 `invalid_owner_token`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnerToken(pub Option<String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for OwnerToken {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let headers = &parts.headers;
+        let given = match headers.get(owner::OWNER_HEADER) {
+            Some(value) => Some(value.to_str().map_err(|_| ApiError::InvalidOwnerToken)?),
+            None => headers
+                .get(axum::http::header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| {
+                    v.split_once(' ')
+                        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                })
+                .map(|(_, token)| token),
+        };
+        match given.map(str::trim) {
+            None => Ok(OwnerToken(None)),
+            Some(token) if owner::is_valid_token(token) => Ok(OwnerToken(Some(token.to_owned()))),
+            Some(_) => Err(ApiError::InvalidOwnerToken),
+        }
     }
 }
 

@@ -28,7 +28,7 @@ pub struct Health {
     )
 )]
 pub async fn health_get(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
-    let store_ok = state.store.list(1, None).await.is_ok();
+    let store_ok = state.store.list(1, None, None).await.is_ok();
     let health = Health {
         status: if store_ok { "ok" } else { "degraded" }.to_owned(),
         in_flight: state.gauges().in_flight,

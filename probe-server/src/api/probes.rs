@@ -3,10 +3,11 @@
 use super::conditional::{Representation, respond};
 use super::error::{ApiError, Result, rate_headers};
 use super::events::event_stream;
-use super::extract::{ApiJson, ClientIp, ProbeId};
+use super::extract::{ApiJson, ClientIp, OwnerToken, ProbeId};
 use super::svg;
 use crate::probe::plan::Plan;
 use crate::server::AppState;
+use crate::server::owner;
 use crate::server::registry::Refusal;
 use crate::server::runner;
 use crate::store::{is_valid_id, new_id};
@@ -70,8 +71,10 @@ pub fn list_page(page: impl serde::Serialize) -> Response {
     post,
     path = "/api/v1/probes",
     tag = "probes",
+    params(("X-H123-Owner" = Option<String>, Header,
+        description = "An owner token (22 to 128 base64url characters) to make the probe under; without it a new one is made. `Authorization: Bearer TOKEN` works too.")),
     request_body(content = ProbeOptions, content_type = "application/json",
-        description = "What to measure; every field but `url` is optional.",
+        description = "What to measure; every field but `url` is optional. `visibility` is `unlisted` (the default: only the owner's list shows it, the permalink opens it for anyone) or `public`. `authorization`, `proxy-authorization` and `cookie` headers and URL passwords are sent by the probe but redacted from everything stored or served.",
         example = json!({"url": "https://example.com/", "protocols": ["h1", "h2", "h3"], "repeat": 3})),
     responses(
         (status = 202, description = "Accepted and started; follow `links.events` for progress.", body = ProbeCreated,
@@ -86,7 +89,7 @@ pub fn list_page(page: impl serde::Serialize) -> Response {
                 ("curl" = (operation_id = "probes_curl", parameters(("id" = "$response.body#/id")))),
                 ("waterfall" = (operation_id = "probes_svg", parameters(("id" = "$response.body#/id")))),
             )),
-        (status = 400, description = "The body is not JSON (`invalid_json`).", body = ErrorBody),
+        (status = 400, description = "The body is not JSON (`invalid_json`), or the owner token is malformed (`invalid_owner_token`).", body = ErrorBody),
         (status = 403, description = "The target is not allowed (`blocked_target`), with the reason.", body = ErrorBody),
         (status = 413, description = "The body is too large.", body = ErrorBody),
         (status = 415, description = "The body is not declared as JSON.", body = ErrorBody),
@@ -100,6 +103,7 @@ pub fn list_page(page: impl serde::Serialize) -> Response {
 pub async fn probes_create(
     State(state): State<AppState>,
     ClientIp(client): ClientIp,
+    OwnerToken(token): OwnerToken,
     request: Request,
 ) -> Result<Response> {
     if state.is_shutting_down() {
@@ -124,16 +128,25 @@ pub async fn probes_create(
         plan.dns_server = default_dns;
     }
     let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
+    let token = match token {
+        Some(token) => token,
+        None => {
+            owner::new_token().map_err(|e| ApiError::Internal(format!("random source: {e}")))?
+        }
+    };
     let now = crate::probe::trace::unix_ms();
+    // The plan keeps the real credentials (the probe sends them); the record never has them.
+    let mut options = plan.options.clone();
+    h123_shared::redact::redact_options(&mut options);
     let record = ProbeRecord {
         id: id.clone(),
         status: ProbeStatus::Running,
         created_at_unix_ms: now,
-        options: plan.options.clone(),
+        options: options.clone(),
         result: ProbeResult {
             schema_version: SCHEMA_VERSION,
             started_at_unix_ms: now,
-            options: plan.options.clone(),
+            options,
             runs: Vec::new(),
             analysis: None,
         },
@@ -157,7 +170,11 @@ pub async fn probes_create(
                 ApiError::ServerBusy
             }
         })?;
-    if let Err(e) = state.store.insert(record).await {
+    if let Err(e) = state
+        .store
+        .insert(record, Some(owner::token_hash(&token)))
+        .await
+    {
         state.registry.remove(&id);
         return Err(e.into());
     }
@@ -169,6 +186,7 @@ pub async fn probes_create(
         id,
         status: ProbeStatus::Running,
         links,
+        owner_token: token,
     };
     let mut response = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
     response.headers_mut().insert(header::LOCATION, location);
@@ -220,24 +238,29 @@ pub async fn probes_get(
     Ok(respond(&headers, Representation::json(body, record.status)))
 }
 
-/// Recent probes, newest first.
+/// Recent probes, newest first: the public ones, plus the caller's own when it
+/// sends the owner token it got at creation.
 #[utoipa::path(
     get,
     path = "/api/v1/probes",
     tag = "probes",
-    params(ListQuery),
+    params(ListQuery,
+        ("X-H123-Owner" = Option<String>, Header,
+            description = "The owner token from `POST /api/v1/probes`: adds the probes made under it (public or not). `Authorization: Bearer TOKEN` works too.")),
     responses(
         (status = 200, description = "A page of probes", body = ProbeList),
-        (status = 400, description = "Bad `limit` or unknown `before` (`invalid_query`)", body = ErrorBody),
+        (status = 400, description = "Bad `limit` or unknown `before` (`invalid_query`), or a malformed owner token (`invalid_owner_token`)", body = ErrorBody),
     )
 )]
 pub async fn probes_list(
     State(state): State<AppState>,
+    OwnerToken(token): OwnerToken,
     query: std::result::Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response> {
     let Query(query) = query.map_err(|e| ApiError::InvalidQuery(e.body_text()))?;
     let limit = query.page_size()?;
-    let items = state.store.list(limit, query.before).await?;
+    let owner_hash = token.as_deref().map(owner::token_hash);
+    let items = state.store.list(limit, query.before, owner_hash).await?;
     let next_before = next_before(items.len(), limit, items.last().map(|s| &s.id));
     Ok(list_page(ProbeList { items, next_before }))
 }

@@ -127,6 +127,7 @@ impl ProbeArgs {
             resolve,
             dns_server: self.dns_server.clone(),
             h3_direct: self.h3_direct,
+            visibility: h123_shared::Visibility::Unlisted,
         })
     }
 }

@@ -5,6 +5,7 @@ use crate::bench::BenchLimits;
 use crate::probe::guard::{AllowedTarget, ConnectPolicy};
 use crate::probe::tls::TrustSettings;
 use crate::server::limit::RateConfig;
+use crate::server::listener::{self, ListenerConfig};
 use crate::server::target_guard::TargetGuard;
 use crate::server::{AppState, BenchConfig, ServerConfig, server_bench_limits, server_limits};
 use crate::store::SharedStore;
@@ -86,9 +87,39 @@ pub struct ServeArgs {
     /// Longest a bench may measure each protocol, in seconds.
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub bench_max_secs: u64,
+    /// Longest a client may take to send a request header (a silent or trickling socket is closed then).
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    pub header_timeout_secs: u64,
+    /// Longest a connection may stay with no byte either way before it is closed.
+    #[arg(long, default_value_t = 60, value_name = "SECS")]
+    pub idle_timeout_secs: u64,
+    /// Longest a request body may take to arrive (then 408).
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    pub body_timeout_secs: u64,
+    /// Open connections one client (IPv4 address or IPv6 prefix) may hold; more get 503 and are closed.
+    #[arg(long, default_value_t = 64)]
+    pub max_conns_per_client: usize,
+    /// Open connections over all clients; more get 503 and are closed.
+    #[arg(long, default_value_t = 4096)]
+    pub max_conns: usize,
+    /// IPv6 clients are one client per prefix of this length (an IPv6 user usually holds a /64).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
+    pub ipv6_client_prefix: u8,
 }
 
 impl ServeArgs {
+    /// How the listener treats connections, from these arguments.
+    pub fn listener(&self) -> ListenerConfig {
+        ListenerConfig {
+            header_timeout: Duration::from_secs(self.header_timeout_secs.max(1)),
+            idle_timeout: Duration::from_secs(self.idle_timeout_secs.max(1)),
+            body_timeout: Duration::from_secs(self.body_timeout_secs.max(1)),
+            max_conns_per_client: self.max_conns_per_client.max(1),
+            max_conns: self.max_conns.max(1),
+            ipv6_prefix: self.ipv6_client_prefix,
+        }
+    }
+
     /// The server configuration these arguments describe.
     ///
     /// # Errors
@@ -181,6 +212,7 @@ pub async fn run(args: ServeArgs) -> ExitCode {
 }
 
 async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
+    raise_nofile_limit();
     let store = SqliteStore::open(&args.db)?;
     let store = SharedStore::new(store);
     let recovered = store.cancel_running().await?;
@@ -243,11 +275,7 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
     };
     let mut drain = tokio::spawn(drain);
     let mut stopped = stop_rx.clone();
-    let server = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    let server = listener::serve(listener, app, args.listener(), async move {
         let _ = stopped.wait_for(|s| *s).await;
     });
     tokio::spawn(async move {
@@ -257,7 +285,7 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
         );
         let _ = stop_tx.send(true);
     });
-    let mut serving = tokio::spawn(async move { server.await });
+    let mut serving = tokio::spawn(server);
     tokio::select! {
         served = &mut serving => {
             // The server ends by itself only on an error, or once the stop
@@ -275,6 +303,22 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
     }
     eprintln!("h123 serve: stopped");
     Ok(())
+}
+
+/// Raises the soft limit on open files to the hard limit, so connections
+/// (each a descriptor) run into the listener's caps, not into `EMFILE`.
+fn raise_nofile_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        let raised = rustix::process::Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
+        };
+        if let Err(e) = setrlimit(Resource::Nofile, raised) {
+            eprintln!("h123 serve: cannot raise the open-file limit: {e}");
+        }
+    }
 }
 
 /// Binds `addr` with a deep accept queue, so a burst of new connections is

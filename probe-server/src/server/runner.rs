@@ -6,6 +6,7 @@ use super::registry::LiveProbe;
 use crate::probe::plan::Plan;
 use crate::probe::trace::Progress;
 use h123_shared::api::{ProbeEvent, ProbeStatus};
+use h123_shared::redact;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
@@ -27,7 +28,9 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
     let (sender, mut receiver) = mpsc::unbounded_channel::<ProbeEvent>();
     let probe = state.engine.run_observed(&plan, Progress::to(sender));
     let forward = async {
-        while let Some(event) = receiver.recv().await {
+        // Events leave the engine here: nothing past this point sees a secret.
+        while let Some(mut event) = receiver.recv().await {
+            redact::redact_event(&mut event);
             live.push(event);
         }
     };
@@ -41,6 +44,8 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
         Ok(result) => {
             let mut record = live.record();
             record.status = ProbeStatus::Done;
+            let mut result = result;
+            redact::redact_result(&mut result);
             record.result = h123_shared::analysis::analyzed(result);
             record
         }

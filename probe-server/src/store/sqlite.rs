@@ -3,6 +3,7 @@
 use super::{Result, Store, StoreError, status_str};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use h123_shared::bench::{BenchOptions, BenchResult};
+use h123_shared::{Protocol, Visibility, redact};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -14,7 +15,16 @@ use std::time::Duration;
 const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_probes.sql"),
     include_str!("../../migrations/0002_benches.sql"),
+    include_str!("../../migrations/0003_visibility.sql"),
 ];
+
+/// The trigger migration 3 drops while its rows are redacted and backfilled.
+const PROBES_IMMUTABLE: &str = "CREATE TRIGGER probes_immutable
+BEFORE UPDATE ON probes
+WHEN OLD.status <> 'running'
+BEGIN
+    SELECT RAISE(ABORT, 'finished probes are immutable');
+END;";
 
 /// A SQLite database file: one connection for writes, one for reads (WAL lets
 /// reads run beside a write). Concurrent inserts are group-committed: one
@@ -31,11 +41,31 @@ struct PendingInsert {
     created_at_unix_ms: i64,
     status: &'static str,
     json: String,
+    visibility: &'static str,
+    owner_hash: Option<String>,
+    url: String,
+    protocols: String,
     done: mpsc::Sender<Result<()>>,
 }
 
-const INSERT_SQL: &str =
-    "INSERT INTO probes (id, created_at_unix_ms, status, record) VALUES (?1, ?2, ?3, ?4)";
+impl PendingInsert {
+    fn execute(&self, statement: &mut rusqlite::Statement<'_>) -> rusqlite::Result<usize> {
+        statement.execute(params![
+            self.id,
+            self.created_at_unix_ms,
+            self.status,
+            self.json,
+            self.visibility,
+            self.owner_hash,
+            self.url,
+            self.protocols
+        ])
+    }
+}
+
+const INSERT_SQL: &str = "INSERT INTO probes \
+     (id, created_at_unix_ms, status, record, visibility, owner_hash, url, protocols) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
 impl SqliteStore {
     /// Opens (creating it and its folder if needed) and migrates the database at `path`.
@@ -80,7 +110,7 @@ impl SqliteStore {
             {
                 let mut statement = tx.prepare_cached(INSERT_SQL)?;
                 for p in &batch {
-                    statement.execute(params![p.id, p.created_at_unix_ms, p.status, p.json])?;
+                    p.execute(&mut statement)?;
                 }
             }
             tx.commit()?;
@@ -90,10 +120,8 @@ impl SqliteStore {
             let outcome = match &together {
                 Ok(()) => Ok(()),
                 Err(_) => conn
-                    .execute(
-                        INSERT_SQL,
-                        params![p.id, p.created_at_unix_ms, p.status, p.json],
-                    )
+                    .prepare_cached(INSERT_SQL)
+                    .and_then(|mut statement| p.execute(&mut statement))
                     .map(|_| ())
                     .map_err(StoreError::from),
             };
@@ -117,6 +145,9 @@ fn migrate(conn: &mut Connection) -> Result<()> {
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
+        if i + 1 == 3 {
+            redact_and_summarise(&tx)?;
+        }
         tx.pragma_update(
             None,
             "user_version",
@@ -127,8 +158,37 @@ fn migrate(conn: &mut Connection) -> Result<()> {
     Ok(())
 }
 
+/// Migration 3's data step: redacts every stored record (older servers kept
+/// secrets), fills the summary columns, then restores the immutability trigger.
+fn redact_and_summarise(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    let rows: Vec<(String, String)> = {
+        let mut statement = tx.prepare("SELECT id, record FROM probes")?;
+        let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    for (id, json) in rows {
+        let Ok(record) = from_json(&id, &json) else {
+            continue;
+        };
+        tx.execute(
+            "UPDATE probes SET record = ?2, url = ?3, protocols = ?4 WHERE id = ?1",
+            params![
+                id,
+                to_json(&record)?,
+                redact::redact_url(&record.options.url),
+                json_of(&id, &record.options.protocols)?
+            ],
+        )?;
+    }
+    tx.execute_batch(PROBES_IMMUTABLE)?;
+    Ok(())
+}
+
+/// The record as stored: redacted again (cheap, and no caller can forget).
 fn to_json(record: &ProbeRecord) -> Result<String> {
-    json_of(&record.id, record)
+    let mut record = record.clone();
+    redact::redact_record(&mut record);
+    json_of(&record.id, &record)
 }
 
 fn from_json(id: &str, json: &str) -> Result<ProbeRecord> {
@@ -209,7 +269,7 @@ impl BenchRow {
 }
 
 impl Store for SqliteStore {
-    fn insert(&self, record: &ProbeRecord) -> Result<()> {
+    fn insert(&self, record: &ProbeRecord, owner_hash: Option<&str>) -> Result<()> {
         let (done, outcome) = mpsc::channel();
         self.pending
             .lock()
@@ -219,6 +279,10 @@ impl Store for SqliteStore {
                 created_at_unix_ms: i64::try_from(record.created_at_unix_ms).unwrap_or(i64::MAX),
                 status: status_str(record.status),
                 json: to_json(record)?,
+                visibility: record.options.visibility.as_str(),
+                owner_hash: owner_hash.map(str::to_owned),
+                url: redact::redact_url(&record.options.url),
+                protocols: json_of(&record.id, &record.options.protocols)?,
                 done,
             });
         // Whoever holds the writer next commits everything pending, this
@@ -252,7 +316,12 @@ impl Store for SqliteStore {
         json.map(|j| from_json(id, &j)).transpose()
     }
 
-    fn list(&self, limit: usize, before: Option<&str>) -> Result<Vec<ProbeSummary>> {
+    fn list(
+        &self,
+        limit: usize,
+        before: Option<&str>,
+        owner_hash: Option<&str>,
+    ) -> Result<Vec<ProbeSummary>> {
         let conn = self.reader();
         let upper: i64 = match before {
             None => i64::MAX,
@@ -264,22 +333,37 @@ impl Store for SqliteStore {
                 .ok_or_else(|| StoreError::UnknownCursor(id.chars().take(40).collect()))?,
         };
         let mut statement = conn.prepare_cached(
-            "SELECT id, record FROM probes WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2",
+            "SELECT id, url, protocols, status, created_at_unix_ms, visibility FROM probes \
+             WHERE seq < ?1 AND (visibility = 'public' OR owner_hash = ?3) \
+             ORDER BY seq DESC LIMIT ?2",
         )?;
         let rows = statement.query_map(
-            params![upper, i64::try_from(limit).unwrap_or(i64::MAX)],
-            |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+            params![upper, i64::try_from(limit).unwrap_or(i64::MAX), owner_hash],
+            |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, i64>(4)?,
+                    row.get::<_, String>(5)?,
+                ))
+            },
         )?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, json) = row?;
-            let record = from_json(&id, &json)?;
+            let (id, url, protocols, status, created, visibility) = row?;
             out.push(ProbeSummary {
-                id: record.id,
-                url: record.options.url,
-                protocols: record.options.protocols,
-                status: record.status,
-                created_at_unix_ms: record.created_at_unix_ms,
+                protocols: parse::<Vec<Protocol>>(&id, &protocols)?,
+                status: status_from(&id, &status)?,
+                created_at_unix_ms: u64::try_from(created).unwrap_or(0),
+                visibility: if visibility == "public" {
+                    Visibility::Public
+                } else {
+                    Visibility::Unlisted
+                },
+                url,
+                id,
             });
         }
         Ok(out)
@@ -451,7 +535,9 @@ mod tests {
     fn records_round_trip_and_become_immutable() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(&dir.path().join("sub/db.sqlite")).unwrap();
-        store.insert(&record("a", ProbeStatus::Running)).unwrap();
+        store
+            .insert(&record("a", ProbeStatus::Running), None)
+            .unwrap();
         assert_eq!(
             store.get("a").unwrap().unwrap().status,
             ProbeStatus::Running
@@ -472,7 +558,9 @@ mod tests {
     fn concurrent_inserts_are_all_committed_and_duplicates_fail_alone() {
         let dir = tempfile::tempdir().unwrap();
         let store = std::sync::Arc::new(SqliteStore::open(&dir.path().join("db.sqlite")).unwrap());
-        store.insert(&record("dup", ProbeStatus::Running)).unwrap();
+        store
+            .insert(&record("dup", ProbeStatus::Running), Some("o"))
+            .unwrap();
         let threads: Vec<_> = (0..32)
             .map(|i| {
                 let store = store.clone();
@@ -482,7 +570,10 @@ mod tests {
                     } else {
                         format!("id{i}")
                     };
-                    (i, store.insert(&record(&id, ProbeStatus::Running)))
+                    (
+                        i,
+                        store.insert(&record(&id, ProbeStatus::Running), Some("o")),
+                    )
                 })
             })
             .collect();
@@ -490,7 +581,7 @@ mod tests {
             let (i, outcome) = t.join().unwrap();
             assert_eq!(outcome.is_err(), i == 7, "insert {i}: {outcome:?}");
         }
-        assert_eq!(store.list(100, None).unwrap().len(), 32);
+        assert_eq!(store.list(100, None, Some("o")).unwrap().len(), 32);
     }
 
     #[test]
@@ -498,13 +589,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(&dir.path().join("db.sqlite")).unwrap();
         for id in ["a", "b", "c"] {
-            store.insert(&record(id, ProbeStatus::Done)).unwrap();
+            store
+                .insert(&record(id, ProbeStatus::Done), Some("o"))
+                .unwrap();
         }
         let ids = |v: Vec<ProbeSummary>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
-        assert_eq!(ids(store.list(2, None).unwrap()), ["c", "b"]);
-        assert_eq!(ids(store.list(2, Some("b")).unwrap()), ["a"]);
+        assert_eq!(ids(store.list(2, None, Some("o")).unwrap()), ["c", "b"]);
+        assert_eq!(ids(store.list(2, Some("b"), Some("o")).unwrap()), ["a"]);
         assert!(matches!(
-            store.list(2, Some("zz")),
+            store.list(2, Some("zz"), None),
             Err(StoreError::UnknownCursor(_))
         ));
     }
@@ -528,7 +621,9 @@ mod tests {
     fn benches_round_trip_apart_from_probes_and_become_immutable() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(&dir.path().join("db.sqlite")).unwrap();
-        store.insert(&record("same", ProbeStatus::Running)).unwrap();
+        store
+            .insert(&record("same", ProbeStatus::Running), None)
+            .unwrap();
         store.insert_bench(&bench("same")).unwrap();
         let stored = store.get_bench("same").unwrap().unwrap();
         assert_eq!(stored, bench("same"));
@@ -598,13 +693,52 @@ mod tests {
     }
 
     #[test]
+    fn migration_3_redacts_old_records_and_leaves_them_unlisted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        {
+            // A version 2 database, as an older server left it.
+            let mut conn = Connection::open(&path).unwrap();
+            for (i, sql) in MIGRATIONS[..2].iter().enumerate() {
+                conn.execute_batch(sql).unwrap();
+                conn.pragma_update(None, "user_version", i as i64 + 1)
+                    .unwrap();
+            }
+            let mut old = record("old", ProbeStatus::Done);
+            old.options.url = "https://u:OLDSECRET@example.com/".into();
+            old.options.headers = vec![h123_shared::Header {
+                name: "cookie".into(),
+                value: "OLDSECRET".into(),
+            }];
+            let json = serde_json::to_string(&old).unwrap();
+            let tx = conn.transaction().unwrap();
+            tx.execute(
+                "INSERT INTO probes (id, created_at_unix_ms, status, record) VALUES ('old', 1, 'done', ?1)",
+                [json],
+            )
+            .unwrap();
+            tx.commit().unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let old = store.get("old").unwrap().unwrap();
+        assert!(!serde_json::to_string(&old).unwrap().contains("OLDSECRET"));
+        assert!(store.list(10, None, None).unwrap().is_empty(), "unlisted");
+        let raw = store
+            .writer()
+            .execute("UPDATE probes SET status = 'running' WHERE id = 'old'", []);
+        assert!(raw.is_err(), "the trigger is back");
+    }
+
+    #[test]
     fn reopening_migrates_once_and_cancels_leftovers() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db.sqlite");
         {
             let store = SqliteStore::open(&path).unwrap();
-            store.insert(&record("r", ProbeStatus::Running)).unwrap();
-            store.insert(&record("d", ProbeStatus::Done)).unwrap();
+            store
+                .insert(&record("r", ProbeStatus::Running), None)
+                .unwrap();
+            store.insert(&record("d", ProbeStatus::Done), None).unwrap();
         }
         let store = SqliteStore::open(&path).unwrap();
         assert_eq!(store.cancel_running().unwrap(), 1);
