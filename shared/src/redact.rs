@@ -95,14 +95,19 @@ pub fn redact_attempt(attempt: &mut Attempt) {
     }
 }
 
-/// Redacts a whole result: its options and every attempt.
+/// Redacts a whole result: its options and every attempt; an analysis is
+/// made again from what remains, since its findings quote URLs and headers.
 pub fn redact_result(result: &mut ProbeResult) {
     redact_options(&mut result.options);
     for run in &mut result.runs {
-        if let Some(reason) = &mut run.skipped {
+        for reason in [&mut run.skipped, &mut run.stopped].into_iter().flatten() {
             *reason = redact_urls_in(reason);
         }
         run.attempts.iter_mut().for_each(redact_attempt);
+    }
+    if result.analysis.is_some() {
+        result.analysis = None;
+        result.analysis = Some(crate::analysis::analyze(result));
     }
 }
 
@@ -116,7 +121,9 @@ pub fn redact_record(record: &mut ProbeRecord) {
 pub fn redact_event(event: &mut ProbeEvent) {
     match event {
         ProbeEvent::Attempt { attempt, .. } => redact_attempt(attempt),
-        ProbeEvent::Skipped { reason, .. } => *reason = redact_urls_in(reason),
+        ProbeEvent::Skipped { reason, .. } | ProbeEvent::Stopped { reason, .. } => {
+            *reason = redact_urls_in(reason)
+        }
         ProbeEvent::Phase { .. } => {}
     }
 }
