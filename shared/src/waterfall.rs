@@ -107,13 +107,15 @@ pub struct Mark {
     pub clamped: bool,
 }
 
-/// A protocol that produced no rows.
+/// A protocol that was not measured, or stopped before its last attempt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkippedRun {
     /// The protocol.
     pub protocol: Protocol,
-    /// Why it was not measured.
+    /// Why it was not measured, or why its later attempts were not made.
     pub reason: String,
+    /// Whether some attempts were made (the run stopped early) rather than none.
+    pub stopped: bool,
 }
 
 /// Lays out a whole result on one axis.
@@ -150,10 +152,15 @@ pub fn layout(result: &ProbeResult) -> Waterfall {
         .runs
         .iter()
         .filter_map(|r| {
-            let reason = r.skipped.clone()?;
+            let (reason, stopped) = match (&r.skipped, &r.stopped) {
+                (Some(reason), _) => (reason.clone(), false),
+                (None, Some(reason)) => (reason.clone(), true),
+                (None, None) => return None,
+            };
             Some(SkippedRun {
                 protocol: r.protocol,
                 reason,
+                stopped,
             })
         })
         .collect();
@@ -486,7 +493,8 @@ mod tests {
             w.skipped,
             vec![SkippedRun {
                 protocol: Protocol::H3,
-                reason: "UDP blocked".into()
+                reason: "UDP blocked".into(),
+                stopped: false,
             }]
         );
 

@@ -146,8 +146,13 @@ pub fn render(record: &ProbeRecord) -> String {
     for skip in &waterfall.skipped {
         let _ = write!(
             svg,
-            r##"<text x="16" y="{y}" fill="#92400e">{} not measured: {}</text>"##,
+            r##"<text x="16" y="{y}" fill="#92400e">{} {}: {}</text>"##,
             skip.protocol.http_version(),
+            if skip.stopped {
+                "stopped"
+            } else {
+                "not measured"
+            },
             escape(&shorten(&skip.reason, 120))
         );
         y += 20.0;
@@ -265,5 +270,13 @@ mod tests {
         assert!(svg.contains("&lt;script&gt;&amp;b=&quot;x&quot;"));
         assert!(svg.contains("no attempt finished yet"));
         assert!(svg.trim_end().ends_with("</svg>"));
+
+        // Finished: the outcome in the header line and the verdict under the plot.
+        let mut done = record.clone();
+        done.status = ProbeStatus::Done;
+        done.result = h123_shared::analysis::analyzed(done.result);
+        let svg = render(&done);
+        assert!(svg.contains("· failed · probe abc"), "{svg}");
+        assert!(svg.contains("Nothing was measured."), "{svg}");
     }
 }

@@ -37,7 +37,7 @@ pub fn Panel(
             w.skipped
                 .iter()
                 .find(|s| s.protocol == protocol)
-                .map(|s| s.reason.clone())
+                .map(|s| (s.stopped, s.reason.clone()))
         })
     };
     view! {
@@ -67,7 +67,13 @@ pub fn Panel(
                         .collect_view()
                 }}
             </ol>
-            {move || skipped().map(|reason| view! { <p class="wf-skipped">"Not measured: " {reason}</p> })}
+            {move || {
+                skipped()
+                    .map(|(stopped, reason)| {
+                        let lead = if stopped { "Stopped: " } else { "Not measured: " };
+                        view! { <p class="wf-skipped">{lead} {reason}</p> }
+                    })
+            }}
         </section>
     }
 }
