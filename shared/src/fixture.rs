@@ -54,6 +54,7 @@ pub(crate) fn attempt(n: u32, durations: &[(Phase, u64)], reused: bool) -> Attem
                 name: "content-type".into(),
                 value: "text/html".into(),
             }],
+            headers_truncated: false,
             body_bytes: 1000,
             truncated: false,
         }),
@@ -106,6 +107,7 @@ pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
     ProtocolRun {
         protocol,
         skipped: None,
+        cut_short: None,
         discovery: None,
         attempts,
     }

@@ -134,6 +134,7 @@ fn run_mut(result: &mut ProbeResult, protocol: Protocol) -> &mut ProtocolRun {
             result.runs.push(ProtocolRun {
                 protocol,
                 skipped: None,
+                cut_short: None,
                 discovery: None,
                 attempts: Vec::new(),
             });

@@ -307,6 +307,7 @@ mod tests {
         ProtocolRun {
             protocol,
             skipped: None,
+            cut_short: None,
             discovery: None,
             attempts,
         }

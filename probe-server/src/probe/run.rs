@@ -1,6 +1,7 @@
 //! Runs one protocol's attempts: fresh connection first, reuse after (or a
 //! new one each time in cold mode), redirect hops as their own entries.
 
+use super::budget::{MAX_RECORD_BYTES, RecordBudget};
 use super::connection::{ConnectSettings, Connection, Target};
 use super::dns::NameResolver;
 use super::failure::{failure, timed_out};
@@ -39,6 +40,7 @@ pub struct ProtocolRunner<'a, C> {
     pool: Vec<Pooled<C>>,
     next_id: u32,
     connect_to: Option<(String, u16)>,
+    budget: Option<&'a RecordBudget>,
 }
 
 /// What one attempt found out besides its timeline.
@@ -77,6 +79,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             pool: Vec::new(),
             next_id: 1,
             connect_to: None,
+            budget: None,
         }
     }
 
@@ -85,6 +88,13 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
     /// for TLS: how an `Alt-Svc` or HTTPS-record endpoint is reached.
     pub fn connect_to(mut self, endpoint: Option<(String, u16)>) -> Self {
         self.connect_to = endpoint;
+        self
+    }
+
+    /// Spends `budget` (this run's share of the record's size cap): an
+    /// attempt that does not fit is dropped and the run stops, saying why.
+    pub fn budget(mut self, budget: &'a RecordBudget) -> Self {
+        self.budget = Some(budget);
         self
     }
 
@@ -97,13 +107,21 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             0
         };
         let mut attempts = Vec::new();
-        for number in 1..=options.repeat {
+        let mut cut_short = None;
+        'attempts: for number in 1..=options.repeat {
             if number > 1 && !self.plan.idle_gap.is_zero() {
                 tokio::time::sleep(self.plan.idle_gap).await;
             }
             let mut url = self.plan.url.clone();
             for hop in 0..=hops {
                 let (attempt, next) = self.attempt(number, hop, &url).await;
+                if self.budget.is_some_and(|b| !b.take(&attempt)) {
+                    cut_short = Some(format!(
+                        "stopped before attempt {number}, hop {hop}: the record reached its size cap of {} KiB",
+                        MAX_RECORD_BYTES / 1024
+                    ));
+                    break 'attempts;
+                }
                 self.progress.send(ProbeEvent::Attempt {
                     protocol: self.protocol,
                     attempt: Box::new(attempt.clone()),
@@ -118,6 +136,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         ProtocolRun {
             protocol: self.protocol,
             skipped: None,
+            cut_short,
             discovery: None,
             attempts,
         }

@@ -220,6 +220,7 @@ fn run_mut(record: &mut ProbeRecord, protocol: Protocol) -> &mut ProtocolRun {
                 ProtocolRun {
                     protocol,
                     skipped: None,
+                    cut_short: None,
                     discovery: None,
                     attempts: Vec::new(),
                 },

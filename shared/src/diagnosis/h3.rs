@@ -116,6 +116,7 @@ mod tests {
         result.runs.push(ProtocolRun {
             protocol: Protocol::H3,
             skipped: None,
+            cut_short: None,
             attempts: Vec::new(),
             discovery: Some(d),
         });
