@@ -254,6 +254,32 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         Ok(())
     }
 
+    /// A refused name's addresses stay out of the record, as they stay out
+    /// of the API's 403: a redirect hop or an Alt-Svc endpoint naming an
+    /// internal host must not map the server's DNS for whoever probes it.
+    /// Address literals (typed or advertised as such) are named as they are.
+    fn hide_refused_addresses(
+        &self,
+        mut refused: Failure,
+        host: &Host<&str>,
+        port: u16,
+        found: &mut Findings,
+    ) -> Failure {
+        let Host::Domain(name) = host else {
+            return refused;
+        };
+        refused.message = match self.settings.policy.check_port(port) {
+            Err(reason) => format!("refusing to connect to {name}:{port}: {reason}"),
+            Ok(()) => format!(
+                "refusing to connect to {name}: it resolves to an address this server does not probe"
+            ),
+        };
+        if let Some(dns) = found.dns.as_mut() {
+            dns.addresses.clear();
+        }
+        refused
+    }
+
     async fn open(
         &mut self,
         url: &Url,
@@ -289,7 +315,13 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             https: url.scheme() == "https",
             addrs: &addrs,
         };
-        let opened = C::open(&target, &self.settings, trace).await?;
+        let opened = match C::open(&target, &self.settings, trace).await {
+            Ok(opened) => opened,
+            Err(f) if f.kind == FailureKind::Blocked => {
+                return Err(self.hide_refused_addresses(f, &host, port, found));
+            }
+            Err(f) => return Err(f),
+        };
         let id = self.next_id;
         self.next_id += 1;
         Ok(Pooled {
