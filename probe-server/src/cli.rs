@@ -36,3 +36,22 @@ pub async fn run(cli: Cli) -> std::process::ExitCode {
         Command::Serve(args) => serve_cmd::run(args).await,
     }
 }
+
+/// Writes a command's output to standard output. `None` when it was
+/// written; else the exit code to end with: success when the reader has
+/// gone (a closed pipe, as in `h123 probe URL -o json | head -1`: the output
+/// simply ends there, as Unix tools do), failure on any other write error.
+pub(crate) fn emit(text: &str) -> Option<std::process::ExitCode> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            Some(std::process::ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("h123: cannot write the output: {e}");
+            Some(std::process::ExitCode::FAILURE)
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! The probe engine: runs a [`Plan`] over each protocol and returns the
 //! measured [`ProbeResult`].
 
+pub mod budget;
 pub mod cert;
 pub mod connection;
 pub mod discover;
@@ -19,6 +20,7 @@ pub mod tls;
 pub mod trace;
 pub mod wire;
 
+use budget::RecordBudget;
 use connection::ConnectSettings;
 use dns::NameResolver;
 use guard::ConnectPolicy;
@@ -64,6 +66,7 @@ impl Engine {
         order.sort_by_key(|p| *p == Protocol::H3);
         let mut runs = Vec::new();
         for protocol in order {
+            let budget = RecordBudget::share(&plan.options);
             let run = match protocol {
                 Protocol::H1 => {
                     ProtocolRunner::<h1::H1>::new(
@@ -73,6 +76,7 @@ impl Engine {
                         &settings,
                         progress.clone(),
                     )
+                    .budget(&budget)
                     .run()
                     .await
                 }
@@ -84,11 +88,12 @@ impl Engine {
                         &settings,
                         progress.clone(),
                     )
+                    .budget(&budget)
                     .run()
                     .await
                 }
                 Protocol::H3 => {
-                    self.run_h3(plan, &runs, &resolver, &settings, &progress)
+                    self.run_h3(plan, &runs, &resolver, &settings, &progress, &budget)
                         .await
                 }
             };
@@ -112,6 +117,7 @@ impl Engine {
         resolver: &NameResolver,
         settings: &ConnectSettings,
         progress: &Progress,
+        budget: &RecordBudget,
     ) -> ProtocolRun {
         let mut discovery = discover::discover(plan, earlier, resolver).await;
         let Some(endpoint) = discover::endpoint(&discovery) else {
@@ -123,6 +129,7 @@ impl Engine {
                 protocol: Protocol::H3,
                 skipped: Some(discovery.detail.clone()),
                 stopped: None,
+                cut_short: None,
                 attempts: Vec::new(),
                 discovery: Some(discovery),
             };
@@ -130,6 +137,7 @@ impl Engine {
         let mut run =
             ProtocolRunner::<h3::H3>::new(Protocol::H3, plan, resolver, settings, progress.clone())
                 .connect_to(Some(endpoint))
+                .budget(budget)
                 .run()
                 .await;
         discover::conclude(&mut discovery, &run);

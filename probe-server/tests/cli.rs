@@ -1,6 +1,6 @@
 //! End-to-end tests of the `h123 probe` and `h123 bench` command lines against the loopback
 //! test target: output formats (HAR validated by a HAR 1.2 validator, curl
-//! figures cross-checked against curl itself), exit codes and bad input.
+//! figures cross-checked against curl itself), exit codes, bad input and a closed stdout.
 
 use h123_shared::curl::CurlTimings;
 use h123_shared::{ProbeResult, Protocol};
@@ -278,6 +278,34 @@ async fn a_redirect_chain_total_matches_curl_dash_l() {
     })
     .await
     .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_stdout_ends_the_output_without_a_panic() {
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let url = target.https_url("/");
+    let ca = target.ca_file().to_str().unwrap().to_owned();
+    for output in ["json", "text"] {
+        let (url, ca) = (url.clone(), ca.clone());
+        let done = tokio::task::spawn_blocking(move || {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_h123"))
+                .args([
+                    "probe", &url, "--cacert", &ca, "--proto", "h1", "-o", output,
+                ])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("h123 runs");
+            // The reader goes away before h123 writes, as `| head -1` does after a line.
+            drop(child.stdout.take());
+            child.wait_with_output().expect("h123 ends")
+        })
+        .await
+        .unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(0), "{output}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{output}: {stderr}");
+    }
 }
 
 #[test]

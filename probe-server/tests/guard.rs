@@ -1,6 +1,7 @@
 //! Guard tests: hostile targets are refused with a clear code and reason, by
 //! the API before a probe starts and by the engine at connect time (redirect
-//! hops), on a server that allows public addresses plus the test target only.
+//! hops), on a server that allows public addresses plus the test target only;
+//! and `--allow-private`, which lets everything through, `localhost` included.
 //!
 //! No test here sends a packet anywhere but loopback: the API refuses before
 //! any connect, and the redirect hops point at loopback ports.
@@ -228,7 +229,23 @@ async fn redirect_hops_into_private_space_fail_as_blocked() {
             );
             let failure = run.attempts[1].failure.as_ref().expect("the hop fails");
             assert_eq!(failure.kind, FailureKind::Blocked, "{next}: {failure:?}");
-            assert!(failure.message.contains("loopback"), "{}", failure.message);
+            if next.contains("evil.h123.test") {
+                // A name's addresses stay out of the record, as out of a 403.
+                assert!(
+                    failure.message.contains(
+                        "evil.h123.test: it resolves to an address this server does not probe"
+                    ) && !failure.message.contains("127.0.0.1"),
+                    "{}",
+                    failure.message
+                );
+                let dns = run.attempts[1]
+                    .dns
+                    .as_ref()
+                    .expect("the lookup is recorded");
+                assert!(dns.addresses.is_empty(), "{:?}", dns.addresses);
+            } else {
+                assert!(failure.message.contains("loopback"), "{}", failure.message);
+            }
             assert!(
                 run.attempts[1].connection.is_none(),
                 "no connection was made"
@@ -284,4 +301,25 @@ async fn the_port_list_holds_on_every_redirect_hop() {
     )
     .await;
     assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.text());
+}
+
+#[tokio::test]
+async fn allow_private_probes_localhost() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&target);
+    // `h123 serve --allow-private`, with the system resolver (its hosts file names localhost).
+    config.guard.policy = ConnectPolicy::allow_all();
+    config.dns_server = None;
+    let state = state(config, &dir);
+    let body = serde_json::json!({
+        "url": format!("https://localhost:{}/", target.https_addr.port()),
+        "protocols": ["h1"],
+        "repeat": 1,
+    })
+    .to_string();
+    let record = run_to_end(&state, &body).await;
+    let attempt = &record.result.runs[0].attempts[0];
+    assert!(attempt.failure.is_none(), "{:?}", attempt.failure);
+    assert_eq!(attempt.response.as_ref().unwrap().status, 200);
 }

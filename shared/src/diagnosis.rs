@@ -97,6 +97,7 @@ pub fn diagnose(result: &ProbeResult) -> Vec<Finding> {
     http::redirects(result, &mut findings);
     failure::failures(result, &mut findings);
     truncated(result, &mut findings);
+    capped(result, &mut findings);
     if working {
         for run in &result.runs {
             connection::reuse_saving(run, &mut findings);
@@ -207,6 +208,56 @@ fn truncated(result: &ProbeResult, out: &mut Vec<Finding>) {
     ));
 }
 
+/// The record's bounds at work: a run stopped at the record's size cap
+/// (`record_capped`), or response headers cut to the stored budget (`headers_truncated`).
+fn capped(result: &ProbeResult, out: &mut Vec<Finding>) {
+    if let Some((run, why)) = result
+        .runs
+        .iter()
+        .find_map(|run| run.cut_short.as_deref().map(|why| (run, why)))
+    {
+        out.push(finding(
+            "record_capped",
+            Severity::Warning,
+            "Probe stopped at the record's size cap".into(),
+            Evidence {
+                protocol: run.protocol,
+                attempt: None,
+                phase: None,
+                duration: None,
+                detail: format!(
+                    "{} kept {} attempts and {why}: the target's answers (headers, redirect hops) are large.",
+                    run.protocol,
+                    run.attempts.len()
+                ),
+            },
+            "Probe fewer attempts (a lower repeat or max_redirects), or look at one answer with \
+             `curl -sI` to see what makes it large."
+                .into(),
+        ));
+    }
+    if let Some((run, a)) =
+        all_attempts(result).find(|(_, a)| a.response.as_ref().is_some_and(|r| r.headers_truncated))
+    {
+        out.push(finding(
+            "headers_truncated",
+            Severity::Info,
+            "Response headers cut to the stored budget".into(),
+            Evidence {
+                protocol: run.protocol,
+                attempt: Some(a.attempt),
+                phase: None,
+                duration: None,
+                detail: format!(
+                    "{} answered with more header bytes than a record keeps (16 KiB); the rest were left out.",
+                    label(run.protocol, a)
+                ),
+            },
+            format!("See them all with `curl -sI {}`.", shell_quote(&a.url)),
+        ));
+    }
+}
+
 #[cfg(test)]
 mod test_support {
     use super::*;
@@ -295,5 +346,42 @@ mod tests {
         let json = serde_json::to_value(&f[0]).unwrap();
         assert_eq!(json["severity"], "critical");
         assert_eq!(json["evidence"]["phase"], "connect");
+    }
+
+    #[test]
+    fn the_record_cap_and_header_budget_are_findings() {
+        let mut big = fresh(1, 0, 1_000, 1_000, 30_000);
+        big.response.as_mut().unwrap().headers_truncated = true;
+        let mut capped = run(Protocol::H1, vec![big]);
+        capped.cut_short = Some(
+            "stopped before attempt 2, hop 0: the record reached its size cap of 1024 KiB".into(),
+        );
+        let f = diagnose(&result(vec![capped]));
+        let cap = find(&f, "record_capped");
+        assert_eq!(cap.severity, Severity::Warning);
+        assert!(
+            cap.evidence.detail.contains("kept 1 attempts"),
+            "{}",
+            cap.evidence.detail
+        );
+        let headers = find(&f, "headers_truncated");
+        assert!(headers.next_step.contains("curl -sI"));
+        assert!(
+            diagnose(&result(vec![run(Protocol::H1, vec![fresh(1, 0, 1, 1, 1)])]))
+                .iter()
+                .all(|f| f.id != "record_capped" && f.id != "headers_truncated")
+        );
+    }
+
+    #[test]
+    fn records_without_the_new_bounds_fields_still_load() {
+        let mut r = result(vec![run(Protocol::H1, vec![fresh(1, 0, 1, 1, 1)])]);
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(!json.contains("cut_short") && !json.contains("headers_truncated"));
+        let back: ProbeResult = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
+        r.runs[0].cut_short = Some("x".into());
+        let json = serde_json::to_string(&r).unwrap();
+        assert_eq!(serde_json::from_str::<ProbeResult>(&json).unwrap(), r);
     }
 }

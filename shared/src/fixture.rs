@@ -55,6 +55,7 @@ pub(crate) fn attempt(n: u32, durations: &[(Phase, u64)], reused: bool) -> Attem
                 name: "content-type".into(),
                 value: "text/html".into(),
             }],
+            headers_truncated: false,
             body_bytes: 1000,
             truncated: false,
         }),
@@ -108,6 +109,7 @@ pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
         protocol,
         skipped: None,
         stopped: None,
+        cut_short: None,
         discovery: None,
         attempts,
     }

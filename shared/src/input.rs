@@ -44,6 +44,38 @@ pub fn check_url(input: &str) -> Result<String, String> {
     Ok(url.to_string())
 }
 
+/// Request headers the probe itself writes: framing (`host`,
+/// `content-length`, `transfer-encoding`) and hop-by-hop ones (RFC 9110
+/// section 7.6.1, plus `keep-alive` and `http2-settings`). A user's value
+/// would make the request disagree with its own framing (request
+/// smuggling) or with the connection's management. `proxy-*` and
+/// pseudo-headers (`:authority`) are refused too ([`is_forbidden_header`]).
+pub const FORBIDDEN_HEADERS: &[&str] = &[
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "upgrade",
+    "te",
+    "keep-alive",
+    "trailer",
+    "http2-settings",
+];
+
+/// Why [`FORBIDDEN_HEADERS`] are refused, as the end of a sentence.
+pub const FORBIDDEN_HEADER_WHY: &str =
+    "framing, hop-by-hop, proxy and pseudo-headers are set by the probe itself";
+
+/// Whether a header name is one a probe may not set: one of
+/// [`FORBIDDEN_HEADERS`], any `proxy-*` header or an HTTP/2 pseudo-header
+/// (`:authority`, ...). Case-insensitive.
+pub fn is_forbidden_header(name: &str) -> bool {
+    let lower = name.trim().to_ascii_lowercase();
+    lower.starts_with(':')
+        || lower.starts_with("proxy-")
+        || FORBIDDEN_HEADERS.contains(&lower.as_str())
+}
+
 /// Parses the advanced section's headers, one `Name: value` per line (blank
 /// lines ignored).
 ///
@@ -62,6 +94,12 @@ pub fn parse_headers(text: &str) -> Result<Vec<Header>, String> {
             if name.is_empty() || !name.chars().all(token) {
                 return Err(format!("`{name}` is not a valid header name."));
             }
+            if is_forbidden_header(name) {
+                return Err(format!(
+                    "header `{}` cannot be set: {FORBIDDEN_HEADER_WHY}.",
+                    name.to_ascii_lowercase()
+                ));
+            }
             Ok(Header {
                 name: name.to_ascii_lowercase(),
                 value: value.trim().to_string(),
@@ -73,6 +111,22 @@ pub fn parse_headers(text: &str) -> Result<Vec<Header>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn framing_and_hop_by_hop_headers_are_refused_as_typed() {
+        for line in [
+            "Host: a",
+            "content-length: 1",
+            "Proxy-Authorization: x",
+            "TE: trailers",
+        ] {
+            let e = parse_headers(line).unwrap_err();
+            assert!(e.contains("cannot be set"), "{line}: {e}");
+        }
+        assert!(is_forbidden_header(":path"));
+        assert!(!is_forbidden_header("authorization"));
+        assert!(parse_headers("Authorization: Bearer x\nX-Host: y").is_ok());
+    }
 
     #[test]
     fn good_urls_pass_trimmed() {

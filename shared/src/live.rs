@@ -139,6 +139,7 @@ fn run_mut(result: &mut ProbeResult, protocol: Protocol) -> &mut ProtocolRun {
                 protocol,
                 skipped: None,
                 stopped: None,
+                cut_short: None,
                 discovery: None,
                 attempts: Vec::new(),
             });

@@ -201,6 +201,7 @@ mod tests {
             headers: vec![header("Set-Cookie", "sid=2"), header("server", "x")],
             body_bytes: 0,
             truncated: false,
+            headers_truncated: false,
         });
         attempt.failure = Some(Failure {
             phase: Phase::Connect,

@@ -313,6 +313,10 @@ pub struct ProtocolRun {
     /// attempt 1 timed out setting up, so the peer is silent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Why the run stopped before its planned attempts, when it did: the
+    /// record's size cap was reached (the attempts before it are kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_short: Option<String>,
     /// Attempts in order; with redirects followed, each hop is its own entry.
     pub attempts: Vec<Attempt>,
     /// How HTTP/3 was discovered and whether it was reachable (h3 runs only).
@@ -650,8 +654,11 @@ pub struct ResponseInfo {
     pub status: u16,
     /// HTTP version of the response, e.g. `HTTP/2`.
     pub http_version: String,
-    /// Response headers (capped in count and size).
+    /// Response headers (capped in count and size: 16 KiB of names and values in all).
     pub headers: Vec<Header>,
+    /// Whether some response headers were cut or left out to fit the budget.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub headers_truncated: bool,
     /// Body bytes read.
     pub body_bytes: u64,
     /// Whether the body was cut at the size cap.

@@ -278,6 +278,7 @@ mod tests {
                         value: (*v).into(),
                     })
                     .collect(),
+                headers_truncated: false,
                 body_bytes: 0,
                 truncated: false,
             }),

@@ -152,7 +152,8 @@ pub fn layout(result: &ProbeResult) -> Waterfall {
         .runs
         .iter()
         .filter_map(|r| {
-            let (reason, stopped) = match (&r.skipped, &r.stopped) {
+            let (reason, stopped) = match (&r.skipped, r.stopped.as_ref().or(r.cut_short.as_ref()))
+            {
                 (Some(reason), _) => (reason.clone(), false),
                 (None, Some(reason)) => (reason.clone(), true),
                 (None, None) => return None,

@@ -563,10 +563,20 @@ async fn guard_refuses_private_targets_at_connect_time() {
             Phase::Connect
         };
         assert_eq!((phase, kind), (dial, FailureKind::Blocked), "{protocol}");
+        // A refused name's addresses stay out of the record (as out of the API's 403).
         assert!(
-            message.contains("127.0.0.1 is a loopback address"),
+            message
+                .contains("target.h123.test: it resolves to an address this server does not probe")
+                && !message.contains("127.0.0.1"),
             "{message}"
         );
+    }
+    for run in &result.runs {
+        let dns = run.attempts[0]
+            .dns
+            .as_ref()
+            .expect("the lookup is recorded");
+        assert!(dns.addresses.is_empty(), "{:?}", dns.addresses);
     }
     let allowed = vec![target.https_addr.to_string().parse().unwrap()];
     let excepted = Engine::new(trust, ConnectPolicy::public_only(allowed))

@@ -143,7 +143,9 @@ pub async fn run(args: BenchArgs) -> ExitCode {
                 ),
                 BenchOutput::Text => super::bench_text::report(&result),
             };
-            print!("{text}");
+            if let Some(code) = super::emit(&text) {
+                return code;
+            }
             if result.runs.iter().any(|r| r.failure.is_some()) {
                 ExitCode::FAILURE
             } else {

@@ -175,7 +175,9 @@ pub async fn run(args: ProbeArgs) -> ExitCode {
     };
     match outcome {
         Ok((text, results)) => {
-            print!("{text}");
+            if let Some(code) = super::emit(&text) {
+                return code;
+            }
             let failed = results
                 .iter()
                 .flat_map(|r| &r.runs)

@@ -7,6 +7,9 @@ use h123_shared::alt_svc::{self, AltSvc};
 use h123_shared::{FailureKind, H3Discovery, H3Outcome, H3Via, Phase, Protocol, ProtocolRun};
 use url::Host;
 
+/// Most distinct `Alt-Svc` h3 entries kept (a target could vary them on every answer).
+const MAX_ALT_SVC: usize = 8;
+
 /// Finds where HTTP/3 is offered for the plan's URL, from what the h1/h2
 /// runs already saw and from DNS. The verdict is filled in by [`conclude`].
 pub async fn discover(
@@ -22,6 +25,9 @@ pub async fn discover(
         .filter(|a| url::Url::parse(&a.url).is_ok_and(|u| u.origin() == origin))
         .filter_map(|a| a.response.as_ref()?.header("alt-svc"));
     for entry in headers.flat_map(alt_svc::h3_entries) {
+        if alt_svc.len() == MAX_ALT_SVC {
+            break;
+        }
         if !alt_svc.contains(&entry) {
             alt_svc.push(entry);
         }
@@ -173,6 +179,7 @@ mod tests {
             protocol: Protocol::H3,
             skipped: None,
             stopped: None,
+            cut_short: None,
             discovery: None,
             attempts: vec![Attempt {
                 attempt: 1,

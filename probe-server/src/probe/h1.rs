@@ -3,7 +3,10 @@
 
 use super::connection::{ConnectSettings, Connection, Opened, Target, TaskGuard, open_tcp_tls};
 use super::failure::from_hyper;
-use super::http::{Exchange, RequestSpec, UriForm, build_request, timed_exchange};
+use super::http::{
+    Exchange, MAX_HEADER_SECTION, MAX_RESPONSE_HEADERS, RequestSpec, UriForm, build_request,
+    timed_exchange,
+};
 use super::trace::AttemptTrace;
 use super::wire::WireTap;
 use crate::bench::load::{Load, Reply, hyper_reply};
@@ -33,7 +36,12 @@ impl H1 {
     ) -> Result<Opened<Self>, Failure> {
         let (io, opened) =
             open_tcp_tls(target, settings, &[b"http/1.1"], tap.clone(), trace).await?;
-        let (sender, conn) = http1::handshake(TokioIo::new(io))
+        // A response head over the header-section cap fails the exchange
+        // instead of growing the read buffer (hyper's default is ~400 KiB).
+        let (sender, conn) = http1::Builder::new()
+            .max_headers(MAX_RESPONSE_HEADERS)
+            .max_buf_size(MAX_HEADER_SECTION)
+            .handshake(TokioIo::new(io))
             .await
             .map_err(|e| from_hyper(Phase::Send, &e))?;
         let task = TaskGuard(tokio::spawn(async move {

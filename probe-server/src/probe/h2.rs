@@ -4,7 +4,9 @@
 
 use super::connection::{ConnectSettings, Connection, Opened, Target, TaskGuard, open_tcp_tls};
 use super::failure::{describe, failure, from_hyper, timed_out};
-use super::http::{Exchange, RequestSpec, UriForm, build_request, timed_exchange};
+use super::http::{
+    Exchange, MAX_HEADER_SECTION, RequestSpec, UriForm, build_request, timed_exchange,
+};
 use super::trace::{self, AttemptTrace};
 use super::wire::WireTap;
 use crate::bench::load::{Load, Reply};
@@ -34,7 +36,9 @@ impl Connection for H2 {
         let tap = WireTap::http2();
         let (io, opened) = open_tcp_tls(target, settings, &[b"h2"], tap.clone(), trace).await?;
         check_alpn(&opened)?;
-        let (mut sender, conn) = http2::handshake(TokioExecutor::new(), TokioIo::new(io))
+        let (mut sender, conn) = http2::Builder::new(TokioExecutor::new())
+            .max_header_list_size(MAX_HEADER_SECTION as u32)
+            .handshake(TokioIo::new(io))
             .await
             .map_err(|e| from_hyper(Phase::Send, &e))?;
         let task = TaskGuard(tokio::spawn(async move {
@@ -124,7 +128,9 @@ impl Load for H2 {
         let (io, opened) =
             open_tcp_tls(target, settings, &[b"h2"], WireTap::silent(), &mut scratch).await?;
         check_alpn(&opened)?;
-        let (sender, connection) = h2::client::handshake(io)
+        let (sender, connection) = h2::client::Builder::new()
+            .max_header_list_size(MAX_HEADER_SECTION as u32)
+            .handshake(io)
             .await
             .map_err(|e| h2_failure(Phase::Send, &e))?;
         let closed = Arc::new(AtomicBool::new(false));

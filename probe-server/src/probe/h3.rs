@@ -7,7 +7,9 @@
 
 use super::connection::{ConnectSettings, Connection, Opened, Target, TaskGuard};
 use super::failure::{blocked, describe, failure, timed_out};
-use super::http::{Exchange, RequestSpec, UriForm, build_request, response_facts};
+use super::http::{
+    Exchange, MAX_HEADER_SECTION, RequestSpec, UriForm, build_request, response_facts,
+};
 use super::trace::{self, AttemptTrace};
 use crate::bench::load::{Load, Reply};
 use bytes::{Buf, Bytes};
@@ -197,7 +199,10 @@ async fn handshake(
     };
     trace.record(TraceEvent::QuicDone);
     let tls = tls_facts(&quic, !settings.insecure, zero_rtt_pending.is_some());
-    let (mut driver, sender) = h3::client::new(h3_quinn::Connection::new(quic.clone()))
+    // h3's default accepts a header section of any size; ours stops at the cap.
+    let (mut driver, sender) = h3::client::builder()
+        .max_field_section_size(MAX_HEADER_SECTION as u64)
+        .build(h3_quinn::Connection::new(quic.clone()))
         .await
         .map_err(|e| failure(Phase::Send, FailureKind::Protocol, describe(&e)))?;
     let driver = TaskGuard(tokio::spawn(async move {

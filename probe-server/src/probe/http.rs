@@ -14,10 +14,22 @@ use std::future::Future;
 use std::time::Duration;
 use url::Url;
 
+/// Largest response header section read from a target, in bytes (h1 read
+/// buffer, h2 `SETTINGS_MAX_HEADER_LIST_SIZE`, h3 `SETTINGS_MAX_FIELD_SECTION_SIZE`):
+/// a larger one fails the exchange as a protocol error.
+pub const MAX_HEADER_SECTION: usize = 64 * 1024;
+/// Most response header lines an HTTP/1.1 head may have.
+pub const MAX_RESPONSE_HEADERS: usize = 128;
+/// Most response header bytes (names plus values) kept per attempt; past
+/// it the headers are cut and the response says `headers_truncated`.
+pub const STORED_HEADER_BUDGET: usize = 16 * 1024;
 /// Most response headers kept in a result.
 const MAX_HEADERS: usize = 100;
 /// Longest header value kept, in bytes.
 const MAX_HEADER_VALUE: usize = 4096;
+/// Headers the engine reads back from a stored response (redirects,
+/// HTTP/3 discovery, server timing): kept first when the budget is short.
+const WANTED_HEADERS: &[&str] = &["location", "alt-svc", "server-timing", "content-type"];
 
 /// One request as the engine sends it, validated.
 #[derive(Clone, Debug)]
@@ -164,34 +176,61 @@ async fn read_body(
     })
 }
 
-/// The facts kept of a response head.
+/// The facts kept of a response head: at most [`MAX_HEADERS`] headers,
+/// each value cut at [`MAX_HEADER_VALUE`] bytes, [`STORED_HEADER_BUDGET`]
+/// bytes in all. When they do not all fit, the ones the engine reads back
+/// (`Location`, `Alt-Svc`, ...) go first and `headers_truncated` is set.
 pub fn response_facts(parts: &http::response::Parts) -> ResponseInfo {
-    let headers = parts
-        .headers
-        .iter()
-        .take(MAX_HEADERS)
-        .map(|(name, value)| {
-            let mut value = String::from_utf8_lossy(value.as_bytes()).into_owned();
-            if value.len() > MAX_HEADER_VALUE {
-                let mut cut = MAX_HEADER_VALUE;
-                while !value.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                value.truncate(cut);
-            }
-            Header {
-                name: name.as_str().to_owned(),
-                value,
-            }
-        })
-        .collect();
+    let (headers, headers_truncated) = kept_headers(&parts.headers);
     ResponseInfo {
         status: parts.status.as_u16(),
         http_version: version_name(parts.version).to_owned(),
         headers,
+        headers_truncated,
         body_bytes: 0,
         truncated: false,
     }
+}
+
+/// The response headers kept within the budget, and whether any was cut or left out.
+pub fn kept_headers(map: &http::HeaderMap) -> (Vec<Header>, bool) {
+    let wanted = |name: &HeaderName| WANTED_HEADERS.contains(&name.as_str());
+    let total: usize = map.iter().map(|(n, v)| n.as_str().len() + v.len()).sum();
+    let fits = total <= STORED_HEADER_BUDGET && map.len() <= MAX_HEADERS;
+    let ordered: Vec<_> = if fits {
+        map.iter().collect()
+    } else {
+        map.iter()
+            .filter(|(n, _)| wanted(n))
+            .chain(map.iter().filter(|(n, _)| !wanted(n)))
+            .collect()
+    };
+    let mut truncated = !fits;
+    let mut left = STORED_HEADER_BUDGET;
+    let mut kept = Vec::new();
+    for (name, value) in ordered.into_iter().take(MAX_HEADERS) {
+        let mut value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        let room = left
+            .saturating_sub(name.as_str().len())
+            .min(MAX_HEADER_VALUE);
+        if value.len() > room {
+            truncated = true;
+            if room == 0 {
+                continue;
+            }
+            let mut cut = room;
+            while !value.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            value.truncate(cut);
+        }
+        left -= name.as_str().len() + value.len();
+        kept.push(Header {
+            name: name.as_str().to_owned(),
+            value,
+        });
+    }
+    (kept, truncated)
 }
 
 fn version_name(version: http::Version) -> &'static str {
@@ -250,6 +289,41 @@ mod tests {
             .insert("x-long", HeaderValue::from_str(&long).unwrap());
         let facts = response_facts(&parts);
         assert!(facts.headers[0].value.len() <= MAX_HEADER_VALUE);
+        assert!(facts.headers_truncated);
         assert_eq!(facts.http_version, "HTTP/1.1");
+    }
+
+    #[test]
+    fn headers_fit_a_budget_and_the_engines_own_come_first() {
+        let (mut parts, _) = http::Response::new(()).into_parts();
+        parts
+            .headers
+            .insert("x-small", HeaderValue::from_static("1"));
+        let facts = response_facts(&parts);
+        assert!(!facts.headers_truncated);
+        let fill = HeaderValue::from_str(&"h".repeat(4000)).unwrap();
+        for i in 0..97 {
+            parts.headers.insert(
+                HeaderName::try_from(format!("x-fill-{i}")).unwrap(),
+                fill.clone(),
+            );
+        }
+        parts
+            .headers
+            .insert("location", HeaderValue::from_static("/next"));
+        let facts = response_facts(&parts);
+        assert!(facts.headers_truncated);
+        let bytes: usize = facts
+            .headers
+            .iter()
+            .map(|h| h.name.len() + h.value.len())
+            .sum();
+        assert!(bytes <= STORED_HEADER_BUDGET, "{bytes}");
+        assert!(
+            bytes > STORED_HEADER_BUDGET - 4100,
+            "the budget is used: {bytes}"
+        );
+        assert_eq!(facts.header("location"), Some("/next"));
+        assert_eq!(facts.headers[0].name, "location");
     }
 }

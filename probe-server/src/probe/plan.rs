@@ -1,6 +1,7 @@
 //! Validation: turns untrusted [`ProbeOptions`] into a [`Plan`] the engine
 //! can run, or a clear error naming what is wrong.
 
+use h123_shared::input::{FORBIDDEN_HEADER_WHY, is_forbidden_header};
 use h123_shared::{ProbeOptions, Protocol};
 use http::header::{HeaderName, HeaderValue};
 use std::net::{IpAddr, SocketAddr};
@@ -43,37 +44,6 @@ impl Default for Limits {
     }
 }
 
-/// Request headers the probe itself writes: framing (`host`,
-/// `content-length`, `transfer-encoding`) and hop-by-hop ones (RFC 9110
-/// section 7.6.1, plus `keep-alive` and `proxy-*`). A user's value would
-/// make the request disagree with its own framing (request smuggling) or
-/// with the connection's management.
-pub const FORBIDDEN_HEADERS: &[&str] = &[
-    "host",
-    "content-length",
-    "transfer-encoding",
-    "connection",
-    "upgrade",
-    "te",
-    "keep-alive",
-    "trailer",
-    "http2-settings",
-];
-
-/// Why [`FORBIDDEN_HEADERS`] are refused, as the end of the error's sentence.
-const FORBIDDEN_WHY: &str =
-    "framing, hop-by-hop, proxy and pseudo-headers are set by the probe itself";
-
-/// Whether a header name is one a probe may not set: one of
-/// [`FORBIDDEN_HEADERS`], any `proxy-*` header or an HTTP/2 pseudo-header
-/// (`:authority`, ...). Case-insensitive.
-pub fn is_forbidden_header(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.starts_with(':')
-        || lower.starts_with("proxy-")
-        || FORBIDDEN_HEADERS.contains(&lower.as_str())
-}
-
 /// Why options were refused. Each variant has a stable [`PlanError::code`].
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PlanError {
@@ -108,7 +78,7 @@ pub enum PlanError {
     InvalidHeader(String),
     /// A request header the probe sets itself (framing, hop-by-hop, a
     /// pseudo-header): sending the user's would desynchronise or smuggle.
-    #[error("header `{0}` cannot be set: {FORBIDDEN_WHY}")]
+    #[error("header `{0}` cannot be set: {FORBIDDEN_HEADER_WHY}")]
     ForbiddenHeader(String),
     /// The DNS server is not `ip:port` or `ip`.
     #[error("invalid DNS server `{0}`: expected ip or ip:port, e.g. 127.0.0.1:5353")]

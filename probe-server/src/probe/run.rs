@@ -1,6 +1,7 @@
 //! Runs one protocol's attempts: fresh connection first, reuse after (or a
 //! new one each time in cold mode), redirect hops as their own entries.
 
+use super::budget::{MAX_RECORD_BYTES, RecordBudget};
 use super::connection::{ConnectSettings, Connection, Target};
 use super::dns::NameResolver;
 use super::failure::{failure, timed_out};
@@ -39,6 +40,7 @@ pub struct ProtocolRunner<'a, C> {
     pool: Vec<Pooled<C>>,
     next_id: u32,
     connect_to: Option<(String, u16)>,
+    budget: Option<&'a RecordBudget>,
 }
 
 /// What one attempt found out besides its timeline.
@@ -91,6 +93,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             pool: Vec::new(),
             next_id: 1,
             connect_to: None,
+            budget: None,
         }
     }
 
@@ -99,6 +102,13 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
     /// for TLS: how an `Alt-Svc` or HTTPS-record endpoint is reached.
     pub fn connect_to(mut self, endpoint: Option<(String, u16)>) -> Self {
         self.connect_to = endpoint;
+        self
+    }
+
+    /// Spends `budget` (this run's share of the record's size cap): an
+    /// attempt that does not fit is dropped and the run stops, saying why.
+    pub fn budget(mut self, budget: &'a RecordBudget) -> Self {
+        self.budget = Some(budget);
         self
     }
 
@@ -111,7 +121,9 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             0
         };
         let mut attempts = Vec::new();
-        for number in 1..=options.repeat {
+        let mut cut_short = None;
+        let mut stopped = None;
+        'attempts: for number in 1..=options.repeat {
             if number > 1 && !self.plan.idle_gap.is_zero() {
                 tokio::time::sleep(self.plan.idle_gap).await;
             }
@@ -119,6 +131,13 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             let chain_start = trace::now();
             for hop in 0..=hops {
                 let (attempt, next) = self.attempt(number, hop, &url, chain_start).await;
+                if self.budget.is_some_and(|b| !b.take(&attempt)) {
+                    cut_short = Some(format!(
+                        "stopped before attempt {number}, hop {hop}: the record reached its size cap of {} KiB",
+                        MAX_RECORD_BYTES / 1024
+                    ));
+                    break 'attempts;
+                }
                 self.progress.send(ProbeEvent::Attempt {
                     protocol: self.protocol,
                     attempt: Box::new(attempt.clone()),
@@ -131,13 +150,8 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                         protocol: self.protocol,
                         reason: reason.clone(),
                     });
-                    return ProtocolRun {
-                        protocol: self.protocol,
-                        skipped: None,
-                        stopped: Some(reason),
-                        discovery: None,
-                        attempts,
-                    };
+                    stopped = Some(reason);
+                    break 'attempts;
                 }
                 match next {
                     Some(next) if hop < hops => url = next,
@@ -148,7 +162,8 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         ProtocolRun {
             protocol: self.protocol,
             skipped: None,
-            stopped: None,
+            stopped,
+            cut_short,
             discovery: None,
             attempts,
         }
@@ -275,6 +290,32 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         Ok(())
     }
 
+    /// A refused name's addresses stay out of the record, as they stay out
+    /// of the API's 403: a redirect hop or an Alt-Svc endpoint naming an
+    /// internal host must not map the server's DNS for whoever probes it.
+    /// Address literals (typed or advertised as such) are named as they are.
+    fn hide_refused_addresses(
+        &self,
+        mut refused: Failure,
+        host: &Host<&str>,
+        port: u16,
+        found: &mut Findings,
+    ) -> Failure {
+        let Host::Domain(name) = host else {
+            return refused;
+        };
+        refused.message = match self.settings.policy.check_port(port) {
+            Err(reason) => format!("refusing to connect to {name}:{port}: {reason}"),
+            Ok(()) => format!(
+                "refusing to connect to {name}: it resolves to an address this server does not probe"
+            ),
+        };
+        if let Some(dns) = found.dns.as_mut() {
+            dns.addresses.clear();
+        }
+        refused
+    }
+
     async fn open(
         &mut self,
         url: &Url,
@@ -310,7 +351,13 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             https: url.scheme() == "https",
             addrs: &addrs,
         };
-        let opened = C::open(&target, &self.settings, trace).await?;
+        let opened = match C::open(&target, &self.settings, trace).await {
+            Ok(opened) => opened,
+            Err(f) if f.kind == FailureKind::Blocked => {
+                return Err(self.hide_refused_addresses(f, &host, port, found));
+            }
+            Err(f) => return Err(f),
+        };
         let id = self.next_id;
         self.next_id += 1;
         Ok(Pooled {

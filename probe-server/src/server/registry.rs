@@ -225,6 +225,7 @@ fn run_mut(record: &mut ProbeRecord, protocol: Protocol) -> &mut ProtocolRun {
                     protocol,
                     skipped: None,
                     stopped: None,
+                    cut_short: None,
                     discovery: None,
                     attempts: Vec::new(),
                 },

@@ -117,6 +117,7 @@ mod tests {
             protocol: Protocol::H3,
             skipped: None,
             stopped: None,
+            cut_short: None,
             attempts: Vec::new(),
             discovery: Some(d),
         });
