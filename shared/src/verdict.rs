@@ -17,10 +17,16 @@ use serde::{Deserialize, Serialize};
 /// Differences at or under this are never called, whatever the spread.
 pub const NOISE_FLOOR: Micros = Micros(500);
 
+/// A single attempt must also beat another by this share of the faster one
+/// (in percent): one attempt has no spread of its own, and a first connection
+/// carries costs (caches, a process's first handshake) that repeats do not.
+pub const SINGLE_ATTEMPT_PERCENT: u64 = 5;
+
 /// The significance rule, in one line (shown on hover and in the CLI).
 pub const SIGNIFICANCE_RULE: &str = "A difference is called only when the medians differ by more than 0.5 ms \
 and by more than the spread (slowest minus fastest) of the attempts compared; a group with a single attempt \
-per protocol borrows the largest spread measured elsewhere in the probe, and with no repeats at all nothing is called.";
+per protocol borrows the largest spread measured elsewhere in the probe and must also differ by more than 5%, \
+and with no repeats at all nothing is called.";
 
 /// What kind of answer the verdict gives.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -282,10 +288,12 @@ pub fn compare(
         own.max(borrowed)
     };
     let fastest = samples[0].median;
+    let single = samples.iter().any(|s| s.count == 1);
+    let share = Micros(fastest.0 * SINGLE_ATTEMPT_PERCENT / 100);
     let beaten = |s: &ProtocolSample| {
         noise.is_some_and(|noise| {
             let gap = s.median.saturating_sub(fastest);
-            gap > NOISE_FLOOR && gap > noise
+            gap > NOISE_FLOOR && gap > noise && (!single || gap > share)
         })
     };
     let leaders: Vec<Protocol> = samples
@@ -511,6 +519,17 @@ mod tests {
             warm(Protocol::H2, 1_000, &[1_000, 1_000, 1_010]),
         ]);
         let v = verdict(&close);
+        assert_eq!(v.kind, VerdictKind::NoDifference, "{}", v.summary);
+    }
+
+    #[test]
+    fn a_single_first_connection_must_also_differ_by_five_percent() {
+        // 300 ms behind the server; the first h1 connection 1.7 ms slower: under 5%.
+        let r = result(vec![
+            warm(Protocol::H1, 11_700, &[300_000, 300_100, 300_200]),
+            warm(Protocol::H2, 10_000, &[300_050, 300_150, 300_100]),
+        ]);
+        let v = verdict(&r);
         assert_eq!(v.kind, VerdictKind::NoDifference, "{}", v.summary);
     }
 
