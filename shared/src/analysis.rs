@@ -80,6 +80,12 @@ pub fn analyze(result: &ProbeResult) -> Analysis {
     }
 }
 
+/// The result's own analysis when it carries one, else one made now (a
+/// running probe, or a record written before analyses existed).
+pub fn of(result: &ProbeResult) -> Analysis {
+    result.analysis.clone().unwrap_or_else(|| analyze(result))
+}
+
 /// A result with its analysis attached (replacing any earlier one).
 pub fn analyzed(mut result: ProbeResult) -> ProbeResult {
     result.analysis = None;

@@ -128,10 +128,7 @@ pub fn to_har(result: &ProbeResult) -> Value {
     if !skipped.is_empty() {
         log["comment"] = Value::String(skipped.join("; "));
     }
-    let analysis = result
-        .analysis
-        .clone()
-        .unwrap_or_else(|| crate::analysis::analyze(result));
+    let analysis = crate::analysis::of(result);
     log["_outcome"] = json!(analysis.outcome);
     log["_verdict"] = json!(analysis.verdict);
     log["_findings"] = json!(analysis.findings);

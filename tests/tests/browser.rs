@@ -194,6 +194,20 @@ async fn color_scheme(client: &Client, scheme: &str) {
         .expect("emulate color scheme");
 }
 
+/// Whether the browser tests must be skipped here (saying why); with `H123_BROWSER_TESTS` set,
+/// a missing piece fails the test instead.
+fn unavailable() -> bool {
+    let Some(what) = missing() else {
+        return false;
+    };
+    assert!(
+        std::env::var("H123_BROWSER_TESTS").is_err(),
+        "browser tests required but missing: {what}"
+    );
+    eprintln!("skipping the browser tests: missing {what}");
+    true
+}
+
 /// Runs a script until it returns something other than null/false, or panics after `secs`.
 async fn until(client: &Client, script: &str, secs: u64) -> Value {
     for _ in 0..secs * 20 {
@@ -308,12 +322,7 @@ async fn paint_ms(client: &Client) -> f64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn web_ui_end_to_end() {
-    if let Some(what) = missing() {
-        assert!(
-            std::env::var("H123_BROWSER_TESTS").is_err(),
-            "browser tests required but missing: {what}"
-        );
-        eprintln!("skipping the browser tests: missing {what}");
+    if unavailable() {
         return;
     }
     let _turn = ONE_AT_A_TIME.lock().await;
@@ -532,12 +541,7 @@ return { role: svg.getAttribute('role'), label: svg.getAttribute('aria-label'),
 /// and the verdict as the API computed them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_answer_end_to_end() {
-    if let Some(what) = missing() {
-        assert!(
-            std::env::var("H123_BROWSER_TESTS").is_err(),
-            "browser tests required but missing: {what}"
-        );
-        eprintln!("skipping the browser tests: missing {what}");
+    if unavailable() {
         return;
     }
     let _turn = ONE_AT_A_TIME.lock().await;
@@ -647,12 +651,7 @@ async fn the_answer_end_to_end() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bench_page_end_to_end() {
-    if let Some(what) = missing() {
-        assert!(
-            std::env::var("H123_BROWSER_TESTS").is_err(),
-            "browser tests required but missing: {what}"
-        );
-        eprintln!("skipping the browser tests: missing {what}");
+    if unavailable() {
         return;
     }
     let _turn = ONE_AT_A_TIME.lock().await;

@@ -1,7 +1,8 @@
 //! The diagnosis: findings most severe first, each with its evidence and next step.
 
 use h123_shared::ProbeResult;
-use h123_shared::diagnosis::{Finding, Severity, diagnose};
+use h123_shared::analysis;
+use h123_shared::diagnosis::{Finding, Severity};
 use leptos::prelude::*;
 
 /// The label of a severity.
@@ -39,13 +40,7 @@ pub fn Findings(
     #[prop(into)]
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
-    let findings = Memo::new(move |_| {
-        result.with(|r| {
-            r.analysis
-                .as_ref()
-                .map_or_else(|| diagnose(r), |a| a.findings.clone())
-        })
-    });
+    let findings = Memo::new(move |_| result.with(|r| analysis::of(r).findings));
     view! {
         <section class="findings" aria-labelledby="findings-title">
             <h2 id="findings-title">"Findings"</h2>

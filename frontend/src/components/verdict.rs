@@ -1,7 +1,7 @@
 //! The verdict: the answer to "which protocol is faster here, and why", first on the page.
 
 use h123_shared::ProbeResult;
-use h123_shared::analysis::analyze;
+use h123_shared::analysis;
 use h123_shared::verdict::VerdictKind;
 use leptos::prelude::*;
 
@@ -12,13 +12,7 @@ pub fn VerdictPanel(
     #[prop(into)]
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
-    let verdict = Memo::new(move |_| {
-        result.with(|r| {
-            r.analysis
-                .as_ref()
-                .map_or_else(|| analyze(r).verdict, |a| a.verdict.clone())
-        })
-    });
+    let verdict = Memo::new(move |_| result.with(|r| analysis::of(r).verdict));
     move || {
         let v = verdict.get();
         let class = match v.kind {

@@ -63,10 +63,7 @@ pub fn report(result: &ProbeResult, color: bool) -> String {
             ""
         }
     );
-    let analysis = result
-        .analysis
-        .clone()
-        .unwrap_or_else(|| analysis::analyze(result));
+    let analysis = analysis::of(result);
     write_verdict(&mut out, &analysis, color);
     let layout = waterfall::layout(result);
     for run in &result.runs {
