@@ -3,6 +3,7 @@
 
 pub mod bench_slot;
 pub mod client;
+pub mod fair;
 pub mod limit;
 pub mod listener;
 pub mod metrics;
@@ -18,6 +19,8 @@ use crate::probe::plan::Limits;
 use crate::probe::tls::TrustSettings;
 use crate::store::SharedStore;
 use bench_slot::BenchSlot;
+use client::ClientKey;
+use fair::FairSlots;
 use limit::{RateConfig, RateLimiter};
 use metrics::{Gauges, Metrics};
 use registry::Registry;
@@ -26,7 +29,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 use target_guard::TargetGuard;
-use tokio::sync::Semaphore;
 
 /// Everything `h123 serve` is configured with (besides where it listens).
 #[derive(Clone, Debug)]
@@ -45,6 +47,8 @@ pub struct ServerConfig {
     pub max_queued: usize,
     /// Probes one client may have in flight (running or queued).
     pub per_client_probes: usize,
+    /// IPv6 clients are one client per prefix of this many bits.
+    pub ipv6_client_prefix: u8,
     /// How fast one client may create probes.
     pub rate: RateConfig,
     /// Longest a whole probe may take; it is then stopped and stored as cancelled.
@@ -83,6 +87,7 @@ impl Default for ServerConfig {
             max_running: 16,
             max_queued: 256,
             per_client_probes: 4,
+            ipv6_client_prefix: client::DEFAULT_IPV6_PREFIX,
             rate: RateConfig {
                 burst: 10,
                 per_minute: 30,
@@ -140,8 +145,8 @@ pub struct Shared {
     pub limiter: RateLimiter,
     /// Counters for `/metrics`.
     pub metrics: Metrics,
-    /// Running slots; a probe waits for one in the queue.
-    pub slots: Arc<Semaphore>,
+    /// Running slots, shared fairly between clients; a probe waits for one in its client's queue.
+    pub slots: FairSlots,
     /// Probes holding a slot now.
     pub running: AtomicUsize,
     /// The bench engine, with the server's trust store and the bench allow list;
@@ -162,7 +167,7 @@ impl AppState {
         AppState {
             inner: Arc::new(Shared {
                 limiter: RateLimiter::new(config.rate),
-                slots: Arc::new(Semaphore::new(config.max_running.max(1))),
+                slots: FairSlots::new(config.max_running),
                 engine,
                 store,
                 registry: Registry::default(),
@@ -174,6 +179,11 @@ impl AppState {
                 config,
             }),
         }
+    }
+
+    /// The client `ip` counts as, for every per-client limit.
+    pub fn client_key(&self, ip: std::net::IpAddr) -> ClientKey {
+        ClientKey::new(ip, self.config.ipv6_client_prefix)
     }
 
     /// Whether shutdown has begun (new probes are refused).

@@ -109,6 +109,7 @@ pub async fn probes_create(
     if state.is_shutting_down() {
         return Err(ApiError::ShuttingDown);
     }
+    let client = state.client_key(client);
     let decision = state.limiter.check(client);
     if !decision.allowed {
         state.metrics.rejected("rate");
@@ -149,6 +150,7 @@ pub async fn probes_create(
             options,
             runs: Vec::new(),
         },
+        queued_ms: None,
     };
     let config = &state.config;
     let live = state

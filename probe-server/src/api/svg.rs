@@ -234,6 +234,7 @@ mod tests {
                 runs: Vec::new(),
             },
             options,
+            queued_ms: None,
         };
         let svg = render(&record);
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));

@@ -184,6 +184,7 @@ impl ServeArgs {
             max_running: self.max_running.max(1),
             max_queued: self.max_queued,
             per_client_probes: self.per_client_probes.max(1),
+            ipv6_client_prefix: self.ipv6_client_prefix,
             rate: RateConfig {
                 burst: self.rate_burst,
                 per_minute: self.rate_per_minute,

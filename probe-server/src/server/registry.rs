@@ -4,10 +4,10 @@
 //! channel for more, so one that connects late reads everything from the
 //! start, and a slow one never loses an event (no broadcast lag).
 
+use super::client::ClientKey;
 use h123_shared::api::{ProbeEvent, ProbeRecord, ProbeStatus};
 use h123_shared::{Protocol, ProtocolRun};
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::watch;
 
@@ -20,7 +20,7 @@ pub struct Registry {
 /// One probe in flight.
 pub struct LiveProbe {
     /// Who asked for it (for the per-client cap).
-    pub client: IpAddr,
+    pub client: ClientKey,
     state: Mutex<LiveState>,
     changed: watch::Sender<u64>,
 }
@@ -46,7 +46,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Registry {
     /// Adds a probe in flight, starting from `record`.
-    pub fn insert(&self, record: ProbeRecord, client: IpAddr) -> Arc<LiveProbe> {
+    pub fn insert(&self, record: ProbeRecord, client: ClientKey) -> Arc<LiveProbe> {
         let live = LiveProbe::new(record, client);
         lock(&self.probes).insert(live.record().id, live.clone());
         live
@@ -60,7 +60,7 @@ impl Registry {
     pub fn try_insert(
         &self,
         record: ProbeRecord,
-        client: IpAddr,
+        client: ClientKey,
         per_client: usize,
         total: usize,
     ) -> Result<Arc<LiveProbe>, Refusal> {
@@ -87,7 +87,7 @@ impl Registry {
     }
 
     /// How many probes `client` has in flight.
-    pub fn count_for(&self, client: IpAddr) -> usize {
+    pub fn count_for(&self, client: ClientKey) -> usize {
         lock(&self.probes)
             .values()
             .filter(|p| p.client == client)
@@ -120,7 +120,7 @@ pub enum Refusal {
 }
 
 impl LiveProbe {
-    fn new(record: ProbeRecord, client: IpAddr) -> Arc<Self> {
+    fn new(record: ProbeRecord, client: ClientKey) -> Arc<Self> {
         let (changed, _) = watch::channel(0);
         Arc::new(LiveProbe {
             client,
@@ -180,6 +180,12 @@ impl LiveProbe {
         drop(state);
         self.changed.send_replace(n);
         true
+    }
+
+    /// Notes how long the probe waited for its running slot.
+    pub fn set_queued_ms(&self, ms: u64) {
+        lock(&self.state).record.queued_ms = Some(ms);
+        self.changed.send_modify(|_| {});
     }
 
     /// A record for a cancelled probe: what finished so far.
@@ -251,13 +257,15 @@ mod tests {
                 runs: Vec::new(),
             },
             options,
+            queued_ms: None,
         }
     }
 
     #[test]
     fn late_readers_see_everything_then_done() {
         let registry = Registry::default();
-        let live = registry.insert(record(), IpAddr::from([127, 0, 0, 1]));
+        let me = ClientKey::new(std::net::IpAddr::from([127, 0, 0, 1]), 64);
+        let live = registry.insert(record(), me);
         live.push(ProbeEvent::Skipped {
             protocol: Protocol::H3,
             reason: "no".into(),
@@ -286,7 +294,7 @@ mod tests {
         assert!(update.events.is_empty());
         assert_eq!(update.done, Some(done));
         assert_eq!(live.read_from(99).events.len(), 0);
-        assert_eq!(registry.count_for(IpAddr::from([127, 0, 0, 1])), 1);
+        assert_eq!(registry.count_for(me), 1);
         registry.remove("abc");
         assert!(registry.is_empty());
     }

@@ -527,6 +527,7 @@ mod tests {
                 runs: Vec::new(),
             },
             options,
+            queued_ms: None,
         }
     }
 
