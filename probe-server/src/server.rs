@@ -9,6 +9,7 @@ pub mod listener;
 pub mod metrics;
 pub mod owner;
 pub mod registry;
+pub mod retention;
 pub mod runner;
 pub mod target_guard;
 
