@@ -14,6 +14,7 @@ pub mod health;
 pub mod metrics;
 pub mod openapi;
 pub mod probes;
+pub mod read_limit;
 pub mod static_files;
 pub mod svg;
 
@@ -63,6 +64,10 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
         .route("/healthz", methods(get(health::health_get)))
         .route("/metrics", methods(get(metrics::metrics_get)));
     api.layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            read_limit::guard,
+        ))
         .merge(static_files::router(web_root))
         .layer(middleware::from_fn_with_state(
             state.clone(),

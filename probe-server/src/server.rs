@@ -52,6 +52,10 @@ pub struct ServerConfig {
     pub ipv6_client_prefix: u8,
     /// How fast one client may create probes.
     pub rate: RateConfig,
+    /// How fast one client may read records, exports, lists and event streams.
+    pub read_rate: RateConfig,
+    /// Expensive reads (records, exports, lists) built at once over all clients; more wait, then 503.
+    pub max_concurrent_reads: usize,
     /// Longest a whole probe may take; it is then stopped and stored as cancelled.
     pub max_probe_time: Duration,
     /// Benches (load comparisons): `None` unless `h123 serve --enable-bench`.
@@ -93,6 +97,11 @@ impl Default for ServerConfig {
                 burst: 10,
                 per_minute: 30,
             },
+            read_rate: RateConfig {
+                burst: 120,
+                per_minute: 1200,
+            },
+            max_concurrent_reads: 32,
             max_probe_time: Duration::from_secs(120),
             bench: None,
         }
@@ -144,6 +153,10 @@ pub struct Shared {
     pub engine: Engine,
     /// Per-client request rate.
     pub limiter: RateLimiter,
+    /// Per-client read rate.
+    pub read_limiter: RateLimiter,
+    /// Places for expensive reads in flight.
+    pub reads: Arc<tokio::sync::Semaphore>,
     /// Counters for `/metrics`.
     pub metrics: Metrics,
     /// Running slots, shared fairly between clients; a probe waits for one in its client's queue.
@@ -168,6 +181,10 @@ impl AppState {
         AppState {
             inner: Arc::new(Shared {
                 limiter: RateLimiter::new(config.rate),
+                read_limiter: RateLimiter::new(config.read_rate),
+                reads: Arc::new(tokio::sync::Semaphore::new(
+                    config.max_concurrent_reads.max(1),
+                )),
                 slots: FairSlots::new(config.max_running),
                 engine,
                 store,

@@ -103,6 +103,15 @@ pub struct ServeArgs {
     /// Open connections over all clients; more get 503 and are closed.
     #[arg(long, default_value_t = 4096)]
     pub max_conns: usize,
+    /// Reads (records, exports, lists, event streams) one client may burst.
+    #[arg(long, default_value_t = 120)]
+    pub read_rate_burst: u32,
+    /// Sustained reads per client per minute.
+    #[arg(long, default_value_t = 1200)]
+    pub read_rate_per_minute: u32,
+    /// Expensive reads (records, exports, lists) served at once over all clients; more wait up to 5 s, then 503.
+    #[arg(long, default_value_t = 32)]
+    pub max_concurrent_reads: usize,
     /// Delete finished probes and benches older than this many days (default: keep forever).
     #[arg(long, value_name = "DAYS")]
     pub retention_days: Option<u64>,
@@ -200,6 +209,11 @@ impl ServeArgs {
                 burst: self.rate_burst,
                 per_minute: self.rate_per_minute,
             },
+            read_rate: RateConfig {
+                burst: self.read_rate_burst,
+                per_minute: self.read_rate_per_minute,
+            },
+            max_concurrent_reads: self.max_concurrent_reads.max(1),
             max_probe_time: Duration::from_secs(self.max_probe_secs.max(1)),
             bench,
         })

@@ -2,7 +2,9 @@
 //!
 //! A subscriber keeps a cursor into the history and waits on a `watch`
 //! channel for more, so one that connects late reads everything from the
-//! start, and a slow one never loses an event (no broadcast lag).
+//! start, and a slow one never loses an event (no broadcast lag). Events and
+//! the final record are shared (`Arc`): a subscriber copies pointers, never
+//! the history itself.
 
 use super::client::ClientKey;
 use h123_shared::api::{ProbeEvent, ProbeRecord, ProbeStatus};
@@ -27,17 +29,18 @@ pub struct LiveProbe {
 
 struct LiveState {
     record: ProbeRecord,
-    events: Vec<ProbeEvent>,
+    events: Vec<Arc<ProbeEvent>>,
     finished: bool,
+    done: Option<Arc<ProbeRecord>>,
 }
 
 /// What a subscriber gets on each read: new events, and the final record once finished.
 #[derive(Debug, Default)]
 pub struct Update {
-    /// Events after the subscriber's cursor, in order.
-    pub events: Vec<ProbeEvent>,
+    /// Events after the subscriber's cursor, in order (shared, not copied).
+    pub events: Vec<Arc<ProbeEvent>>,
     /// The final record, once the probe finished (sent after the events).
-    pub done: Option<ProbeRecord>,
+    pub done: Option<Arc<ProbeRecord>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -128,6 +131,7 @@ impl LiveProbe {
                 record,
                 events: Vec::new(),
                 finished: false,
+                done: None,
             }),
             changed,
         })
@@ -161,7 +165,7 @@ impl LiveProbe {
             }
             ProbeEvent::Phase { .. } => {}
         }
-        state.events.push(event);
+        state.events.push(Arc::new(event));
         let n = state.events.len() as u64;
         drop(state);
         self.changed.send_replace(n);
@@ -174,6 +178,7 @@ impl LiveProbe {
         if state.finished {
             return false;
         }
+        state.done = Some(Arc::new(record.clone()));
         state.record = record;
         state.finished = true;
         let n = state.events.len() as u64 + 1;
@@ -205,7 +210,7 @@ impl LiveProbe {
         let state = lock(&self.state);
         Update {
             events: state.events.get(cursor..).unwrap_or_default().to_vec(),
-            done: state.finished.then(|| state.record.clone()),
+            done: state.done.clone(),
         }
     }
 }
@@ -292,7 +297,7 @@ mod tests {
         assert!(!live.finish(record()));
         let update = live.read_from(2);
         assert!(update.events.is_empty());
-        assert_eq!(update.done, Some(done));
+        assert_eq!(update.done.as_deref(), Some(&done));
         assert_eq!(live.read_from(99).events.len(), 0);
         assert_eq!(registry.count_for(me), 1);
         registry.remove("abc");
