@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod probes;
 pub mod read_limit;
+pub mod security;
 pub mod static_files;
 pub mod svg;
 
@@ -33,6 +34,8 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The whole application: API, metrics, health and the web UI from `web_root`.
 pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
+    // The UI's policy allows the inline scripts of the index.html served, by hash.
+    let ui = std::sync::Arc::new(security::UiPolicy::new(web_root));
     let api = Router::new()
         .route(
             "/api/v1/probes",
@@ -73,6 +76,9 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
             state.clone(),
             metrics::track,
         ))
+        .layer(middleware::from_fn(move |request, next| {
+            security::harden(ui.clone(), request, next)
+        }))
         .with_state(state)
 }
 
