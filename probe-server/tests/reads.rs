@@ -1,6 +1,7 @@
 //! Reads have their own per-client rate: a client that reads too fast gets
 //! 429 `rate_limited` with `Retry-After`, while other clients (and its own
-//! probe creations) are unaffected.
+//! probe creations) are unaffected; and every per-client limit counts an
+//! IPv6 /64 as one client.
 
 mod support;
 
@@ -61,4 +62,39 @@ async fn a_fast_reader_is_limited_alone() {
         StatusCode::ACCEPTED,
         "creation has its own limit"
     );
+}
+
+#[tokio::test]
+async fn an_ipv6_64_is_one_client_for_the_limits() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&target);
+    config.rate = RateConfig {
+        burst: 1,
+        per_minute: 1,
+    };
+    let state = state(config, &dir);
+    let body = probe_body(&target.https_url("/"), &["h1"], 1);
+    let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+    let first = call(
+        &state,
+        post_json("/api/v1/probes", &body),
+        ip("2001:db8:1:2::1"),
+    )
+    .await;
+    assert_eq!(first.status, StatusCode::ACCEPTED);
+    let same_64 = call(
+        &state,
+        post_json("/api/v1/probes", &body),
+        ip("2001:db8:1:2:ffff::9"),
+    )
+    .await;
+    assert_eq!(same_64.status, StatusCode::TOO_MANY_REQUESTS, "same /64");
+    let next_64 = call(
+        &state,
+        post_json("/api/v1/probes", &body),
+        ip("2001:db8:1:3::1"),
+    )
+    .await;
+    assert_eq!(next_64.status, StatusCode::ACCEPTED, "another /64");
 }
