@@ -137,9 +137,28 @@ impl LiveProbe {
         })
     }
 
-    /// The record as it stands (partial while running).
+    /// The record as it stands (partial while running: the attempts finished so far).
     pub fn record(&self) -> ProbeRecord {
-        lock(&self.state).record.clone()
+        let state = lock(&self.state);
+        let mut record = state.record.clone();
+        if !state.finished {
+            // The attempts so far live once, in the event history; a reader's
+            // copy is folded from it.
+            for event in &state.events {
+                match &**event {
+                    ProbeEvent::Attempt { protocol, attempt } => {
+                        run_mut(&mut record, *protocol)
+                            .attempts
+                            .push((**attempt).clone());
+                    }
+                    ProbeEvent::Skipped { protocol, reason } => {
+                        run_mut(&mut record, *protocol).skipped = Some(reason.clone());
+                    }
+                    ProbeEvent::Phase { .. } => {}
+                }
+            }
+        }
+        record
     }
 
     /// Whether the probe has finished.
@@ -147,23 +166,12 @@ impl LiveProbe {
         lock(&self.state).finished
     }
 
-    /// Appends an event, folds finished attempts into the partial result and
-    /// wakes subscribers. Ignored once finished.
+    /// Appends an event (the partial result is folded from the history when
+    /// read, so an attempt is held once) and wakes subscribers. Ignored once finished.
     pub fn push(&self, event: ProbeEvent) {
         let mut state = lock(&self.state);
         if state.finished {
             return;
-        }
-        match &event {
-            ProbeEvent::Attempt { protocol, attempt } => {
-                run_mut(&mut state.record, *protocol)
-                    .attempts
-                    .push((**attempt).clone());
-            }
-            ProbeEvent::Skipped { protocol, reason } => {
-                run_mut(&mut state.record, *protocol).skipped = Some(reason.clone());
-            }
-            ProbeEvent::Phase { .. } => {}
         }
         state.events.push(Arc::new(event));
         let n = state.events.len() as u64;
