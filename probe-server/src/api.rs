@@ -14,6 +14,8 @@ pub mod health;
 pub mod metrics;
 pub mod openapi;
 pub mod probes;
+pub mod read_limit;
+pub mod security;
 pub mod static_files;
 pub mod svg;
 
@@ -32,6 +34,8 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The whole application: API, metrics, health and the web UI from `web_root`.
 pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
+    // The UI's policy allows the inline scripts of the index.html served, by hash.
+    let ui = std::sync::Arc::new(security::UiPolicy::new(web_root));
     let api = Router::new()
         .route(
             "/api/v1/probes",
@@ -63,11 +67,18 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
         .route("/healthz", methods(get(health::health_get)))
         .route("/metrics", methods(get(metrics::metrics_get)));
     api.layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            read_limit::guard,
+        ))
         .merge(static_files::router(web_root))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             metrics::track,
         ))
+        .layer(middleware::from_fn(move |request, next| {
+            security::harden(ui.clone(), request, next)
+        }))
         .with_state(state)
 }
 

@@ -3,11 +3,13 @@
 
 pub mod bench_slot;
 pub mod client;
+pub mod fair;
 pub mod limit;
 pub mod listener;
 pub mod metrics;
 pub mod owner;
 pub mod registry;
+pub mod retention;
 pub mod runner;
 pub mod target_guard;
 
@@ -18,6 +20,8 @@ use crate::probe::plan::Limits;
 use crate::probe::tls::TrustSettings;
 use crate::store::SharedStore;
 use bench_slot::BenchSlot;
+use client::ClientKey;
+use fair::FairSlots;
 use limit::{RateConfig, RateLimiter};
 use metrics::{Gauges, Metrics};
 use registry::Registry;
@@ -26,7 +30,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 use target_guard::TargetGuard;
-use tokio::sync::Semaphore;
 
 /// Everything `h123 serve` is configured with (besides where it listens).
 #[derive(Clone, Debug)]
@@ -45,8 +48,14 @@ pub struct ServerConfig {
     pub max_queued: usize,
     /// Probes one client may have in flight (running or queued).
     pub per_client_probes: usize,
+    /// IPv6 clients are one client per prefix of this many bits.
+    pub ipv6_client_prefix: u8,
     /// How fast one client may create probes.
     pub rate: RateConfig,
+    /// How fast one client may read records, exports, lists and event streams.
+    pub read_rate: RateConfig,
+    /// Expensive reads (records, exports, lists) built at once over all clients; more wait, then 503.
+    pub max_concurrent_reads: usize,
     /// Longest a whole probe may take; it is then stopped and stored as cancelled.
     pub max_probe_time: Duration,
     /// Benches (load comparisons): `None` unless `h123 serve --enable-bench`.
@@ -82,10 +91,16 @@ impl Default for ServerConfig {
             max_running: 16,
             max_queued: 256,
             per_client_probes: 4,
+            ipv6_client_prefix: client::DEFAULT_IPV6_PREFIX,
             rate: RateConfig {
                 burst: 10,
                 per_minute: 30,
             },
+            read_rate: RateConfig {
+                burst: 120,
+                per_minute: 1200,
+            },
+            max_concurrent_reads: 32,
             max_probe_time: Duration::from_secs(120),
             bench: None,
         }
@@ -137,10 +152,14 @@ pub struct Shared {
     pub engine: Engine,
     /// Per-client request rate.
     pub limiter: RateLimiter,
+    /// Per-client read rate.
+    pub read_limiter: RateLimiter,
+    /// Places for expensive reads in flight.
+    pub reads: Arc<tokio::sync::Semaphore>,
     /// Counters for `/metrics`.
     pub metrics: Metrics,
-    /// Running slots; a probe waits for one in the queue.
-    pub slots: Arc<Semaphore>,
+    /// Running slots, shared fairly between clients; a probe waits for one in its client's queue.
+    pub slots: FairSlots,
     /// Probes holding a slot now.
     pub running: AtomicUsize,
     /// The bench engine, with the server's trust store and the bench allow list;
@@ -161,7 +180,11 @@ impl AppState {
         AppState {
             inner: Arc::new(Shared {
                 limiter: RateLimiter::new(config.rate),
-                slots: Arc::new(Semaphore::new(config.max_running.max(1))),
+                read_limiter: RateLimiter::new(config.read_rate),
+                reads: Arc::new(tokio::sync::Semaphore::new(
+                    config.max_concurrent_reads.max(1),
+                )),
+                slots: FairSlots::new(config.max_running),
                 engine,
                 store,
                 registry: Registry::default(),
@@ -173,6 +196,11 @@ impl AppState {
                 config,
             }),
         }
+    }
+
+    /// The client `ip` counts as, for every per-client limit.
+    pub fn client_key(&self, ip: std::net::IpAddr) -> ClientKey {
+        ClientKey::new(ip, self.config.ipv6_client_prefix)
     }
 
     /// Whether shutdown has begun (new probes are refused).

@@ -77,6 +77,15 @@ pub trait Store: Send + Sync + 'static {
         owner_hash: Option<&str>,
     ) -> Result<Vec<ProbeSummary>>;
 
+    /// Deletes finished probes and benches created before `older_than_unix_ms`
+    /// (when given), then the oldest finished ones until the records use at
+    /// most `max_bytes` of the database (when given). Running records are
+    /// kept. Returns how many records were deleted.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn prune(&self, older_than_unix_ms: Option<u64>, max_bytes: Option<u64>) -> Result<usize>;
+
     /// Marks every record still `running` as `cancelled` (called at start-up,
     /// when no probe can be running) and returns how many there were.
     ///
@@ -172,6 +181,19 @@ impl SharedStore {
         owner_hash: Option<String>,
     ) -> Result<Vec<ProbeSummary>> {
         self.call(move |s| s.list(limit, before.as_deref(), owner_hash.as_deref()))
+            .await
+    }
+
+    /// See [`Store::prune`].
+    ///
+    /// # Errors
+    /// As [`Store::prune`].
+    pub async fn prune(
+        &self,
+        older_than_unix_ms: Option<u64>,
+        max_bytes: Option<u64>,
+    ) -> Result<usize> {
+        self.call(move |s| s.prune(older_than_unix_ms, max_bytes))
             .await
     }
 

@@ -141,3 +141,30 @@ async fn a_client_over_its_connection_cap_gets_503_while_others_are_served() {
     let again = http(addr, from(2), Method::GET, "/healthz", None).await;
     assert_eq!(again.status, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn a_body_that_does_not_arrive_in_time_is_a_408() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::start(
+        &target,
+        &dir.path().join("db.sqlite"),
+        &["--body-timeout-secs", "1"],
+    )
+    .await;
+    let mut stream = connect(server.addr, from(2)).await;
+    let head = "POST /api/v1/probes HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+                content-length: 100\r\n\r\n{\"url\":";
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let started = h123::probe::trace::now();
+    let answer = tokio::time::timeout(Duration::from_secs(5), until_closed(&mut stream))
+        .await
+        .expect("answered and closed");
+    let text = String::from_utf8_lossy(&answer);
+    eprintln!(
+        "body timeout 1 s: answered after {:?}",
+        h123::probe::trace::now().saturating_duration_since(started)
+    );
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("\"request_timeout\""), "{text}");
+}

@@ -33,6 +33,10 @@ pub struct ProbeRecord {
     pub options: ProbeOptions,
     /// The result: partial while running, complete when done.
     pub result: ProbeResult,
+    /// How long the probe waited for a running slot (the server's slots are
+    /// shared fairly between clients), in milliseconds; absent until it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued_ms: Option<u64>,
 }
 
 /// Links to a probe's representations.

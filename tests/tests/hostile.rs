@@ -121,7 +121,8 @@ fn record_bytes(result: &ProbeResult) -> usize {
         status: ProbeStatus::Done,
         created_at_unix_ms: result.started_at_unix_ms,
         options: result.options.clone(),
-        result: result.clone(),
+        queued_ms: None,
+        result: h123_shared::analysis::analyzed(result.clone()),
     };
     serde_json::to_vec(&record).unwrap().len()
 }

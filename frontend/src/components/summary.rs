@@ -1,4 +1,4 @@
-//! The line above a result: what was measured, how, when, and whether it is still running.
+//! The line above a result: what was measured, how, when, whether it is still running, and how long it waited for a slot.
 
 use h123_shared::ConnectionMode;
 use h123_shared::analysis::Outcome;
@@ -51,6 +51,10 @@ pub fn ProbeSummaryLine(
                     protocols,
                     local_time(record.created_at_unix_ms),
                 )}
+                {record
+                    .queued_ms
+                    .filter(|ms| *ms > 0)
+                    .map(|ms| format!(" · waited {ms} ms for a slot (shared fairly between clients)"))}
             </p>
         </section>
     }

@@ -58,7 +58,7 @@ pub async fn benches_create(
     let Some(bench) = state.config.bench.as_ref() else {
         return Err(ApiError::BenchDisabled);
     };
-    let decision = state.limiter.check(client);
+    let decision = state.limiter.check(state.client_key(client));
     if !decision.allowed {
         state.metrics.rejected("rate");
         return Err(ApiError::RateLimited(decision));
@@ -138,6 +138,10 @@ pub async fn load(state: &AppState, id: &str) -> Result<BenchRecord> {
             headers(("ETag" = String, description = "Changes whenever the record does"))),
         (status = 304, description = "Unchanged since the given ETag"),
         (status = 404, description = "No such bench (`not_found`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
     )
 )]
 pub async fn benches_get(
@@ -159,6 +163,10 @@ pub async fn benches_get(
     responses(
         (status = 200, description = "A page of benches", body = BenchList),
         (status = 400, description = "Bad `limit` or unknown `before` (`invalid_query`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
     )
 )]
 pub async fn benches_list(

@@ -24,6 +24,9 @@ pub enum ApiError {
     /// 408 `request_timeout`: the body did not arrive within the server's time limit.
     #[error("the request body did not arrive in time")]
     RequestTimeout,
+    /// 414 `uri_too_long`: the request path is longer than the server reads.
+    #[error("the path is longer than {0} bytes")]
+    UriTooLong(usize),
     /// 415 `unsupported_media_type`: the body is not declared as JSON.
     #[error("send the body as JSON with `Content-Type: application/json`")]
     UnsupportedMediaType,
@@ -85,6 +88,7 @@ impl ApiError {
             ApiError::InvalidBody(_) | ApiError::Plan(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BlockedTarget(_) | ApiError::BenchDisabled => StatusCode::FORBIDDEN,
             ApiError::BenchBusy(_) => StatusCode::CONFLICT,
@@ -103,6 +107,7 @@ impl ApiError {
             ApiError::InvalidBody(_) | ApiError::UnreadableBody(_) => "invalid_body",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::RequestTimeout => "request_timeout",
+            ApiError::UriTooLong(_) => "uri_too_long",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::Plan(e) => e.code(),
             ApiError::BlockedTarget(_) => "blocked_target",

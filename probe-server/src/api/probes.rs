@@ -91,6 +91,7 @@ pub fn list_page(page: impl serde::Serialize) -> Response {
             )),
         (status = 400, description = "The body is not JSON (`invalid_json`), or the owner token is malformed (`invalid_owner_token`).", body = ErrorBody),
         (status = 403, description = "The target is not allowed (`blocked_target`), with the reason.", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the time limit (`request_timeout`).", body = ErrorBody),
         (status = 413, description = "The body is too large.", body = ErrorBody),
         (status = 415, description = "The body is not declared as JSON.", body = ErrorBody),
         (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `out_of_range`, `invalid_header`, `forbidden_header` (framing, hop-by-hop, proxy or pseudo-header), ...", body = ErrorBody),
@@ -109,6 +110,7 @@ pub async fn probes_create(
     if state.is_shutting_down() {
         return Err(ApiError::ShuttingDown);
     }
+    let client = state.client_key(client);
     let decision = state.limiter.check(client);
     if !decision.allowed {
         state.metrics.rejected("rate");
@@ -150,6 +152,7 @@ pub async fn probes_create(
             runs: Vec::new(),
             analysis: None,
         },
+        queued_ms: None,
     };
     let config = &state.config;
     let live = state
@@ -226,6 +229,10 @@ pub async fn load(state: &AppState, id: &str) -> Result<ProbeRecord> {
             headers(("ETag" = String, description = "Changes whenever the record does"))),
         (status = 304, description = "Unchanged since the given ETag"),
         (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
     )
 )]
 pub async fn probes_get(
@@ -250,6 +257,10 @@ pub async fn probes_get(
     responses(
         (status = 200, description = "A page of probes", body = ProbeList),
         (status = 400, description = "Bad `limit` or unknown `before` (`invalid_query`), or a malformed owner token (`invalid_owner_token`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
     )
 )]
 pub async fn probes_list(
@@ -278,6 +289,10 @@ pub async fn probes_list(
         (status = 200, description = "An event stream; each `data:` is a ProbeEvent, the last (`event: done`) a ProbeRecord",
             content_type = "text/event-stream", body = String),
         (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
     )
 )]
 pub async fn probes_events(
@@ -305,6 +320,10 @@ pub async fn probes_events(
             headers(("ETag" = String, description = "Changes whenever the record does"))),
         (status = 304, description = "Unchanged since the given ETag"),
         (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
     )
 )]
 pub async fn probes_har(
@@ -332,6 +351,10 @@ pub async fn probes_har(
             headers(("ETag" = String, description = "Changes whenever the record does"))),
         (status = 304, description = "Unchanged since the given ETag"),
         (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
     )
 )]
 pub async fn probes_curl(
@@ -399,6 +422,10 @@ pub fn curl_text(record: &ProbeRecord) -> String {
             headers(("ETag" = String, description = "Changes whenever the record does"))),
         (status = 304, description = "Unchanged since the given ETag"),
         (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
     )
 )]
 pub async fn probes_svg(

@@ -263,6 +263,7 @@ mod tests {
                 analysis: None,
             },
             options,
+            queued_ms: None,
         };
         let svg = render(&record);
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));

@@ -6,6 +6,7 @@ use crate::probe::guard::{AllowedTarget, ConnectPolicy};
 use crate::probe::tls::TrustSettings;
 use crate::server::limit::RateConfig;
 use crate::server::listener::{self, ListenerConfig};
+use crate::server::retention::{self, Retention};
 use crate::server::target_guard::TargetGuard;
 use crate::server::{AppState, BenchConfig, ServerConfig, server_bench_limits, server_limits};
 use crate::store::SharedStore;
@@ -102,6 +103,25 @@ pub struct ServeArgs {
     /// Open connections over all clients; more get 503 and are closed.
     #[arg(long, default_value_t = 4096)]
     pub max_conns: usize,
+    /// Reads (records, exports, lists, event streams) one client may burst.
+    #[arg(long, default_value_t = 120)]
+    pub read_rate_burst: u32,
+    /// Sustained reads per client per minute.
+    #[arg(long, default_value_t = 1200)]
+    pub read_rate_per_minute: u32,
+    /// Expensive reads (records, exports, lists) served at once over all clients; more wait up to 5 s, then 503.
+    #[arg(long, default_value_t = 32)]
+    pub max_concurrent_reads: usize,
+    /// Delete finished probes and benches older than this many days (default: keep forever).
+    #[arg(long, value_name = "DAYS")]
+    pub retention_days: Option<u64>,
+    /// Delete the oldest finished records while the records use more than this many bytes of
+    /// the database (default: no limit). Freed space is reused; the file does not shrink.
+    #[arg(long, value_name = "BYTES")]
+    pub max_db_bytes: Option<u64>,
+    /// How often retention runs, in seconds (with --retention-days or --max-db-bytes).
+    #[arg(long, default_value_t = 3600, value_name = "SECS")]
+    pub prune_interval_secs: u64,
     /// IPv6 clients are one client per prefix of this length (an IPv6 user usually holds a /64).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
     pub ipv6_client_prefix: u8,
@@ -182,10 +202,16 @@ impl ServeArgs {
             max_running: self.max_running.max(1),
             max_queued: self.max_queued,
             per_client_probes: self.per_client_probes.max(1),
+            ipv6_client_prefix: self.ipv6_client_prefix,
             rate: RateConfig {
                 burst: self.rate_burst,
                 per_minute: self.rate_per_minute,
             },
+            read_rate: RateConfig {
+                burst: self.read_rate_burst,
+                per_minute: self.read_rate_per_minute,
+            },
+            max_concurrent_reads: self.max_concurrent_reads.max(1),
             max_probe_time: Duration::from_secs(self.max_probe_secs.max(1)),
             bench,
         })
@@ -233,6 +259,16 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
         let dist = PathBuf::from("./dist");
         dist.join("index.html").is_file().then_some(dist)
     });
+    retention::spawn(
+        store.clone(),
+        Retention {
+            max_age: args
+                .retention_days
+                .map(|days| Duration::from_secs(days.saturating_mul(86_400))),
+            max_db_bytes: args.max_db_bytes,
+            interval: Duration::from_secs(args.prune_interval_secs.max(1)),
+        },
+    );
     let state = AppState::new(config, store);
     let app = api::app_with_web_root(state.clone(), web_root.as_deref());
     let listener = listen(args.listen)?;

@@ -1,8 +1,8 @@
-//! Per-client request rate: a token bucket per client address.
+//! Per-client request rate: a token bucket per client (IPv4 address or IPv6 prefix).
 
+use super::client::ClientKey;
 use crate::probe::trace::now;
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -34,7 +34,7 @@ pub struct RateDecision {
 #[derive(Debug)]
 pub struct RateLimiter {
     config: RateConfig,
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    buckets: Mutex<HashMap<ClientKey, Bucket>>,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -63,11 +63,11 @@ impl RateLimiter {
     }
 
     /// Takes a token for `client` if one is there.
-    pub fn check(&self, client: IpAddr) -> RateDecision {
+    pub fn check(&self, client: ClientKey) -> RateDecision {
         self.check_at(client, now())
     }
 
-    fn check_at(&self, client: IpAddr, at: Instant) -> RateDecision {
+    fn check_at(&self, client: ClientKey, at: Instant) -> RateDecision {
         let burst = f64::from(self.config.burst);
         let rate = self.per_sec();
         let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
@@ -116,8 +116,8 @@ mod tests {
             burst: 2,
             per_minute: 60,
         });
-        let a = IpAddr::from([127, 0, 0, 2]);
-        let b = IpAddr::from([127, 0, 0, 3]);
+        let key = |ip: [u8; 4]| ClientKey::new(std::net::IpAddr::from(ip), 64);
+        let (a, b) = (key([127, 0, 0, 2]), key([127, 0, 0, 3]));
         let t0 = now();
         assert!(limiter.check_at(a, t0).allowed);
         let second = limiter.check_at(a, t0);

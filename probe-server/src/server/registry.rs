@@ -2,12 +2,14 @@
 //!
 //! A subscriber keeps a cursor into the history and waits on a `watch`
 //! channel for more, so one that connects late reads everything from the
-//! start, and a slow one never loses an event (no broadcast lag).
+//! start, and a slow one never loses an event (no broadcast lag). Events and
+//! the final record are shared (`Arc`): a subscriber copies pointers, never
+//! the history itself.
 
+use super::client::ClientKey;
 use h123_shared::api::{ProbeEvent, ProbeRecord, ProbeStatus};
 use h123_shared::{Protocol, ProtocolRun};
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::watch;
 
@@ -20,24 +22,25 @@ pub struct Registry {
 /// One probe in flight.
 pub struct LiveProbe {
     /// Who asked for it (for the per-client cap).
-    pub client: IpAddr,
+    pub client: ClientKey,
     state: Mutex<LiveState>,
     changed: watch::Sender<u64>,
 }
 
 struct LiveState {
     record: ProbeRecord,
-    events: Vec<ProbeEvent>,
+    events: Vec<Arc<ProbeEvent>>,
     finished: bool,
+    done: Option<Arc<ProbeRecord>>,
 }
 
 /// What a subscriber gets on each read: new events, and the final record once finished.
 #[derive(Debug, Default)]
 pub struct Update {
-    /// Events after the subscriber's cursor, in order.
-    pub events: Vec<ProbeEvent>,
+    /// Events after the subscriber's cursor, in order (shared, not copied).
+    pub events: Vec<Arc<ProbeEvent>>,
     /// The final record, once the probe finished (sent after the events).
-    pub done: Option<ProbeRecord>,
+    pub done: Option<Arc<ProbeRecord>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -46,7 +49,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Registry {
     /// Adds a probe in flight, starting from `record`.
-    pub fn insert(&self, record: ProbeRecord, client: IpAddr) -> Arc<LiveProbe> {
+    pub fn insert(&self, record: ProbeRecord, client: ClientKey) -> Arc<LiveProbe> {
         let live = LiveProbe::new(record, client);
         lock(&self.probes).insert(live.record().id, live.clone());
         live
@@ -60,7 +63,7 @@ impl Registry {
     pub fn try_insert(
         &self,
         record: ProbeRecord,
-        client: IpAddr,
+        client: ClientKey,
         per_client: usize,
         total: usize,
     ) -> Result<Arc<LiveProbe>, Refusal> {
@@ -87,7 +90,7 @@ impl Registry {
     }
 
     /// How many probes `client` has in flight.
-    pub fn count_for(&self, client: IpAddr) -> usize {
+    pub fn count_for(&self, client: ClientKey) -> usize {
         lock(&self.probes)
             .values()
             .filter(|p| p.client == client)
@@ -120,7 +123,7 @@ pub enum Refusal {
 }
 
 impl LiveProbe {
-    fn new(record: ProbeRecord, client: IpAddr) -> Arc<Self> {
+    fn new(record: ProbeRecord, client: ClientKey) -> Arc<Self> {
         let (changed, _) = watch::channel(0);
         Arc::new(LiveProbe {
             client,
@@ -128,14 +131,37 @@ impl LiveProbe {
                 record,
                 events: Vec::new(),
                 finished: false,
+                done: None,
             }),
             changed,
         })
     }
 
-    /// The record as it stands (partial while running).
+    /// The record as it stands (partial while running: the attempts finished so far).
     pub fn record(&self) -> ProbeRecord {
-        lock(&self.state).record.clone()
+        let state = lock(&self.state);
+        let mut record = state.record.clone();
+        if !state.finished {
+            // The attempts so far live once, in the event history; a reader's
+            // copy is folded from it.
+            for event in &state.events {
+                match &**event {
+                    ProbeEvent::Attempt { protocol, attempt } => {
+                        run_mut(&mut record, *protocol)
+                            .attempts
+                            .push((**attempt).clone());
+                    }
+                    ProbeEvent::Skipped { protocol, reason } => {
+                        run_mut(&mut record, *protocol).skipped = Some(reason.clone());
+                    }
+                    ProbeEvent::Stopped { protocol, reason } => {
+                        run_mut(&mut record, *protocol).stopped = Some(reason.clone());
+                    }
+                    ProbeEvent::Phase { .. } => {}
+                }
+            }
+        }
+        record
     }
 
     /// Whether the probe has finished.
@@ -143,28 +169,14 @@ impl LiveProbe {
         lock(&self.state).finished
     }
 
-    /// Appends an event, folds finished attempts into the partial result and
-    /// wakes subscribers. Ignored once finished.
+    /// Appends an event (the partial result is folded from the history when
+    /// read, so an attempt is held once) and wakes subscribers. Ignored once finished.
     pub fn push(&self, event: ProbeEvent) {
         let mut state = lock(&self.state);
         if state.finished {
             return;
         }
-        match &event {
-            ProbeEvent::Attempt { protocol, attempt } => {
-                run_mut(&mut state.record, *protocol)
-                    .attempts
-                    .push((**attempt).clone());
-            }
-            ProbeEvent::Skipped { protocol, reason } => {
-                run_mut(&mut state.record, *protocol).skipped = Some(reason.clone());
-            }
-            ProbeEvent::Stopped { protocol, reason } => {
-                run_mut(&mut state.record, *protocol).stopped = Some(reason.clone());
-            }
-            ProbeEvent::Phase { .. } => {}
-        }
-        state.events.push(event);
+        state.events.push(Arc::new(event));
         let n = state.events.len() as u64;
         drop(state);
         self.changed.send_replace(n);
@@ -177,12 +189,19 @@ impl LiveProbe {
         if state.finished {
             return false;
         }
+        state.done = Some(Arc::new(record.clone()));
         state.record = record;
         state.finished = true;
         let n = state.events.len() as u64 + 1;
         drop(state);
         self.changed.send_replace(n);
         true
+    }
+
+    /// Notes how long the probe waited for its running slot.
+    pub fn set_queued_ms(&self, ms: u64) {
+        lock(&self.state).record.queued_ms = Some(ms);
+        self.changed.send_modify(|_| {});
     }
 
     /// A record for a cancelled probe: what finished so far.
@@ -203,7 +222,7 @@ impl LiveProbe {
         let state = lock(&self.state);
         Update {
             events: state.events.get(cursor..).unwrap_or_default().to_vec(),
-            done: state.finished.then(|| state.record.clone()),
+            done: state.done.clone(),
         }
     }
 }
@@ -258,13 +277,15 @@ mod tests {
                 analysis: None,
             },
             options,
+            queued_ms: None,
         }
     }
 
     #[test]
     fn late_readers_see_everything_then_done() {
         let registry = Registry::default();
-        let live = registry.insert(record(), IpAddr::from([127, 0, 0, 1]));
+        let me = ClientKey::new(std::net::IpAddr::from([127, 0, 0, 1]), 64);
+        let live = registry.insert(record(), me);
         live.push(ProbeEvent::Skipped {
             protocol: Protocol::H3,
             reason: "no".into(),
@@ -291,9 +312,9 @@ mod tests {
         assert!(!live.finish(record()));
         let update = live.read_from(2);
         assert!(update.events.is_empty());
-        assert_eq!(update.done, Some(done));
+        assert_eq!(update.done.as_deref(), Some(&done));
         assert_eq!(live.read_from(99).events.len(), 0);
-        assert_eq!(registry.count_for(IpAddr::from([127, 0, 0, 1])), 1);
+        assert_eq!(registry.count_for(me), 1);
         registry.remove("abc");
         assert!(registry.is_empty());
     }

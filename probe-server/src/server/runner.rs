@@ -1,4 +1,4 @@
-//! Running one accepted probe: wait for a slot, run the engine, stream its
+//! Running one accepted probe: wait for a fair share of the slots, run the engine, stream its
 //! events into the registry, store the final record.
 
 use super::AppState;
@@ -17,9 +17,10 @@ pub fn spawn(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
 }
 
 async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
-    let Ok(_slot) = state.slots.clone().acquire_owned().await else {
-        return;
-    };
+    let queued_at = crate::probe::trace::now();
+    let _slot = state.slots.acquire(live.client).await;
+    let waited = crate::probe::trace::now().saturating_duration_since(queued_at);
+    live.set_queued_ms(u64::try_from(waited.as_millis()).unwrap_or(u64::MAX));
     if live.is_finished() {
         // Cancelled by shutdown while queued.
         return;

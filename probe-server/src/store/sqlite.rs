@@ -369,6 +369,48 @@ impl Store for SqliteStore {
         Ok(out)
     }
 
+    fn prune(&self, older_than_unix_ms: Option<u64>, max_bytes: Option<u64>) -> Result<usize> {
+        let conn = self.writer();
+        let mut deleted = 0;
+        if let Some(cutoff) = older_than_unix_ms {
+            for table in ["probes", "benches"] {
+                deleted += conn.execute(
+                    &format!(
+                        "DELETE FROM {table} WHERE status <> 'running' AND created_at_unix_ms < ?1"
+                    ),
+                    [to_i64(cutoff)],
+                )?;
+            }
+        }
+        if let Some(max) = max_bytes {
+            // Freed pages are reused by later writes, so the file stays near `max`
+            // without a VACUUM (which would rewrite the whole database).
+            let used = |conn: &Connection| -> Result<u64> {
+                let pages: i64 = conn.pragma_query_value(None, "page_count", |r| r.get(0))?;
+                let free: i64 = conn.pragma_query_value(None, "freelist_count", |r| r.get(0))?;
+                let size: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
+                Ok(u64::try_from((pages - free).max(0) * size).unwrap_or(0))
+            };
+            while used(&conn)? > max {
+                // The oldest finished records first, a batch at a time, probes and benches alike.
+                let batch = conn.execute(
+                    "DELETE FROM probes WHERE seq IN (SELECT seq FROM probes \
+                     WHERE status <> 'running' ORDER BY seq LIMIT 64)",
+                    [],
+                )? + conn.execute(
+                    "DELETE FROM benches WHERE seq IN (SELECT seq FROM benches \
+                     WHERE status <> 'running' ORDER BY seq LIMIT 8)",
+                    [],
+                )?;
+                if batch == 0 {
+                    break;
+                }
+                deleted += batch;
+            }
+        }
+        Ok(deleted)
+    }
+
     fn cancel_running(&self) -> Result<usize> {
         let mut conn = self.writer();
         let tx = conn.transaction()?;
@@ -528,6 +570,7 @@ mod tests {
                 analysis: None,
             },
             options,
+            queued_ms: None,
         }
     }
 
@@ -727,6 +770,48 @@ mod tests {
             .writer()
             .execute("UPDATE probes SET status = 'running' WHERE id = 'old'", []);
         assert!(raw.is_err(), "the trigger is back");
+    }
+
+    #[test]
+    fn pruning_by_age_and_size_keeps_running_and_recent_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("db.sqlite")).unwrap();
+        let mut old = record("old", ProbeStatus::Done);
+        old.created_at_unix_ms = 1_000;
+        store.insert(&old, Some("o")).unwrap();
+        let mut old_running = record("oldrun", ProbeStatus::Running);
+        old_running.created_at_unix_ms = 1_000;
+        store.insert(&old_running, Some("o")).unwrap();
+        let mut recent = record("new", ProbeStatus::Done);
+        recent.created_at_unix_ms = 5_000;
+        store.insert(&recent, Some("o")).unwrap();
+        assert_eq!(store.prune(Some(2_000), None).unwrap(), 1);
+        assert!(store.get("old").unwrap().is_none());
+        assert!(
+            store.get("oldrun").unwrap().is_some(),
+            "running records stay"
+        );
+        assert!(store.get("new").unwrap().is_some());
+        assert_eq!(store.prune(None, None).unwrap(), 0, "no bound, no deletion");
+
+        // Fill with big finished records, then cap the size.
+        for i in 0..200 {
+            let mut big = record(&format!("big{i}"), ProbeStatus::Done);
+            big.options.headers = vec![h123_shared::Header {
+                name: "x-pad".into(),
+                value: "p".repeat(4000),
+            }];
+            big.created_at_unix_ms = 10_000 + i;
+            store.insert(&big, Some("o")).unwrap();
+        }
+        let deleted = store.prune(None, Some(256 * 1024)).unwrap();
+        assert!(deleted > 100, "deleted {deleted}");
+        assert!(store.get("big0").unwrap().is_none(), "the oldest go first");
+        assert!(store.get("big199").unwrap().is_some(), "the newest stay");
+        assert!(
+            store.get("oldrun").unwrap().is_some(),
+            "running records stay"
+        );
     }
 
     #[test]

@@ -64,6 +64,10 @@ pub fn config(target: &TestTarget) -> ServerConfig {
             per_minute: 100_000,
         },
         per_client_probes: 100,
+        read_rate: h123::server::limit::RateConfig {
+            burst: 10_000,
+            per_minute: 1_000_000,
+        },
         ..ServerConfig::default()
     }
 }

@@ -1,0 +1,210 @@
+//! Response hardening: a Content-Security-Policy per kind of answer (web UI, API, SVG), `nosniff`, no framing, no referrer, and a 4xx for over-long paths.
+//!
+//! The web UI's policy allows its own scripts, WebAssembly compilation
+//! (`'wasm-unsafe-eval'`) and the one inline module script Trunk writes into
+//! `index.html`, by its SHA-256 (computed from the file each time the page
+//! is served, so a rebuilt UI needs no restart), and
+//! nothing else runs; styles may be inline (the waterfall positions its
+//! labels with `style` attributes). API answers and the SVG export run no
+//! script at all.
+
+use super::error::ApiError;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Longest request path accepted (bytes); longer ones get `414 uri_too_long`.
+pub const MAX_PATH_BYTES: usize = 2048;
+
+/// Longest path segment accepted (a file name's limit); longer ones get a JSON 404.
+pub const MAX_SEGMENT_BYTES: usize = 255;
+
+/// The policy of API answers: nothing may load or run.
+pub const API_CSP: &str = "default-src 'none'; frame-ancestors 'none'";
+
+/// The policy of the SVG export: its inline styles apply, no script runs.
+pub const SVG_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+
+/// The policy of the UI's other files (scripts, WebAssembly, styles): they are not documents.
+pub const ASSET_CSP: &str = "default-src 'none'; frame-ancestors 'none'";
+
+/// The web UI's policy, allowing the inline scripts of `index_html` by hash.
+pub fn ui_csp(index_html: &str) -> String {
+    let hashes: String = inline_scripts(index_html)
+        .map(|script| format!(" 'sha256-{}'", base64(&Sha256::digest(script.as_bytes()))))
+        .collect();
+    format!(
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'{hashes}; \
+         style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+         object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    )
+}
+
+/// The bodies of the `<script>` elements without `src` in `html`.
+fn inline_scripts(html: &str) -> impl Iterator<Item = &str> {
+    html.split("<script").skip(1).filter_map(|rest| {
+        let (tag, after) = rest.split_once('>')?;
+        if tag.contains("src=") {
+            return None;
+        }
+        after.split_once("</script>").map(|(body, _)| body)
+    })
+}
+
+/// Standard base64 with padding (RFC 4648 section 4), as CSP hashes are written.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Where the web UI's page comes from, for its policy.
+#[derive(Clone, Debug)]
+pub struct UiPolicy {
+    index: Option<PathBuf>,
+}
+
+impl UiPolicy {
+    /// The policy of the UI served from `web_root` (the built-in page when `None`).
+    pub fn new(web_root: Option<&Path>) -> Self {
+        UiPolicy {
+            index: web_root.map(|root| root.join("index.html")),
+        }
+    }
+
+    /// The policy header for the page as it is on disk now.
+    fn header(&self) -> HeaderValue {
+        let page = self
+            .index
+            .as_ref()
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .unwrap_or_else(|| super::static_files::BUILTIN_PAGE.to_owned());
+        HeaderValue::from_str(&ui_csp(&page)).unwrap_or_else(|_| HeaderValue::from_static(API_CSP))
+    }
+}
+
+/// The middleware: refuses over-long paths, then sets the hardening headers
+/// on whatever answers (`ui` gives the web UI's policy).
+pub async fn harden(ui: Arc<UiPolicy>, request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    if path.len() > MAX_PATH_BYTES {
+        return finish(
+            ApiError::UriTooLong(MAX_PATH_BYTES).into_response(),
+            API_CSP,
+        );
+    }
+    if path.split('/').any(|s| s.len() > MAX_SEGMENT_BYTES) {
+        let response = ApiError::NotFound(format!(
+            "nothing here: a path segment is longer than {MAX_SEGMENT_BYTES} bytes"
+        ))
+        .into_response();
+        return finish(response, API_CSP);
+    }
+    let kind = if path.ends_with(".svg") && path.starts_with("/api/") {
+        Kind::Svg
+    } else if path.starts_with("/api/")
+        || path == "/api"
+        || path == "/healthz"
+        || path == "/metrics"
+    {
+        Kind::Api
+    } else {
+        Kind::Ui
+    };
+    let response = next.run(request).await;
+    match kind {
+        Kind::Svg => finish(response, SVG_CSP),
+        Kind::Api => finish(response, API_CSP),
+        Kind::Ui => {
+            let mut response = response;
+            set_common(response.headers_mut());
+            let is_page = response
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("text/html"));
+            let policy = if is_page {
+                ui.header()
+            } else {
+                HeaderValue::from_static(ASSET_CSP)
+            };
+            response
+                .headers_mut()
+                .insert(header::CONTENT_SECURITY_POLICY, policy);
+            response
+        }
+    }
+}
+
+enum Kind {
+    Ui,
+    Api,
+    Svg,
+}
+
+fn finish(mut response: Response, csp: &'static str) -> Response {
+    set_common(response.headers_mut());
+    response.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(csp),
+    );
+    response
+}
+
+fn set_common(headers: &mut HeaderMap) {
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ui_policy_hashes_inline_scripts_only() {
+        let html = "<head><script type=\"module\">alert(1)</script>\
+                    <script src=\"/app.js\"></script></head>";
+        let csp = ui_csp(html);
+        // printf 'alert(1)' | openssl dgst -sha256 -binary | base64
+        assert!(
+            csp.contains("'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI='"),
+            "{csp}"
+        );
+        assert_eq!(csp.matches("'sha256-").count(), 1);
+        assert!(csp.contains("'wasm-unsafe-eval'"));
+        assert!(csp.contains("frame-ancestors 'none'"));
+        assert!(!ui_csp("<p>no script</p>").contains("sha256"));
+    }
+
+    #[test]
+    fn base64_pads_as_the_rfc_says() {
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"\xfb\xff"), "+/8=");
+    }
+}

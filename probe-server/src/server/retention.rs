@@ -1,0 +1,48 @@
+//! Retention: a periodic task that deletes finished records past their age or over the database's size budget.
+//!
+//! Permalinks are meant to last, so nothing is deleted unless the operator
+//! sets `--retention-days` or `--max-db-bytes`.
+
+use crate::store::SharedStore;
+use std::time::Duration;
+
+/// What the operator keeps.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Retention {
+    /// Finished records older than this are deleted.
+    pub max_age: Option<Duration>,
+    /// The oldest finished records are deleted while the records use more than this.
+    pub max_db_bytes: Option<u64>,
+    /// How often the task runs.
+    pub interval: Duration,
+}
+
+impl Retention {
+    /// Whether anything is ever deleted.
+    pub fn is_bounded(&self) -> bool {
+        self.max_age.is_some() || self.max_db_bytes.is_some()
+    }
+}
+
+/// Runs one pruning pass now and then one per interval, for as long as the
+/// server runs; does nothing when `retention` is unbounded.
+pub fn spawn(store: SharedStore, retention: Retention) {
+    if !retention.is_bounded() {
+        return;
+    }
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(retention.interval.max(Duration::from_secs(1)));
+        loop {
+            ticks.tick().await;
+            let cutoff = retention.max_age.map(|age| {
+                crate::probe::trace::unix_ms()
+                    .saturating_sub(u64::try_from(age.as_millis()).unwrap_or(u64::MAX))
+            });
+            match store.prune(cutoff, retention.max_db_bytes).await {
+                Ok(0) => {}
+                Ok(n) => eprintln!("h123 serve: retention deleted {n} finished record(s)"),
+                Err(e) => eprintln!("h123 serve: retention failed: {e}"),
+            }
+        }
+    });
+}
