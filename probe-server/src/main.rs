@@ -5,10 +5,14 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = h123::cli::Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // A probe runs its requests one after another: on one thread, every phase
+    // end is seen by the task that waits for it, with no cross-thread wake-up
+    // in the measured path. The bench and the server want every core.
+    let mut builder = match cli.command {
+        h123::cli::Command::Probe(_) => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("h123: cannot start the async runtime: {e}");

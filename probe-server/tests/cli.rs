@@ -8,6 +8,10 @@ use h123_target::{TargetConfig, TestTarget};
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// The tests that compare timings with curl's take turns: on two cores a concurrent test
+/// would add its load to one side of the comparison.
+static TIMING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn h123(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_h123"))
         .args(args)
@@ -180,6 +184,7 @@ fn assert_close(what: &str, ours: f64, curls: f64) {
 /// of totals is h123's overhead next to curl.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn curl_figures_agree_with_curl_within_a_millisecond() {
+    let _alone = TIMING.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let plain = target.http_url("/delay/10");
     let tls = target.https_url("/delay/10");
@@ -249,6 +254,7 @@ async fn text_output_and_exit_codes() {
 /// `curl -L`'s `time_total` within a millisecond (medians of 10 alternating runs, plain HTTP).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redirect_chain_total_matches_curl_dash_l() {
+    let _alone = TIMING.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
     let url = target.http_url("/redirect/3");
     tokio::task::spawn_blocking(move || {

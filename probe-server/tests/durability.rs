@@ -20,6 +20,10 @@ const GENEROUS: &[&str] = &[
     "100000",
     "--per-client-probes",
     "1000",
+    "--read-rate-burst",
+    "100000",
+    "--read-rate-per-minute",
+    "100000",
 ];
 
 #[derive(Default)]

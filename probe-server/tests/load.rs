@@ -224,3 +224,62 @@ async fn two_hundred_concurrent_probes_and_an_abusive_client() {
     );
     assert_eq!(other, 0);
 }
+
+/// The worst record a hostile origin can make within the default limits (every answer 14
+/// headers of 4,000 bytes and a redirect to itself, 10 attempts of 10 hops over h1, h2 and h3),
+/// then read by 8 clients and streamed to 8 more at once. Prints its size and the server's peak
+/// RSS (issue goal: under 150 MB); the record's 1 MiB cap is asserted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "prints figures; scripts/test runs it with --ignored --nocapture"]
+async fn a_maximal_record_read_by_eight_and_streamed_to_eight() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::start(&target, &dir.path().join("max.sqlite"), &[]).await;
+    let addr = server.addr;
+    let owner: IpAddr = "127.0.0.2".parse().unwrap();
+    let body = serde_json::json!({
+        "url": target.https_url("/headers/14/4000?loop"),
+        "protocols": ["h1", "h2", "h3"],
+        "repeat": 10,
+        "follow_redirects": true,
+        "max_redirects": 10,
+        "timeout_ms": 5000,
+        "phase_timeout_ms": 3000,
+    })
+    .to_string();
+    let created = http(addr, owner, Method::POST, "/api/v1/probes", Some(&body)).await;
+    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let record = wait_done(addr, owner, &id).await;
+    assert_eq!(record.status, ProbeStatus::Done);
+    let before = server.peak_rss_kib().unwrap_or(0);
+    let readers: Vec<_> = (0..16u8)
+        .map(|i| {
+            let id = id.clone();
+            tokio::spawn(async move {
+                let from: IpAddr = format!("127.0.1.{}", i + 1).parse().unwrap();
+                let path = if i < 8 {
+                    format!("/api/v1/probes/{id}")
+                } else {
+                    format!("/api/v1/probes/{id}/events")
+                };
+                http(addr, from, Method::GET, &path, None).await.body.len()
+            })
+        })
+        .collect();
+    let mut sizes = Vec::new();
+    for r in readers {
+        sizes.push(r.await.unwrap());
+    }
+    let record_bytes = sizes[0];
+    assert!(
+        record_bytes <= 1024 * 1024,
+        "record of {record_bytes} bytes"
+    );
+    println!(
+        "max record: {record_bytes} bytes served (SSE stream {} bytes); server peak RSS {} KiB after the probe, {} KiB after 8 reads and 8 streams at once",
+        sizes[8],
+        before,
+        server.peak_rss_kib().unwrap_or(0)
+    );
+}
