@@ -66,6 +66,13 @@ async fn two_hundred_concurrent_probes_and_an_abusive_client() {
             "32",
             "--max-queued",
             "512",
+            // One address plays all 200 clients here.
+            "--max-conns-per-client",
+            "1000",
+            "--read-rate-burst",
+            "100000",
+            "--read-rate-per-minute",
+            "100000",
         ],
     )
     .await;
