@@ -188,3 +188,37 @@ async fn a_silent_http3_port_is_tried_once() {
     );
     assert!(ids(&a).contains(&"h3_udp_silent"), "{:?}", ids(&a));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resumed_mode_says_what_resumption_and_zero_rtt_saved() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let result = probe(&target, |o| {
+        o.mode = h123_shared::ConnectionMode::Resumed;
+        o.repeat = 3;
+    })
+    .await;
+    let a = analyze(&result);
+    assert_eq!(a.outcome, Outcome::Done);
+    let savings: Vec<&str> = a
+        .findings
+        .iter()
+        .filter(|f| f.id == "resumption_saving")
+        .map(|f| f.evidence.detail.as_str())
+        .collect();
+    assert_eq!(savings.len(), 3, "one per protocol: {:?}", ids(&a));
+    let h3 = savings
+        .iter()
+        .find(|d| d.contains("0-RTT"))
+        .expect("HTTP/3 used 0-RTT");
+    assert!(h3.contains("2 of them sent the request in 0-RTT"), "{h3}");
+    // Later attempts are compared as resumed connections, never mixed with the first.
+    assert!(
+        a.verdict
+            .comparisons
+            .iter()
+            .any(|c| c.state == h123_shared::chain::ConnState::Resumed),
+        "{:?}",
+        a.verdict
+    );
+}

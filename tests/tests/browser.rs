@@ -647,6 +647,7 @@ async fn the_answer_end_to_end() {
     }
     eprintln!("answer page: {badge} · {verdict}");
     screenshots(&client, "answer").await;
+    client.close().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
