@@ -55,22 +55,19 @@ fn inline_scripts(html: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// Standard base64 with padding (RFC 4648 section 4), as CSP hashes are written.
+/// Standard base64 with padding (RFC 4648 section 4), as CSP hashes are written: the
+/// store's URL-safe encoding with the standard alphabet's two last characters, padded.
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
+    let mut out: String = crate::store::base64url(bytes)
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    while !out.len().is_multiple_of(4) {
+        out.push('=');
     }
     out
 }
