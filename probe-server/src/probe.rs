@@ -14,6 +14,7 @@ pub mod h2_frames;
 pub mod h3;
 pub mod http;
 pub mod plan;
+pub mod quic_socket;
 pub mod run;
 pub mod tcp;
 pub mod tls;

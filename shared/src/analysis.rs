@@ -184,6 +184,7 @@ mod tests {
         h3.discovery = Some(H3Discovery {
             alt_svc: Vec::new(),
             https_record: None,
+            https_lookup: None,
             via: None,
             endpoint: None,
             outcome: H3Outcome::UdpSilent,

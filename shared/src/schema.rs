@@ -333,6 +333,10 @@ pub struct H3Discovery {
     /// The HTTPS DNS record of the host, when one was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub https_record: Option<HttpsRecord>,
+    /// Why there is no HTTPS record when it was not looked up (`Alt-Svc`
+    /// already named the endpoint, the name is pinned) or not answered in time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub https_lookup: Option<String>,
     /// What led to the endpoint tried, if one was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<H3Via>,
@@ -470,6 +474,9 @@ impl Span {
 }
 
 /// The phases of DESIGN.md section 2; `None` where a phase did not happen.
+/// On a finished attempt they follow each other without gaps beyond a few
+/// microseconds of the tool's own bookkeeping, so they add up to `total`;
+/// [`Phase::meaning`] says what each covers per protocol.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Phases {
@@ -481,13 +488,21 @@ pub struct Phases {
     pub tls: Option<Span>,
     /// QUIC + TLS 1.3 handshake (h3 on new connections).
     pub quic: Option<Span>,
-    /// Connection ready until request written.
+    /// Writing the request: on a new connection from the end of the
+    /// handshake (the HTTP layer's own setup included), else from the
+    /// request's start; until its last byte was taken by the kernel (TCP) or
+    /// left in a datagram (QUIC).
     pub send: Option<Span>,
-    /// Request written until first response byte (TTFB).
+    /// Request sent until first response byte (TTFB; see [`Phase::meaning`]
+    /// for what the first byte is per protocol).
     pub wait: Option<Span>,
     /// First response byte until last body byte.
     pub receive: Option<Span>,
-    /// Attempt start until body done or failure.
+    /// The attempt's first network step (lookup, connect, handshake, or the
+    /// request on a reused connection) until its last body byte, or until
+    /// it failed. Preparation before it (configuration, a UDP socket, a
+    /// pooled connection's check) and what is read after it (certificate
+    /// summaries, QUIC statistics) are not timed.
     pub total: Span,
 }
 
@@ -523,6 +538,36 @@ impl Phase {
         Phase::Wait,
         Phase::Receive,
     ];
+
+    /// What the phase covers, exactly, per protocol (for legends and docs).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Phase::Dns => {
+                "name lookup: absent for IP literals, --resolve pins and reused connections"
+            }
+            Phase::Connect => {
+                "TCP connect (HTTP/1.1, HTTP/2): SYN sent until the connection is established"
+            }
+            Phase::Tls => {
+                "TLS handshake over TCP: ClientHello sent until the handshake is complete"
+            }
+            Phase::Quic => {
+                "QUIC handshake, TLS 1.3 inside (HTTP/3): first Initial packet until the handshake \
+                 is complete; with 0-RTT the request leaves before it ends"
+            }
+            Phase::Send => {
+                "writing the request: on a new connection from the end of the handshake, with the \
+                 HTTP layer's own setup (HTTP/2 preface and SETTINGS, HTTP/3 control streams); \
+                 ends when the kernel took its last byte (TCP) or the datagram carrying it left (QUIC)"
+            }
+            Phase::Wait => {
+                "request sent until the first response byte: HTTP/1.1 the first byte read from the \
+                 socket; HTTP/2 the response's HEADERS frame read from the socket; HTTP/3 the \
+                 response headers handed over by QUIC and QPACK, so QUIC's receive path is inside"
+            }
+            Phase::Receive => "first response byte until the last body byte",
+        }
+    }
 
     /// Lowercase name, as in the schema.
     pub fn as_str(self) -> &'static str {

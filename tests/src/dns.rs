@@ -73,6 +73,10 @@ pub(crate) struct DnsStats {
     pub(crate) queries: AtomicU64,
     /// How long each answered A or AAAA query was held, receipt to reply sent.
     pub(crate) held: std::sync::Mutex<Vec<Duration>>,
+    /// HTTPS queries received.
+    pub(crate) https_queries: AtomicU64,
+    /// Whether HTTPS queries are left unanswered.
+    pub(crate) https_silent: bool,
 }
 
 /// Receives queries forever; each is answered by its own task after `delay`, so slow
@@ -99,12 +103,19 @@ pub(crate) async fn serve(
         let Some(reply) = answer(&zone, &buf[..len]) else {
             continue;
         };
-        let address_query = Message::from_vec(&buf[..len]).is_ok_and(|m| {
-            m.queries
-                .iter()
-                .all(|q| matches!(q.query_type, RecordType::A | RecordType::AAAA))
-        });
+        let types: Vec<RecordType> = Message::from_vec(&buf[..len])
+            .map(|m| m.queries.iter().map(|q| q.query_type).collect())
+            .unwrap_or_default();
+        let address_query = types
+            .iter()
+            .all(|t| matches!(t, RecordType::A | RecordType::AAAA));
         stats.queries.fetch_add(1, Ordering::Relaxed);
+        if types.contains(&RecordType::HTTPS) {
+            stats.https_queries.fetch_add(1, Ordering::Relaxed);
+            if stats.https_silent {
+                continue;
+            }
+        }
         let socket = socket.clone();
         let stats = stats.clone();
         answers.spawn(async move {

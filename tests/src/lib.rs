@@ -75,6 +75,9 @@ pub struct TargetConfig {
     pub dns_records: Vec<(String, IpAddr)>,
     /// Names that get an HTTPS DNS record `1 . alpn=h3 port=<port>`. Default none.
     pub dns_https: Vec<(String, u16)>,
+    /// Whether HTTPS (type 65) queries go unanswered, as behind a resolver or middlebox that
+    /// drops them. Default false.
+    pub dns_https_silent: bool,
     /// What happens on UDP at the HTTPS port number. Default [`H3Mode::Serve`].
     pub h3: H3Mode,
     /// Whether HTTPS (h1/h2) responses advertise HTTP/3 with `Alt-Svc: h3=":<port>"`.
@@ -101,6 +104,7 @@ impl Default for TargetConfig {
                 IpAddr::V4(Ipv4Addr::LOCALHOST),
             )],
             dns_https: Vec::new(),
+            dns_https_silent: false,
             h3: H3Mode::Serve,
             advertise_h3: true,
             alt_svc_authority: None,
@@ -157,7 +161,10 @@ impl TestTarget {
         let dns_addr = dns.local_addr()?;
 
         let zone = Arc::new(dns::Zone::new(&config.dns_records, &config.dns_https));
-        let dns_stats = Arc::new(dns::DnsStats::default());
+        let dns_stats = Arc::new(dns::DnsStats {
+            https_silent: config.dns_https_silent,
+            ..dns::DnsStats::default()
+        });
 
         let mut tasks = net::Tasks::default();
         match config.h3 {
@@ -235,6 +242,11 @@ impl TestTarget {
     /// Number of well-formed DNS queries the DNS server has received so far.
     pub fn dns_query_count(&self) -> u64 {
         self.dns_stats.queries.load(Ordering::Relaxed)
+    }
+
+    /// Number of HTTPS (type 65) queries the DNS server has received so far, answered or not.
+    pub fn dns_https_query_count(&self) -> u64 {
+        self.dns_stats.https_queries.load(Ordering::Relaxed)
     }
 }
 

@@ -2,7 +2,8 @@
 //! through Alt-Svc, through an HTTPS DNS record, not advertised, advertised
 //! but UDP silent, tried directly, a failed handshake, an IPv6 endpoint, and
 //! endpoints the safety policy refuses (private, off the port list); each a typed
-//! outcome, with the h1/h2 results unaffected.
+//! outcome, with the h1/h2 results unaffected; and a DNS server that never
+//! answers HTTPS queries, which must not stall HTTP/3.
 
 mod support;
 
@@ -84,6 +85,99 @@ async fn https_record_is_found_and_used() {
     assert_eq!(d.via, Some(H3Via::HttpsRecord));
     assert_eq!(d.outcome, H3Outcome::Ok, "{}", d.detail);
     assert_tcp_ok(&result);
+}
+
+/// A DNS server that never answers HTTPS queries must not stall HTTP/3: the
+/// record is not asked for when Alt-Svc already named the endpoint, nor for a
+/// pinned name; when it must be asked, the wait is bounded (1 s), not the
+/// phase timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dns_server_silent_on_https_queries_does_not_stall_http3() {
+    let _serial = SERIAL.lock().await;
+    let silent = |advertise_h3| TargetConfig {
+        advertise_h3,
+        dns_https_silent: true,
+        ..TargetConfig::default()
+    };
+    let phase_timeout_ms = 8_000;
+    let by_name = |target: &TestTarget, o: &mut ProbeOptions| {
+        o.url = format!("https://target.h123.test:{}/", target.https_addr.port());
+        o.dns_server = Some(target.dns_addr.to_string());
+        o.phase_timeout_ms = phase_timeout_ms;
+        o.timeout_ms = 20_000;
+    };
+
+    let advertised = TestTarget::start(silent(true)).await.unwrap();
+    let started = h123_target::clock::now();
+    let result = probe(&advertised, |o| by_name(&advertised, o)).await;
+    let took = started.elapsed();
+    let d = discovery(&result);
+    assert_eq!(
+        (d.via, d.outcome),
+        (Some(H3Via::AltSvc), H3Outcome::Ok),
+        "{}",
+        d.detail
+    );
+    assert_eq!(
+        advertised.dns_https_query_count(),
+        0,
+        "Alt-Svc named the endpoint"
+    );
+    assert!(d.https_lookup.as_deref().unwrap().contains("Alt-Svc"));
+    assert!(
+        took.as_millis() < u128::from(phase_timeout_ms),
+        "took {took:?}"
+    );
+
+    let pinned = TestTarget::start(silent(false)).await.unwrap();
+    let port = pinned.https_addr.port();
+    let result = probe(&pinned, |o| {
+        by_name(&pinned, o);
+        o.protocols = vec![Protocol::H3];
+        o.resolve = vec![h123_shared::ResolveOverride {
+            host: "target.h123.test".into(),
+            port,
+            addr: "127.0.0.1".into(),
+        }];
+    })
+    .await;
+    let d = discovery(&result);
+    assert_eq!(
+        (d.via, d.outcome),
+        (Some(H3Via::Direct), H3Outcome::Ok),
+        "{}",
+        d.detail
+    );
+    assert_eq!(
+        pinned.dns_https_query_count(),
+        0,
+        "a pinned name is not looked up"
+    );
+    assert_eq!(pinned.dns_query_count(), 0);
+
+    let started = h123_target::clock::now();
+    let result = probe(&pinned, |o| {
+        by_name(&pinned, o);
+        o.protocols = vec![Protocol::H3];
+    })
+    .await;
+    let took = started.elapsed();
+    let d = discovery(&result);
+    assert_eq!(
+        (d.via, d.outcome),
+        (Some(H3Via::Direct), H3Outcome::Ok),
+        "{}",
+        d.detail
+    );
+    assert!(
+        pinned.dns_https_query_count() >= 1,
+        "asked (the resolver may retry)"
+    );
+    assert_eq!(d.https_lookup.as_deref(), Some("no answer within 1000 ms"));
+    assert!(
+        took.as_millis() < 3_000,
+        "a bounded wait, not the phase timeout: {took:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -270,6 +270,68 @@ async fn cold_attempts_each_open_a_connection() {
     }
 }
 
+/// The tool's own work (TLS and QUIC configuration, a UDP socket, the HTTP
+/// layer's objects, certificate parsing) is out of the timed path or inside
+/// a phase that says so, so a new connection's phases add up to its total.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn phases_of_a_new_connection_add_up_to_its_total() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let result = probe(&target, |o| {
+        o.url = format!("https://target.h123.test:{}/", target.https_addr.port());
+        o.dns_server = Some(target.dns_addr.to_string());
+        o.repeat = 9;
+        o.mode = ConnectionMode::Cold;
+    })
+    .await;
+    for protocol in ALL {
+        let run = run(&result, protocol);
+        assert_ok(run);
+        let unaccounted = run
+            .attempts
+            .iter()
+            .map(|a| {
+                let phases: f64 = a.phases.present().map(|(_, s)| s.duration().as_ms()).sum();
+                a.phases.total.duration().as_ms() - phases
+            })
+            .collect();
+        assert_within(
+            &format!("{protocol} total - sum of phases"),
+            median(unaccounted),
+            0.0,
+            0.05,
+        );
+    }
+}
+
+/// HTTP/3's `send` ends when the request's datagram left, as TCP's ends when
+/// the kernel took the request, so waits compare across protocols: beyond
+/// the server's own delay, h3 waits no longer than h2 by more than 0.2 ms.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http3_wait_is_measured_as_http2_wait_is() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let result = probe(&target, |o| {
+        o.url = target.https_url("/delay/5");
+        o.protocols = vec![Protocol::H2, Protocol::H3];
+        o.repeat = 21;
+    })
+    .await;
+    let beyond_delay = |protocol| {
+        let run = run(&result, protocol);
+        assert_ok(run);
+        median(
+            run.attempts[1..]
+                .iter()
+                .map(|a| ms(a, Phase::Wait) - server_delay_ms(a))
+                .collect(),
+        )
+    };
+    let (h2, h3) = (beyond_delay(Protocol::H2), beyond_delay(Protocol::H3));
+    println!("wait beyond the server's delay: h2 {h2:.3} ms, h3 {h3:.3} ms");
+    assert_within("h3 wait - h2 wait", h3 - h2, 0.0, 0.2);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plaintext_http_works_for_h1_and_h2c() {
     let _serial = SERIAL.lock().await;

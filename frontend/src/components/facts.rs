@@ -154,11 +154,15 @@ fn discovery_facts(d: &H3Discovery) -> Vec<(&'static str, String)> {
         Some(H3Via::Direct) => format!("{endpoint}, directly"),
         None => "not tried".into(),
     };
-    vec![
+    let mut facts = vec![
         ("Advertised", advertised),
         ("Tried", tried),
         ("Outcome", d.detail.clone()),
-    ]
+    ];
+    if let Some(note) = &d.https_lookup {
+        facts.push(("HTTPS record", note.clone()));
+    }
+    facts
 }
 
 /// How HTTP/3 was found and how trying it went: the engine's discovery when

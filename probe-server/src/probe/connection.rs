@@ -9,6 +9,7 @@ use super::trace::AttemptTrace;
 use super::{tcp, wire::TimedIo, wire::WireTap};
 use h123_shared::{Failure, FailureKind, Phase, QuicInfo, TlsInfo};
 use rustls::ClientConfig;
+use rustls_pki_types::CertificateDer;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -62,17 +63,30 @@ pub struct Opened<C> {
     pub local: Option<SocketAddr>,
     /// The address actually connected to.
     pub remote: SocketAddr,
-    /// TLS facts, for https.
+    /// TLS facts, for https; certificates are summarised from `chain` once
+    /// the attempt is over, so parsing them is not timed.
     pub tls: Option<TlsInfo>,
+    /// The peer's certificate chain, not summarised yet.
+    pub chain: Vec<CertificateDer<'static>>,
 }
 
 /// One HTTP protocol over one connection. Each of h1, h2 and h3 implements
 /// it; only those modules touch their protocol crates.
 pub trait Connection: Sized + Send + 'static {
+    /// What a new connection needs made before it touches the network (TLS
+    /// and QUIC configuration, a UDP socket).
+    type Setup: Send;
+
+    /// Makes a new connection's [`Connection::Setup`]. The engine calls it
+    /// before an attempt's clock starts: it is the tool's own work, not the
+    /// network's or the server's, and belongs to no phase.
+    fn prepare(settings: &ConnectSettings) -> Result<Self::Setup, Failure>;
+
     /// Opens a new connection to `target`, recording its setup phases.
     fn open(
         target: &Target<'_>,
         settings: &ConnectSettings,
+        setup: Self::Setup,
         trace: &mut AttemptTrace,
     ) -> impl Future<Output = Result<Opened<Self>, Failure>> + Send;
 
@@ -105,12 +119,12 @@ pub trait Connection: Sized + Send + 'static {
 pub trait Io: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Io for T {}
 
-/// A TCP connection, with TLS for https (offering `alpn`), wrapped in the
+/// A TCP connection, with TLS for https (under `config`), wrapped in the
 /// timed I/O layer that reports to `tap`.
 pub async fn open_tcp_tls(
     target: &Target<'_>,
     settings: &ConnectSettings,
-    alpn: &[&[u8]],
+    config: Arc<ClientConfig>,
     tap: Arc<WireTap>,
     trace: &mut AttemptTrace,
 ) -> Result<(TimedIo<Box<dyn Io>>, Opened<()>), Failure> {
@@ -119,9 +133,8 @@ pub async fn open_tcp_tls(
     let remote = stream
         .peer_addr()
         .map_err(|e| failure(Phase::Connect, FailureKind::Io, e.to_string()))?;
-    let (io, tls): (Box<dyn Io>, _) = if target.https {
-        let config = settings.tls_config(alpn);
-        let (stream, info) = tls::handshake(
+    let (io, tls, chain): (Box<dyn Io>, _, _) = if target.https {
+        let (stream, info, chain) = tls::handshake(
             stream,
             target.host,
             config,
@@ -130,15 +143,16 @@ pub async fn open_tcp_tls(
             trace,
         )
         .await?;
-        (Box::new(stream), Some(info))
+        (Box::new(stream), Some(info), chain)
     } else {
-        (Box::new(stream), None)
+        (Box::new(stream), None, Vec::new())
     };
     let opened = Opened {
         conn: (),
         local,
         remote,
         tls,
+        chain,
     };
     Ok((TimedIo::new(io, tap), opened))
 }

@@ -9,6 +9,9 @@ use url::Host;
 
 /// Most distinct `Alt-Svc` h3 entries kept (a target could vary them on every answer).
 const MAX_ALT_SVC: usize = 8;
+/// Longest wait for an HTTPS record: a resolver answers it like an address
+/// query, or (some middleboxes) never.
+const HTTPS_RECORD_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Finds where HTTP/3 is offered for the plan's URL, from what the h1/h2
 /// runs already saw and from DNS. The verdict is filled in by [`conclude`].
@@ -32,9 +35,29 @@ pub async fn discover(
             alt_svc.push(entry);
         }
     }
-    let https_record = match plan.url.host() {
-        Some(Host::Domain(name)) => resolver.https_record(name, plan.phase_limit).await,
-        _ => None,
+    // The record could only name an endpoint Alt-Svc would override, and a
+    // pinned name is not looked up at all (as curl's --resolve): asking
+    // anyway would let a DNS server that ignores HTTPS queries stall the run.
+    let (https_record, https_lookup) = match plan.url.host() {
+        Some(Host::Domain(_)) if !alt_svc.is_empty() => (
+            None,
+            Some("not looked up: Alt-Svc already names the endpoint".to_owned()),
+        ),
+        Some(Host::Domain(name)) if resolver.is_pinned(name) => (
+            None,
+            Some("not looked up: the name is pinned (--resolve)".to_owned()),
+        ),
+        Some(Host::Domain(name)) => {
+            let wait = plan.phase_limit.min(HTTPS_RECORD_WAIT);
+            match resolver.https_record(name, wait).await {
+                Ok(record) => (record, None),
+                Err(_) => (
+                    None,
+                    Some(format!("no answer within {} ms", wait.as_millis())),
+                ),
+            }
+        }
+        _ => (None, None),
     };
     // Bare, so that an IPv6 host is bracketed once in the endpoint.
     let host = plan
@@ -79,6 +102,7 @@ pub async fn discover(
     H3Discovery {
         alt_svc,
         https_record,
+        https_lookup,
         via,
         endpoint: endpoint.map(|(h, p)| join_host_port(&h, p)),
         outcome: H3Outcome::NotAdvertised,
@@ -167,6 +191,7 @@ mod tests {
         H3Discovery {
             alt_svc: Vec::new(),
             https_record: None,
+            https_lookup: None,
             via: Some(H3Via::AltSvc),
             endpoint: Some("[::1]:8443".into()),
             outcome: H3Outcome::NotAdvertised,

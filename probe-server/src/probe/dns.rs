@@ -15,6 +15,7 @@ use hickory_resolver::proto::rr::RecordType;
 use hickory_resolver::proto::rr::rdata::svcb::{SvcParamKey, SvcParamValue};
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
+use tokio::time::error::Elapsed;
 use url::Host;
 
 /// Resolves names for one probe. Caching is off, so every new connection
@@ -137,14 +138,30 @@ impl NameResolver {
         ))
     }
 
-    /// The best service-mode HTTPS (SVCB) record of `name`, if it has one.
+    /// Whether `name` is pinned (on any port), so it is never looked up.
+    pub fn is_pinned(&self, name: &str) -> bool {
+        let name = name.trim_end_matches('.');
+        self.pins
+            .iter()
+            .any(|p| p.host.trim_end_matches('.').eq_ignore_ascii_case(name))
+    }
+
+    /// The best service-mode HTTPS (SVCB) record of `name`, if it has one;
+    /// `Err` when no answer came within `limit`.
     /// Not part of any attempt's timeline: discovery happens between runs.
-    pub async fn https_record(&self, name: &str, limit: Duration) -> Option<HttpsRecord> {
-        let resolver = self.resolver.as_ref().ok()?;
-        let lookup = tokio::time::timeout(limit, resolver.lookup(name, RecordType::HTTPS))
-            .await
-            .ok()?
-            .ok()?;
+    pub async fn https_record(
+        &self,
+        name: &str,
+        limit: Duration,
+    ) -> Result<Option<HttpsRecord>, Elapsed> {
+        let Ok(resolver) = self.resolver.as_ref() else {
+            return Ok(None);
+        };
+        let Ok(lookup) =
+            tokio::time::timeout(limit, resolver.lookup(name, RecordType::HTTPS)).await?
+        else {
+            return Ok(None);
+        };
         let mut records: Vec<HttpsRecord> = lookup
             .answers()
             .iter()
@@ -180,7 +197,7 @@ impl NameResolver {
             })
             .collect();
         records.sort_by_key(|r| r.priority);
-        records.into_iter().next()
+        Ok(records.into_iter().next())
     }
 
     fn pinned(&self, name: &str, port: u16) -> Option<Vec<SocketAddr>> {

@@ -11,10 +11,12 @@ use super::trace::AttemptTrace;
 use super::wire::WireTap;
 use crate::bench::load::{Load, Reply, hyper_reply};
 use bytes::Bytes;
+use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, Phase, TtfbSource};
 use http_body_util::Empty;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
+use rustls::ClientConfig;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Mutex;
@@ -27,15 +29,17 @@ pub struct H1 {
 }
 
 impl H1 {
-    /// Opens a connection whose I/O reports to `tap`.
+    /// Opens a connection under `config` whose I/O reports to `tap`.
     async fn open_tapped(
         target: &Target<'_>,
         settings: &ConnectSettings,
+        config: Arc<ClientConfig>,
         trace: &mut AttemptTrace,
         tap: Arc<WireTap>,
     ) -> Result<Opened<Self>, Failure> {
-        let (io, opened) =
-            open_tcp_tls(target, settings, &[b"http/1.1"], tap.clone(), trace).await?;
+        let (io, opened) = open_tcp_tls(target, settings, config, tap.clone(), trace).await?;
+        // The HTTP layer's setup is the first part of the first request's `send`.
+        trace.record(TraceEvent::RequestStart);
         // A response head over the header-section cap fails the exchange
         // instead of growing the read buffer (hyper's default is ~400 KiB).
         let (sender, conn) = http1::Builder::new()
@@ -56,17 +60,28 @@ impl H1 {
             local: opened.local,
             remote: opened.remote,
             tls: opened.tls,
+            chain: opened.chain,
         })
     }
 }
 
+/// The one ALPN an HTTP/1.1 connection offers.
+const ALPN: &[&[u8]] = &[b"http/1.1"];
+
 impl Connection for H1 {
+    type Setup = Arc<ClientConfig>;
+
+    fn prepare(settings: &ConnectSettings) -> Result<Arc<ClientConfig>, Failure> {
+        Ok(settings.tls_config(ALPN))
+    }
+
     async fn open(
         target: &Target<'_>,
         settings: &ConnectSettings,
+        config: Arc<ClientConfig>,
         trace: &mut AttemptTrace,
     ) -> Result<Opened<Self>, Failure> {
-        H1::open_tapped(target, settings, trace, WireTap::http1()).await
+        H1::open_tapped(target, settings, config, trace, WireTap::http1()).await
     }
 
     async fn ready(&mut self, limit: Duration) -> bool {
@@ -103,7 +118,9 @@ impl Load for H1 {
         settings: &ConnectSettings,
     ) -> Result<H1Handle, Failure> {
         let mut scratch = AttemptTrace::start();
-        let opened = H1::open_tapped(target, settings, &mut scratch, WireTap::silent()).await?;
+        let config = settings.tls_config(ALPN);
+        let opened =
+            H1::open_tapped(target, settings, config, &mut scratch, WireTap::silent()).await?;
         Ok(H1Handle(Arc::new(Mutex::new(opened.conn))))
     }
 

@@ -11,10 +11,12 @@ use super::trace::{self, AttemptTrace};
 use super::wire::WireTap;
 use crate::bench::load::{Load, Reply};
 use bytes::Bytes;
+use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Phase, TtfbSource};
 use http_body_util::Empty;
 use hyper::client::conn::http2;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use rustls::ClientConfig;
 use std::future::poll_fn;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,15 +29,28 @@ pub struct H2 {
     _task: TaskGuard,
 }
 
+/// The one ALPN an HTTP/2 connection offers.
+const ALPN: &[&[u8]] = &[b"h2"];
+
 impl Connection for H2 {
+    type Setup = Arc<ClientConfig>;
+
+    fn prepare(settings: &ConnectSettings) -> Result<Arc<ClientConfig>, Failure> {
+        Ok(settings.tls_config(ALPN))
+    }
+
     async fn open(
         target: &Target<'_>,
         settings: &ConnectSettings,
+        config: Arc<ClientConfig>,
         trace: &mut AttemptTrace,
     ) -> Result<Opened<Self>, Failure> {
         let tap = WireTap::http2();
-        let (io, opened) = open_tcp_tls(target, settings, &[b"h2"], tap.clone(), trace).await?;
+        let (io, opened) = open_tcp_tls(target, settings, config, tap.clone(), trace).await?;
         check_alpn(&opened)?;
+        // The connection preface and SETTINGS go out first: the start of the
+        // first request's `send`.
+        trace.record(TraceEvent::RequestStart);
         let (mut sender, conn) = http2::Builder::new(TokioExecutor::new())
             .max_header_list_size(MAX_HEADER_SECTION as u32)
             .handshake(TokioIo::new(io))
@@ -57,6 +72,7 @@ impl Connection for H2 {
             local: opened.local,
             remote: opened.remote,
             tls: opened.tls,
+            chain: opened.chain,
         })
     }
 
@@ -125,8 +141,9 @@ impl Load for H2 {
         settings: &ConnectSettings,
     ) -> Result<H2Handle, Failure> {
         let mut scratch = AttemptTrace::start();
+        let config = settings.tls_config(ALPN);
         let (io, opened) =
-            open_tcp_tls(target, settings, &[b"h2"], WireTap::silent(), &mut scratch).await?;
+            open_tcp_tls(target, settings, config, WireTap::silent(), &mut scratch).await?;
         check_alpn(&opened)?;
         let (sender, connection) = h2::client::Builder::new()
             .max_header_list_size(MAX_HEADER_SECTION as u32)

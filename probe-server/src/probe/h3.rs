@@ -10,6 +10,7 @@ use super::failure::{blocked, describe, failure, timed_out};
 use super::http::{
     Exchange, MAX_HEADER_SECTION, RequestSpec, UriForm, build_request, response_facts,
 };
+use super::quic_socket::{self, SendTap};
 use super::trace::{self, AttemptTrace};
 use crate::bench::load::{Load, Reply};
 use bytes::{Buf, Bytes};
@@ -17,7 +18,7 @@ use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Micros, Phase, QuicInfo, TlsInfo, TtfbSource};
 use quinn::crypto::rustls::{HandshakeData, QuicClientConfig};
 use std::future::poll_fn;
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,14 +30,39 @@ pub struct H3 {
     zero_rtt_pending: Option<quinn::ZeroRttAccepted>,
     zero_rtt_accepted: Option<bool>,
     verified: bool,
+    /// When each request's datagram left (see [`quic_socket`]).
+    sends: Arc<SendTap>,
     _endpoint: quinn::Endpoint,
     _driver: TaskGuard,
 }
 
+/// A new HTTP/3 connection's setup: its endpoint on a fresh UDP socket
+/// (whose sends report to `sends`) and its QUIC client configuration.
+pub struct H3Setup {
+    endpoint: quinn::Endpoint,
+    sends: Arc<SendTap>,
+    config: quinn::ClientConfig,
+}
+
 impl Connection for H3 {
+    type Setup = H3Setup;
+
+    fn prepare(settings: &ConnectSettings) -> Result<H3Setup, Failure> {
+        let (endpoint, sends) = quic_socket::client_endpoint()
+            .map_err(|e| failure(Phase::Quic, FailureKind::Io, e.to_string()))?;
+        let quic_tls = QuicClientConfig::try_from(settings.tls_config(&[b"h3"]))
+            .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;
+        Ok(H3Setup {
+            endpoint,
+            sends,
+            config: quinn::ClientConfig::new(Arc::new(quic_tls)),
+        })
+    }
+
     async fn open(
         target: &Target<'_>,
         settings: &ConnectSettings,
+        setup: H3Setup,
         trace: &mut AttemptTrace,
     ) -> Result<Opened<Self>, Failure> {
         if !target.https {
@@ -52,7 +78,7 @@ impl Connection for H3 {
                 last_failure.get_or_insert_with(|| blocked(Phase::Quic, addr, &reason));
                 continue;
             }
-            match handshake(addr, target.host, settings, trace).await {
+            match handshake(addr, target.host, settings, &setup, trace).await {
                 Ok(opened) => return Ok(opened),
                 Err(f) => last_failure = Some(f),
             }
@@ -73,7 +99,8 @@ impl Connection for H3 {
     ) -> Result<(), Failure> {
         let limit = spec.phase_limit;
         let request = build_request(spec, UriForm::Absolute)?.map(|_| ());
-        trace.record(TraceEvent::RequestStart);
+        trace.record_once(TraceEvent::RequestStart);
+        self.sends.arm();
         let mut stream = tokio::time::timeout(limit, self.sender.send_request(request))
             .await
             .map_err(|_| timed_out(Phase::Send, limit))?
@@ -96,6 +123,10 @@ impl Connection for H3 {
             Err(_) => return Err(timed_out(Phase::Wait, limit)),
         };
         trace.record(TraceEvent::FirstByte);
+        // The request was written when its datagram left, as over TCP.
+        if let Some(sent) = self.sends.sent_at() {
+            trace.amend(TraceEvent::RequestWritten, sent);
+        }
         out.ttfb_source = Some(TtfbSource::ResponseHeaders);
         let (parts, ()) = response.into_parts();
         out.response = Some(response_facts(&parts));
@@ -152,28 +183,21 @@ impl Connection for H3 {
     }
 }
 
-/// One QUIC handshake to `addr`, recording `QuicStart`/`QuicDone`.
+/// One QUIC handshake to `addr` over `setup`'s endpoint, recording
+/// `QuicStart`/`QuicDone`.
 async fn handshake(
     addr: SocketAddr,
     host: &str,
     settings: &ConnectSettings,
+    setup: &H3Setup,
     trace: &mut AttemptTrace,
 ) -> Result<Opened<H3>, Failure> {
     let io_failure =
         |e: &dyn std::error::Error| failure(Phase::Quic, FailureKind::Io, e.to_string());
-    let bind: SocketAddr = if addr.is_ipv6() {
-        (Ipv6Addr::UNSPECIFIED, 0).into()
-    } else {
-        (Ipv4Addr::UNSPECIFIED, 0).into()
-    };
-    let endpoint = quinn::Endpoint::client(bind).map_err(|e| io_failure(&e))?;
-    let tls = settings.tls_config(&[b"h3"]);
-    let quic_tls = QuicClientConfig::try_from(tls)
-        .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;
-    let config = quinn::ClientConfig::new(Arc::new(quic_tls));
     trace.record(TraceEvent::QuicStart);
-    let connecting = endpoint
-        .connect_with(config, addr, host)
+    let connecting = setup
+        .endpoint
+        .connect_with(setup.config.clone(), addr, host)
         .map_err(|e| io_failure(&e))?;
     let limit = settings.phase_limit;
     // With a resumable session the request can leave in the first flight (0-RTT):
@@ -198,7 +222,9 @@ async fn handshake(
         }
     };
     trace.record(TraceEvent::QuicDone);
-    let tls = tls_facts(&quic, !settings.insecure, zero_rtt_pending.is_some());
+    // The HTTP/3 layer's setup (control and QPACK streams, SETTINGS) is
+    // the first thing sent on the new connection: the start of `send`.
+    trace.record(TraceEvent::RequestStart);
     // h3's default accepts a header section of any size; ours stops at the cap.
     let (mut driver, sender) = h3::client::builder()
         .max_field_section_size(MAX_HEADER_SECTION as u64)
@@ -208,17 +234,21 @@ async fn handshake(
     let driver = TaskGuard(tokio::spawn(async move {
         let _ = poll_fn(|cx| driver.poll_close(cx)).await;
     }));
+    // The TLS facts (certificates parsed) are read after the attempt, by
+    // `tls_facts`, so that work is not timed.
     Ok(Opened {
-        local: endpoint.local_addr().ok(),
-        remote: quic.remote_address(),
-        tls: Some(tls),
+        local: setup.endpoint.local_addr().ok(),
+        remote: addr,
+        tls: None,
+        chain: Vec::new(),
         conn: H3 {
             sender,
             quic,
             zero_rtt_pending,
             zero_rtt_accepted: None,
             verified: !settings.insecure,
-            _endpoint: endpoint,
+            sends: setup.sends.clone(),
+            _endpoint: setup.endpoint.clone(),
             _driver: driver,
         },
     })
@@ -300,7 +330,8 @@ impl Load for H3 {
         settings: &ConnectSettings,
     ) -> Result<H3Handle, Failure> {
         let mut scratch = AttemptTrace::start();
-        let conn = H3::open(target, settings, &mut scratch).await?.conn;
+        let setup = H3::prepare(settings)?;
+        let conn = H3::open(target, settings, setup, &mut scratch).await?.conn;
         Ok(H3Handle {
             sender: conn.sender.clone(),
             quic: conn.quic.clone(),

@@ -112,7 +112,7 @@ where
     F: Future<Output = hyper::Result<http::Response<Incoming>>>,
 {
     tap.arm();
-    trace.record(TraceEvent::RequestStart);
+    trace.record_once(TraceEvent::RequestStart);
     let sent = tokio::time::timeout(spec.phase_limit, send()).await;
     let marks = tap.marks();
     if let Some(at) = marks.written {

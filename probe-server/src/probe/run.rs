@@ -2,6 +2,7 @@
 //! new one each time in cold mode), redirect hops as their own entries.
 
 use super::budget::{MAX_RECORD_BYTES, RecordBudget};
+use super::cert::summarize_chain;
 use super::connection::{ConnectSettings, Connection, Target};
 use super::dns::NameResolver;
 use super::failure::{failure, timed_out};
@@ -13,6 +14,7 @@ use h123_shared::{
     Attempt, ConnectionInfo, ConnectionMode, DnsInfo, Failure, FailureKind, Micros, Phase,
     Protocol, ProtocolRun, QuicInfo, TlsInfo, TtfbSource,
 };
+use rustls_pki_types::CertificateDer;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
@@ -28,6 +30,15 @@ struct Pooled<C> {
     local: Option<SocketAddr>,
     remote: SocketAddr,
     tls: Option<TlsInfo>,
+    /// The peer's certificates, until summarised into `tls` (untimed).
+    chain: Vec<CertificateDer<'static>>,
+}
+
+/// How an attempt gets its connection: a pooled one, or a new one from its
+/// prepared setup.
+enum Way<C: Connection> {
+    Pooled(Box<Pooled<C>>),
+    New(C::Setup),
 }
 
 /// Everything one protocol's attempts share.
@@ -128,9 +139,14 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 tokio::time::sleep(self.plan.idle_gap).await;
             }
             let mut url = self.plan.url.clone();
-            let chain_start = trace::now();
+            // Hops lie end to end on the chain's clock, which runs only
+            // while a hop's own clock does (the tool's work between hops is
+            // not the chain's).
+            let mut chain_elapsed = Micros(0);
             for hop in 0..=hops {
-                let (attempt, next) = self.attempt(number, hop, &url, chain_start).await;
+                let chain_start_us = (hop > 0).then_some(chain_elapsed);
+                let (attempt, next) = self.attempt(number, hop, &url, chain_start_us).await;
+                chain_elapsed = Micros(chain_elapsed.0 + attempt.phases.total.duration().0);
                 if self.budget.is_some_and(|b| !b.take(&attempt)) {
                     cut_short = Some(format!(
                         "stopped before attempt {number}, hop {hop}: the record reached its size cap of {} KiB",
@@ -169,26 +185,47 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         }
     }
 
-    /// One entry, a hop of the chain that started at `chain_start`; also
+    /// One entry, a hop starting `chain_start_us` into its chain; also
     /// returns where a followed redirect leads.
+    ///
+    /// The clock starts after the tool's own preparation (a pooled
+    /// connection checked, a new one's TLS and QUIC configuration made, the
+    /// request built) and stops at the last body byte; what is learnt after
+    /// it (certificate summaries, QUIC statistics) is read untimed. So the
+    /// phases of an attempt add up to its total.
     async fn attempt(
         &mut self,
         number: u32,
         hop: u32,
         url: &Url,
-        chain_start: Instant,
+        chain_start_us: Option<Micros>,
     ) -> (Attempt, Option<Url>) {
         let id = AttemptId {
             protocol: self.protocol,
             attempt: number,
             hop,
         };
+        let origin = origin_of(url);
+        let ready = self.take_pooled(&origin).await;
+        let way = match ready {
+            Some(pooled) => Ok(Way::Pooled(Box::new(pooled))),
+            None => C::prepare(&self.settings).map(Way::New),
+        };
+        let spec = self.request_spec(url);
         let mut trace = AttemptTrace::observed(self.progress.clone(), Some(id));
-        let chain_start_us = (hop > 0).then(|| trace.since(chain_start));
         let mut found = Findings::default();
+        let mut kept = None;
         let limit = self.plan.timeout;
-        let steps = tokio::time::timeout(limit, self.steps(url, &mut trace, &mut found)).await;
-        let failure = match steps {
+        let steps = async {
+            match way {
+                Ok(way) => {
+                    self.steps(url, origin, way, &spec, &mut trace, &mut found, &mut kept)
+                        .await
+                }
+                Err(f) => Err(f),
+            }
+        };
+        let failure = match tokio::time::timeout(limit, steps).await {
             Ok(Ok(())) => None,
             Ok(Err(f)) => Some(f),
             Err(_) => {
@@ -200,6 +237,17 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 Some(f)
             }
         };
+        let phases = trace.finish();
+        if let Some(mut pooled) = kept {
+            self.learn_after(&mut pooled, &mut found);
+            if failure.is_none()
+                && found.exchange.reusable
+                && self.plan.options.mode == ConnectionMode::Warm
+            {
+                pooled.idle_since = trace::now();
+                self.pool.push(pooled);
+            }
+        }
         let next = found
             .exchange
             .response
@@ -214,7 +262,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             url: url.to_string(),
             started_at_unix_ms: trace.started_at_unix_ms(),
             chain_start_us,
-            phases: trace.finish(),
+            phases,
             ttfb_source: found.exchange.ttfb_source.unwrap_or(match self.protocol {
                 Protocol::H2 => TtfbSource::Http2HeadersFrame,
                 _ => TtfbSource::TransportRead,
@@ -229,25 +277,62 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         (attempt, next)
     }
 
+    /// A pooled connection to `origin` that can take another request.
+    async fn take_pooled(&mut self, origin: &str) -> Option<Pooled<C>> {
+        let index = self.pool.iter().position(|p| p.origin == origin)?;
+        let mut candidate = self.pool.swap_remove(index);
+        candidate
+            .conn
+            .ready(self.plan.phase_limit)
+            .await
+            .then_some(candidate)
+    }
+
+    /// The request to send to `url`.
+    fn request_spec(&self, url: &Url) -> RequestSpec {
+        RequestSpec {
+            method: match self.plan.options.method {
+                h123_shared::Method::Get => http::Method::GET,
+                h123_shared::Method::Head => http::Method::HEAD,
+            },
+            url: url.clone(),
+            headers: headers_for(self.plan, url),
+            max_body: self.plan.options.max_body_bytes,
+            phase_limit: self.plan.phase_limit,
+        }
+    }
+
+    /// What the connection tells once the attempt's clock has stopped:
+    /// certificate summaries (parsed once per connection), late TLS facts,
+    /// QUIC statistics.
+    fn learn_after(&self, pooled: &mut Pooled<C>, found: &mut Findings) {
+        if !pooled.chain.is_empty() {
+            let chain = std::mem::take(&mut pooled.chain);
+            if let Some(tls) = pooled.tls.as_mut() {
+                tls.certificates = summarize_chain(&chain);
+            }
+        }
+        if let Some(tls) = pooled.conn.tls_facts() {
+            pooled.tls = Some(tls);
+        }
+        found.quic = pooled.conn.quic_facts();
+        found.tls = pooled.tls.clone();
+    }
+
+    #[allow(clippy::too_many_arguments)]
     async fn steps(
         &mut self,
         url: &Url,
+        origin: String,
+        way: Way<C>,
+        spec: &RequestSpec,
         trace: &mut AttemptTrace,
         found: &mut Findings,
+        kept: &mut Option<Pooled<C>>,
     ) -> Result<(), Failure> {
-        let origin = origin_of(url);
-        let limit = self.plan.phase_limit;
-        let mut pooled = None;
-        if let Some(index) = self.pool.iter().position(|p| p.origin == origin) {
-            let mut candidate = self.pool.swap_remove(index);
-            if candidate.conn.ready(limit).await {
-                pooled = Some(candidate);
-            }
-        }
-        let reused = pooled.is_some();
-        let mut pooled = match pooled {
-            Some(p) => p,
-            None => self.open(url, origin, trace, found).await?,
+        let (reused, mut pooled) = match way {
+            Way::Pooled(pooled) => (true, *pooled),
+            Way::New(setup) => (false, self.open(url, origin, setup, trace, found).await?),
         };
         let now = trace::now();
         let idle = reused
@@ -262,32 +347,8 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             local_addr: pooled.local.map(|a| a.to_string()),
             remote_addr: pooled.remote.to_string(),
         });
-        found.tls = pooled.tls.clone();
-        let spec = RequestSpec {
-            method: match self.plan.options.method {
-                h123_shared::Method::Get => http::Method::GET,
-                h123_shared::Method::Head => http::Method::HEAD,
-            },
-            url: url.clone(),
-            headers: headers_for(self.plan, url),
-            max_body: self.plan.options.max_body_bytes,
-            phase_limit: limit,
-        };
-        let exchanged = pooled
-            .conn
-            .exchange(&spec, trace, &mut found.exchange)
-            .await;
-        found.quic = pooled.conn.quic_facts();
-        if let Some(tls) = pooled.conn.tls_facts() {
-            pooled.tls = Some(tls.clone());
-            found.tls = Some(tls);
-        }
-        exchanged?;
-        if found.exchange.reusable && self.plan.options.mode == ConnectionMode::Warm {
-            pooled.idle_since = trace::now();
-            self.pool.push(pooled);
-        }
-        Ok(())
+        let pooled = kept.insert(pooled);
+        pooled.conn.exchange(spec, trace, &mut found.exchange).await
     }
 
     /// A refused name's addresses stay out of the record, as they stay out
@@ -320,6 +381,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         &mut self,
         url: &Url,
         origin: String,
+        setup: C::Setup,
         trace: &mut AttemptTrace,
         found: &mut Findings,
     ) -> Result<Pooled<C>, Failure> {
@@ -351,7 +413,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             https: url.scheme() == "https",
             addrs: &addrs,
         };
-        let opened = match C::open(&target, &self.settings, trace).await {
+        let opened = match C::open(&target, &self.settings, setup, trace).await {
             Ok(opened) => opened,
             Err(f) if f.kind == FailureKind::Blocked => {
                 return Err(self.hide_refused_addresses(f, &host, port, found));
@@ -369,6 +431,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             local: opened.local,
             remote: opened.remote,
             tls: opened.tls,
+            chain: opened.chain,
         })
     }
 }

@@ -1,7 +1,6 @@
 //! TLS over TCP with rustls: client configuration (roots, CA file, insecure,
 //! ALPN) and the timed handshake that yields the connection's TLS facts.
 
-use super::cert::summarize_chain;
 use super::failure::{failure, from_io, timed_out};
 use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
@@ -137,6 +136,8 @@ impl ResumableConfigs {
 
 /// Runs the TLS handshake on `tcp`, recording `TlsStart`/`TlsDone`;
 /// `verified` says whether `config` verifies the chain (not insecure).
+/// Returns the facts without certificate summaries, and the peer's chain
+/// to summarise once timing is over.
 pub async fn handshake(
     tcp: TcpStream,
     host: &str,
@@ -144,7 +145,7 @@ pub async fn handshake(
     verified: bool,
     limit: Duration,
     trace: &mut AttemptTrace,
-) -> Result<(TlsStream<TcpStream>, TlsInfo), Failure> {
+) -> Result<(TlsStream<TcpStream>, TlsInfo, Vec<CertificateDer<'static>>), Failure> {
     let name = ServerName::try_from(
         host.trim_start_matches('[')
             .trim_end_matches(']')
@@ -178,12 +179,13 @@ pub async fn handshake(
             .unwrap_or_default(),
         resumed: conn.handshake_kind() == Some(HandshakeKind::Resumed),
         verified,
-        certificates: conn
-            .peer_certificates()
-            .map(summarize_chain)
-            .unwrap_or_default(),
+        certificates: Vec::new(),
     };
-    Ok((stream, info))
+    let chain = conn
+        .peer_certificates()
+        .map(|chain| chain.iter().map(|c| c.clone().into_owned()).collect())
+        .unwrap_or_default();
+    Ok((stream, info, chain))
 }
 
 fn version_name(version: rustls::ProtocolVersion) -> &'static str {

@@ -53,10 +53,12 @@ pub struct AttemptId {
     pub hop: u32,
 }
 
-/// The events of one attempt, as offsets from its start.
+/// The events of one attempt, as offsets from its start: the moment its
+/// first event happened (the first network step), so the tool's own work
+/// before it is not timed.
 #[derive(Debug)]
 pub struct AttemptTrace {
-    origin: Instant,
+    origin: Option<Instant>,
     started_at_unix_ms: u64,
     events: Vec<TimedEvent>,
     progress: Progress,
@@ -69,10 +71,11 @@ impl AttemptTrace {
         AttemptTrace::observed(Progress::default(), None)
     }
 
-    /// Starts attempt `id` now, reporting each event to `progress`.
+    /// Starts attempt `id`, reporting each event to `progress`; its clock
+    /// starts at its first event.
     pub fn observed(progress: Progress, id: Option<AttemptId>) -> Self {
         AttemptTrace {
-            origin: now(),
+            origin: None,
             started_at_unix_ms: unix_ms(),
             events: Vec::with_capacity(12),
             progress,
@@ -82,12 +85,20 @@ impl AttemptTrace {
 
     /// Records that `event` happened now.
     pub fn record(&mut self, event: TraceEvent) {
-        let at = self.offset(now());
-        self.record_at(event, at);
+        self.record_instant(event, now());
+    }
+
+    /// Records `event` now unless it was recorded already (a new
+    /// connection's `RequestStart` comes before its HTTP-layer setup).
+    pub fn record_once(&mut self, event: TraceEvent) {
+        if !self.has(event) {
+            self.record(event);
+        }
     }
 
     /// Records that `event` happened at `instant` (observed by an I/O layer).
     pub fn record_instant(&mut self, event: TraceEvent, instant: Instant) {
+        self.origin.get_or_insert(instant);
         let at = self.offset(instant);
         self.record_at(event, at);
     }
@@ -105,14 +116,11 @@ impl AttemptTrace {
         }
     }
 
-    /// The offset of `instant` from the attempt's start (zero if before it).
+    /// The offset of `instant` from the attempt's start (zero if before it,
+    /// or before the first event).
     pub fn offset(&self, instant: Instant) -> Micros {
-        Micros(instant.saturating_duration_since(self.origin).as_micros() as u64)
-    }
-
-    /// How long after `earlier` this attempt started (zero if it started first).
-    pub fn since(&self, earlier: Instant) -> Micros {
-        Micros(self.origin.saturating_duration_since(earlier).as_micros() as u64)
+        let origin = self.origin.unwrap_or(instant);
+        Micros(instant.saturating_duration_since(origin).as_micros() as u64)
     }
 
     /// Whether `event` was recorded.
@@ -135,11 +143,26 @@ impl AttemptTrace {
         self.started_at_unix_ms
     }
 
-    /// Ends the attempt now and derives its phases.
+    /// Moves an already recorded `event` to `instant`, when a layer below
+    /// learns later when it really happened (the datagram that carried an
+    /// HTTP/3 request left after the stream accepted it). Live observers
+    /// saw the first estimate; the finished phases use this one.
+    pub fn amend(&mut self, event: TraceEvent, instant: Instant) {
+        let at = self.offset(instant);
+        if let Some(found) = self.events.iter_mut().find(|e| e.event == event) {
+            found.at = at;
+        }
+    }
+
+    /// Ends the attempt and derives its phases: at the last body byte when
+    /// the body was read (work after it, such as reading connection facts,
+    /// is not the request's), else now.
     pub fn finish(&self) -> Phases {
-        let end = self
-            .offset(now())
-            .max(self.events.iter().map(|e| e.at).max().unwrap_or_default());
+        let latest = self.events.iter().map(|e| e.at).max().unwrap_or_default();
+        let end = match self.events.iter().find(|e| e.event == TraceEvent::BodyDone) {
+            Some(done) => done.at.max(latest),
+            None => self.offset(now()).max(latest),
+        };
         timeline::phases_from_events(&self.events, end)
     }
 }

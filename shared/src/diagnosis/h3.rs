@@ -104,6 +104,7 @@ mod tests {
         H3Discovery {
             alt_svc: Vec::new(),
             https_record: None,
+            https_lookup: None,
             via,
             endpoint: via.map(|_| "example.com:443".to_owned()),
             outcome,

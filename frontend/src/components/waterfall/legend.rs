@@ -14,19 +14,6 @@ const PATTERNS: &str = r#"<defs>
 <pattern id="pat-receive" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M3,0 V6"/></pattern>
 </defs>"#;
 
-/// What each phase spans, for the legend's tooltips.
-fn meaning(phase: Phase) -> &'static str {
-    match phase {
-        Phase::Dns => "name lookup",
-        Phase::Connect => "TCP connect",
-        Phase::Tls => "TLS handshake",
-        Phase::Quic => "QUIC + TLS 1.3 handshake",
-        Phase::Send => "request written",
-        Phase::Wait => "waiting for the first byte",
-        Phase::Receive => "reading the body",
-    }
-}
-
 /// The hidden SVG that holds the patterns every bar refers to.
 #[component]
 pub fn PatternDefs() -> impl IntoView {
@@ -43,7 +30,7 @@ pub fn Legend() -> impl IntoView {
                 .map(|phase| {
                     let name = phase.as_str();
                     view! {
-                        <li title=meaning(phase)>
+                        <li title=phase.meaning()>
                             <svg class="swatch" width="18" height="12" aria-hidden="true">
                                 <rect class=format!("fill phase-{name}") width="18" height="12"></rect>
                                 <rect fill=format!("url(#pat-{name})") width="18" height="12"></rect>

@@ -1,0 +1,136 @@
+//! The UDP socket under an HTTP/3 probe's QUIC endpoint, made before an
+//! attempt's clock starts, and timestamping the datagrams it sends.
+//!
+//! A QUIC stream accepts a request into its buffer; the request leaves only
+//! when the connection's driver next sends a datagram. Over TCP, `send` ends
+//! when the kernel took the last byte; for the same meaning over QUIC, the
+//! exchange arms the [`SendTap`] once the stream is finished, and the first
+//! datagram sent after that (the one carrying the request's last frame) ends
+//! `send`.
+
+use super::trace;
+use quinn::udp::{RecvMeta, Transmit};
+use quinn::{AsyncUdpSocket, Runtime, TokioRuntime, UdpPoller};
+use std::io::{self, IoSliceMut};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+/// When the first datagram after [`SendTap::arm`] left.
+#[derive(Debug, Default)]
+pub struct SendTap {
+    armed: AtomicBool,
+    sent_at: Mutex<Option<Instant>>,
+}
+
+impl SendTap {
+    /// Forgets any earlier datagram and waits for the next one.
+    pub fn arm(&self) {
+        *self.sent_at.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.armed.store(true, Ordering::Release);
+    }
+
+    /// When the first datagram after [`SendTap::arm`] was sent, if one was.
+    pub fn sent_at(&self) -> Option<Instant> {
+        *self.sent_at.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn sent(&self) {
+        if self.armed.swap(false, Ordering::AcqRel) {
+            *self.sent_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(trace::now());
+        }
+    }
+}
+
+/// A quinn socket that reports its sends to a [`SendTap`].
+#[derive(Debug)]
+struct TappedSocket {
+    inner: Arc<dyn AsyncUdpSocket>,
+    tap: Arc<SendTap>,
+}
+
+impl AsyncUdpSocket for TappedSocket {
+    fn create_io_poller(self: Arc<Self>) -> Pin<Box<dyn UdpPoller>> {
+        self.inner.clone().create_io_poller()
+    }
+
+    fn try_send(&self, transmit: &Transmit) -> io::Result<()> {
+        self.inner.try_send(transmit)?;
+        self.tap.sent();
+        Ok(())
+    }
+
+    fn poll_recv(
+        &self,
+        cx: &mut Context,
+        bufs: &mut [IoSliceMut<'_>],
+        meta: &mut [RecvMeta],
+    ) -> Poll<io::Result<usize>> {
+        self.inner.poll_recv(cx, bufs, meta)
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+
+    fn max_transmit_segments(&self) -> usize {
+        self.inner.max_transmit_segments()
+    }
+
+    fn max_receive_segments(&self) -> usize {
+        self.inner.max_receive_segments()
+    }
+
+    fn may_fragment(&self) -> bool {
+        self.inner.may_fragment()
+    }
+}
+
+/// A client endpoint on a fresh UDP socket: dual-stack where the system
+/// allows it (so one socket, made before the address is known, reaches IPv4
+/// and IPv6 alike), else IPv4 only. Its sends report to the returned tap.
+pub fn client_endpoint() -> io::Result<(quinn::Endpoint, Arc<SendTap>)> {
+    let socket = UdpSocket::bind((Ipv6Addr::UNSPECIFIED, 0))
+        .or_else(|_| UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)))?;
+    let runtime = Arc::new(TokioRuntime);
+    let tap = Arc::new(SendTap::default());
+    let socket = Arc::new(TappedSocket {
+        inner: runtime.wrap_udp_socket(socket)?,
+        tap: tap.clone(),
+    });
+    let endpoint = quinn::Endpoint::new_with_abstract_socket(
+        quinn::EndpointConfig::default(),
+        None,
+        socket,
+        runtime,
+    )?;
+    Ok((endpoint, tap))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_tap_stamps_only_the_first_send_after_arming() {
+        let (endpoint, tap) = client_endpoint().unwrap();
+        assert!(tap.sent_at().is_none());
+        tap.sent();
+        assert!(tap.sent_at().is_none(), "not armed: nothing is stamped");
+        tap.arm();
+        tap.sent();
+        let first = tap.sent_at().unwrap();
+        tap.sent();
+        assert_eq!(
+            tap.sent_at(),
+            Some(first),
+            "later sends keep the first stamp"
+        );
+        tap.arm();
+        assert!(tap.sent_at().is_none(), "arming forgets the last stamp");
+        assert!(endpoint.local_addr().unwrap().port() > 0);
+    }
+}
