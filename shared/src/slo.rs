@@ -320,7 +320,7 @@ fn judge(gate: &Gate, run: &ProtocolRun) -> Check {
         None => {
             check.judgement = Judgement::Breached;
             check.detail = format!(
-                "{stat} {of} falls on an attempt that failed or got an HTTP error, which never meets {limit}"
+                "{stat} {of} falls on a failed attempt or HTTP error, which never meets {limit}"
             );
         }
     }
@@ -477,7 +477,7 @@ mod tests {
         assert!(
             report.checks[1]
                 .detail
-                .contains("failed or got an HTTP error")
+                .contains("falls on a failed attempt or HTTP error")
         );
         assert_eq!((report.checks[2].attempts, report.checks[2].unmet), (3, 1));
         let max = evaluate(&r, &gates("h3:total.max=1s"));
