@@ -2,8 +2,11 @@
 
 pub mod bench_cmd;
 pub mod bench_text;
+pub mod exit;
+pub mod junit;
 pub mod probe_cmd;
 pub mod serve_cmd;
+pub mod slo_text;
 pub mod text;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +24,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure every phase of requests to URL, per protocol.
+    #[command(after_help = exit::HELP)]
     Probe(probe_cmd::ProbeArgs),
     /// Compare throughput and latency under load, per protocol.
     Bench(bench_cmd::BenchArgs),

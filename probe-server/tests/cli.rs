@@ -1,6 +1,7 @@
 //! End-to-end tests of the `h123 probe` and `h123 bench` command lines against the loopback
 //! test target: output formats (HAR validated by a HAR 1.2 validator, curl
-//! figures cross-checked against curl itself), exit codes, bad input and a closed stdout.
+//! figures cross-checked against curl itself), exit codes, bad input and a closed stdout
+//! (`ci_gates.rs` covers every exit code, SLO gates and JUnit).
 
 use h123_shared::curl::CurlTimings;
 use h123_shared::{ProbeResult, Protocol};
@@ -246,7 +247,11 @@ async fn text_output_and_exit_codes() {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
     }
     assert!(!text.contains('\x1b'), "NO_COLOR means no escape codes");
-    assert_eq!(failed.status.code(), Some(1), "a failed attempt exits 1");
+    assert_eq!(
+        failed.status.code(),
+        Some(8),
+        "a failed connect exits 8 (tests/ci_gates.rs covers every code)"
+    );
     assert!(stdout(&failed).contains("failed in connect"));
 }
 
@@ -347,6 +352,21 @@ fn bad_input_exits_2_with_one_readable_line() {
         (
             vec!["probe", "https://e.test/", "--cacert", "/nonexistent.pem"],
             "cannot read CA file",
+        ),
+        (
+            vec!["probe", "https://e.test/", "--slo", "total=fast"],
+            "SLO gate `total=fast`: threshold `fast` must be a positive duration",
+        ),
+        (
+            vec![
+                "probe",
+                "https://e.test/",
+                "--proto",
+                "h1",
+                "--slo",
+                "h3:ttfb=1s",
+            ],
+            "SLO gate `h3:ttfb.median` names a protocol the probe does not measure",
         ),
         (vec!["bench", "ftp://example.com/"], "unsupported scheme"),
         (

@@ -25,6 +25,7 @@ pub mod invariant;
 pub mod live;
 pub mod redact;
 pub mod server_timing;
+pub mod slo;
 pub mod stats;
 pub mod table;
 mod uri;

@@ -135,9 +135,15 @@ pub fn percentile(sorted: &[Micros], p: u32) -> Micros {
     if sorted.is_empty() {
         return Micros(0);
     }
-    let n = sorted.len();
-    let rank = (p.clamp(1, 100) as usize * n).div_ceil(100);
-    sorted[rank.clamp(1, n) - 1]
+    sorted[nearest_rank(sorted.len(), p) - 1]
+}
+
+/// The 1-based nearest rank of the `p`-th percentile (`p` in 1..=100) among
+/// `n` sorted values (`n` at least 1): `ceil(p / 100 * n)`.
+pub fn nearest_rank(n: usize, p: u32) -> usize {
+    (p.clamp(1, 100) as usize * n)
+        .div_ceil(100)
+        .clamp(1, n.max(1))
 }
 
 #[cfg(test)]

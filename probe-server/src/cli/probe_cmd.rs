@@ -1,10 +1,12 @@
 //! `h123 probe URL`: options, running the engine, and choosing the output.
 
+use super::exit::Exit;
 use crate::probe::Engine;
 use crate::probe::guard::ConnectPolicy;
 use crate::probe::plan::{Limits, Plan};
 use crate::probe::tls::TrustSettings;
 use clap::{Args, ValueEnum};
+use h123_shared::slo::{self, Gate, SloReport};
 use h123_shared::{
     ConnectionMode, Header, Method, ProbeOptions, ProbeResult, Protocol, ResolveOverride,
 };
@@ -22,6 +24,8 @@ pub enum Output {
     Har,
     /// curl's `-w` timing variables, per attempt.
     Curl,
+    /// JUnit XML: a testsuite per protocol, a testcase per attempt and SLO gate.
+    Junit,
 }
 
 /// Options of `h123 probe`.
@@ -88,6 +92,21 @@ pub struct ProbeArgs {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
     pub output: Output,
+    /// SLO gates, [PROTO:]METRIC[.STAT]=DURATION, comma-separated or repeated,
+    /// e.g. total=300ms,h2:ttfb.p95=150ms; a breach exits 3 (see Exit codes).
+    ///
+    /// METRIC: dns, connect, tls, quic, send, wait, receive, ttfb, total. STAT:
+    /// median (default), p95 or max, by nearest rank over each protocol's
+    /// attempts (a redirect chain is one attempt; a setup phase is judged over
+    /// the attempts that opened a connection). DURATION: a number with us, ms
+    /// or s. A gate is met when the statistic is at most the threshold; an
+    /// attempt that failed or answered 4xx/5xx never meets a gate; a gate
+    /// without PROTO applies to every protocol measured.
+    #[arg(long, value_name = "GATES", conflicts_with = "arms")]
+    pub slo: Vec<String>,
+    /// Also write the result as JUnit XML to FILE (with any --output).
+    #[arg(long, value_name = "FILE", conflicts_with = "arms")]
+    pub junit: Option<PathBuf>,
 }
 
 impl ProbeArgs {
@@ -163,36 +182,49 @@ fn parse_resolve(entry: &str) -> Result<ResolveOverride, String> {
     })
 }
 
-/// Runs the probe and prints it; exit code 0 when every attempt succeeded,
-/// 1 when any failed, 2 when the options were refused.
+/// Runs the probe, prints it, writes the `--junit` file, and exits by the
+/// table in [`super::exit`].
 pub async fn run(args: ProbeArgs) -> ExitCode {
-    let outcome = if args.arms.is_empty() {
-        probe(&args)
+    let outcome = match slo_gates(&args) {
+        Err(message) => Err(message),
+        Ok(gates) if args.arms.is_empty() => probe(&args).await.map(|result| {
+            let slo = gates.map(|g| slo::evaluate(&result, &g));
+            let text = render(&result, args.output, slo.as_ref());
+            (text, vec![result], slo)
+        }),
+        Ok(_) => compare_arms(&args)
             .await
-            .map(|result| (render(&result, args.output), vec![result]))
-    } else {
-        compare_arms(&args).await
+            .map(|(text, results)| (text, results, None)),
     };
     match outcome {
-        Ok((text, results)) => {
+        Ok((text, results, slo)) => {
             if let Some(code) = super::emit(&text) {
                 return code;
             }
-            let failed = results
-                .iter()
-                .flat_map(|r| &r.runs)
-                .any(|r| r.attempts.iter().any(|a| a.failure.is_some()));
-            if failed {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
+            if let (Some(path), [result]) = (&args.junit, &results[..]) {
+                let xml = super::junit::report(result, slo.as_ref());
+                if let Err(e) = std::fs::write(path, xml) {
+                    eprintln!("h123: cannot write the JUnit file {}: {e}", path.display());
+                    return Exit::Trouble.into();
+                }
             }
+            Exit::of(&results, slo.as_ref()).into()
         }
         Err(message) => {
             eprintln!("h123: {message}");
-            ExitCode::from(2)
+            Exit::Usage.into()
         }
     }
+}
+
+/// The `--slo` gates, checked against `--proto`; `None` without `--slo`.
+fn slo_gates(args: &ProbeArgs) -> Result<Option<Vec<Gate>>, String> {
+    if args.slo.is_empty() {
+        return Ok(None);
+    }
+    let gates = slo::parse_gates(&args.slo)?;
+    slo::check_protocols(&gates, &args.protocols)?;
+    Ok(Some(gates))
 }
 
 /// Validates the arguments and runs the probe. The CLI runs with its user's
@@ -242,20 +274,38 @@ async fn compare_arms(args: &ProbeArgs) -> Result<(String, Vec<ProbeResult>), St
     Ok((text, results))
 }
 
-/// The result in the chosen output format.
-pub fn render(result: &ProbeResult, output: Output) -> String {
+/// The result in the chosen output format, with the judgement of its SLO
+/// gates when given (text: a closing section; json: an `slo` field; junit:
+/// testcases).
+pub fn render(result: &ProbeResult, output: Output, slo: Option<&SloReport>) -> String {
     match output {
         Output::Json => format!(
             "{}\n",
-            serde_json::to_string_pretty(result).unwrap_or_default()
+            serde_json::to_string_pretty(&WithSlo { result, slo }).unwrap_or_default()
         ),
         Output::Har => format!(
             "{}\n",
             serde_json::to_string_pretty(&h123_shared::har::to_har(result)).unwrap_or_default()
         ),
         Output::Curl => super::text::curl_report(result),
-        Output::Text => super::text::report(result, super::text::use_color()),
+        Output::Junit => super::junit::report(result, slo),
+        Output::Text => {
+            let report = super::text::report(result, super::text::use_color());
+            match slo {
+                Some(slo) => report + &super::slo_text::section(slo),
+                None => report,
+            }
+        }
     }
+}
+
+/// `-o json`: the result, with an `slo` field after its own when gates were given.
+#[derive(serde::Serialize)]
+struct WithSlo<'a> {
+    #[serde(flatten)]
+    result: &'a ProbeResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slo: Option<&'a SloReport>,
 }
 
 #[cfg(test)]
