@@ -14,6 +14,7 @@ pub mod h2_frames;
 pub mod h3;
 pub mod http;
 pub mod plan;
+pub mod qlog;
 pub mod quic_socket;
 pub mod run;
 pub mod tcp;
@@ -37,12 +38,24 @@ use trace::Progress;
 pub struct Engine {
     trust: TrustSettings,
     policy: ConnectPolicy,
+    qlog_dir: Option<std::path::PathBuf>,
 }
 
 impl Engine {
     /// An engine that trusts `trust` and connects only where `policy` allows.
     pub fn new(trust: TrustSettings, policy: ConnectPolicy) -> Self {
-        Engine { trust, policy }
+        Engine {
+            trust,
+            policy,
+            qlog_dir: None,
+        }
+    }
+
+    /// Writes a qlog of every QUIC connection into `dir` (for qvis or any
+    /// qlog viewer); a local user's choice, never the server's.
+    pub fn with_qlog(mut self, dir: std::path::PathBuf) -> Self {
+        self.qlog_dir = Some(dir);
+        self
     }
 
     /// Runs `plan`, protocol after protocol.
@@ -60,6 +73,7 @@ impl Engine {
             insecure: plan.options.insecure,
             phase_limit: plan.phase_limit,
             sessions: None,
+            qlog_dir: self.qlog_dir.clone(),
         };
         // HTTP/3 runs last, so the h1/h2 responses can advertise it (Alt-Svc);
         // the result keeps the order asked for.

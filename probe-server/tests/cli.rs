@@ -490,3 +490,57 @@ async fn bench_prints_a_table_or_json_and_exits_by_outcome() {
     );
     assert!(stdout(&failed).contains("could not run: connect failed (refused)"));
 }
+
+/// `--qlog DIR`: one qlog file per QUIC connection (cold mode: one per
+/// attempt), each a JSON text sequence whose events show the handshake's
+/// packets; TCP protocols write none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qlog_writes_one_json_seq_file_per_quic_connection() {
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let qlog = dir.path().join("qlogs");
+    let url = target.https_url("/");
+    let ca = target.ca_file().to_str().unwrap().to_owned();
+    let args: Vec<String> = [
+        url.as_str(),
+        "--cacert",
+        &ca,
+        "--proto",
+        "h1,h3",
+        "-n",
+        "2",
+        "--cold",
+        "--qlog",
+        qlog.to_str().unwrap(),
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let result = tokio::task::spawn_blocking(move || {
+        probe_json(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    })
+    .await
+    .unwrap();
+    assert!(
+        result
+            .runs
+            .iter()
+            .all(|r| r.attempts.iter().all(|a| a.failure.is_none()))
+    );
+    let files: Vec<_> = std::fs::read_dir(&qlog)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 2, "one per QUIC connection: {files:?}");
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let records: Vec<serde_json::Value> = text
+            .split('\u{1e}')
+            .filter(|r| !r.trim().is_empty())
+            .map(|r| serde_json::from_str(r.trim()).expect("each record is JSON"))
+            .collect();
+        assert_eq!(records[0]["qlog_format"], "JSON-SEQ");
+        let names: Vec<&str> = records.iter().filter_map(|r| r["name"].as_str()).collect();
+        assert!(names.contains(&"transport:packet_sent"), "{names:?}");
+        assert!(names.contains(&"transport:packet_received"), "{names:?}");
+    }
+}

@@ -89,6 +89,10 @@ pub struct ProbeArgs {
     /// Try HTTP/3 on the URL's host and port even if nothing advertises it.
     #[arg(long)]
     pub h3_direct: bool,
+    /// Write a qlog of every QUIC connection into this directory (one
+    /// `.sqlog` file per connection, for qvis or any qlog viewer).
+    #[arg(long, value_name = "DIR")]
+    pub qlog: Option<PathBuf>,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
     pub output: Output,
@@ -243,9 +247,13 @@ async fn run_plan(args: &ProbeArgs, options: ProbeOptions) -> Result<ProbeResult
         Some(path) => TrustSettings::from_ca_file(path)?,
         None => TrustSettings::system(),
     };
-    let result = Engine::new(trust, ConnectPolicy::allow_all())
-        .run(&plan)
-        .await;
+    let mut engine = Engine::new(trust, ConnectPolicy::allow_all());
+    if let Some(dir) = &args.qlog {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the qlog directory {}: {e}", dir.display()))?;
+        engine = engine.with_qlog(dir.clone());
+    }
+    let result = engine.run(&plan).await;
     Ok(h123_shared::analysis::analyzed(result))
 }
 

@@ -41,6 +41,9 @@ pub struct ConnectSettings {
     /// Configurations whose sessions are resumed (resumed mode); `None`
     /// makes every handshake a full one.
     pub sessions: Option<Arc<ResumableConfigs>>,
+    /// Where each QUIC connection writes its qlog (the CLI's `--qlog`; the
+    /// server never sets it).
+    pub qlog_dir: Option<std::path::PathBuf>,
 }
 
 impl ConnectSettings {

@@ -10,6 +10,7 @@ use super::failure::{blocked, describe, failure, timed_out};
 use super::http::{
     Exchange, MAX_HEADER_SECTION, RequestSpec, UriForm, build_request, response_facts,
 };
+use super::qlog;
 use super::quic_socket::{self, SendTap};
 use super::trace::{self, AttemptTrace};
 use crate::bench::load::{Load, Reply};
@@ -52,10 +53,14 @@ impl Connection for H3 {
             .map_err(|e| failure(Phase::Quic, FailureKind::Io, e.to_string()))?;
         let quic_tls = QuicClientConfig::try_from(settings.tls_config(&[b"h3"]))
             .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;
+        let mut config = quinn::ClientConfig::new(Arc::new(quic_tls));
+        if let Some(dir) = &settings.qlog_dir {
+            config.transport_config(Arc::new(qlog::transport(dir)?));
+        }
         Ok(H3Setup {
             endpoint,
             sends,
-            config: quinn::ClientConfig::new(Arc::new(quic_tls)),
+            config,
         })
     }
 
