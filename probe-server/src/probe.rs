@@ -13,8 +13,10 @@ pub mod h2;
 pub mod h2_frames;
 pub mod h3;
 pub mod http;
+pub mod keylog;
 pub mod plan;
 pub mod quic_socket;
+pub mod proxy;
 pub mod run;
 pub mod tcp;
 pub mod tls;
@@ -28,8 +30,10 @@ use guard::ConnectPolicy;
 use h123_shared::api::ProbeEvent;
 use h123_shared::{ProbeResult, Protocol, ProtocolRun, SCHEMA_VERSION};
 use plan::Plan;
+use proxy::ProxySettings;
 use run::ProtocolRunner;
 use tls::TrustSettings;
+use std::sync::Arc;
 use trace::Progress;
 
 /// Runs probes with one trust store and one safety policy.
@@ -37,12 +41,25 @@ use trace::Progress;
 pub struct Engine {
     trust: TrustSettings,
     policy: ConnectPolicy,
+    proxy: Option<Arc<ProxySettings>>,
 }
 
 impl Engine {
     /// An engine that trusts `trust` and connects only where `policy` allows.
     pub fn new(trust: TrustSettings, policy: ConnectPolicy) -> Self {
-        Engine { trust, policy }
+        Engine {
+            trust,
+            policy,
+            proxy: None,
+        }
+    }
+
+    /// The same engine tunnelling through `proxy` where it applies (the
+    /// CLI's `-x` and `--proxy-env`; `h123 serve` never sets one). HTTP/3
+    /// cannot cross a TCP proxy, so its run is skipped when the URL is proxied.
+    pub fn with_proxy(mut self, proxy: ProxySettings) -> Self {
+        self.proxy = (!proxy.is_empty()).then(|| Arc::new(proxy));
+        self
     }
 
     /// Runs `plan`, protocol after protocol.
@@ -60,6 +77,7 @@ impl Engine {
             insecure: plan.options.insecure,
             phase_limit: plan.phase_limit,
             sessions: None,
+            proxy: self.proxy.clone(),
         };
         // HTTP/3 runs last, so the h1/h2 responses can advertise it (Alt-Svc);
         // the result keeps the order asked for.
@@ -120,6 +138,25 @@ impl Engine {
         progress: &Progress,
         budget: &RecordBudget,
     ) -> ProtocolRun {
+        if let Some(proxy) = settings.proxy.as_ref().and_then(|p| p.for_url(&plan.url)) {
+            let reason = format!(
+                "HTTP/3 runs over UDP and cannot go through the {} proxy {}; not attempted (no discovery either, so nothing is dialled around the proxy)",
+                proxy.kind.as_str(),
+                proxy.address()
+            );
+            progress.send(ProbeEvent::Skipped {
+                protocol: Protocol::H3,
+                reason: reason.clone(),
+            });
+            return ProtocolRun {
+                protocol: Protocol::H3,
+                skipped: Some(reason),
+                stopped: None,
+                cut_short: None,
+                attempts: Vec::new(),
+                discovery: None,
+            };
+        }
         let mut discovery = discover::discover(plan, earlier, resolver).await;
         let Some(endpoint) = discover::endpoint(&discovery) else {
             progress.send(ProbeEvent::Skipped {
