@@ -32,8 +32,8 @@ use h123_shared::{ProbeResult, Protocol, ProtocolRun, SCHEMA_VERSION};
 use plan::Plan;
 use proxy::ProxySettings;
 use run::ProtocolRunner;
-use tls::TrustSettings;
 use std::sync::Arc;
+use tls::TrustSettings;
 use trace::Progress;
 
 /// Runs probes with one trust store and one safety policy.

@@ -172,17 +172,19 @@ impl TestCa {
         let builder = if require_client_cert {
             let mut roots = rustls::RootCertStore::empty();
             roots.add(self.ca_der.clone()).context("client CA")?;
-            let verifier =
-                rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
-                    .build()
-                    .context("client certificate verifier")?;
+            let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                Arc::new(roots),
+                provider,
+            )
+            .build()
+            .context("client certificate verifier")?;
             builder.with_client_cert_verifier(verifier)
         } else {
             builder.with_no_client_auth()
         };
         let mut config = builder
-        .with_single_cert(self.cert_chain.clone(), self.key())
-        .context("server certificate")?;
+            .with_single_cert(self.cert_chain.clone(), self.key())
+            .context("server certificate")?;
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         config.ticketer = rustls::crypto::ring::Ticketer::new().context("TLS ticketer")?;
         config.session_storage = rustls::server::ServerSessionMemoryCache::new(1024);

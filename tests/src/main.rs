@@ -133,7 +133,11 @@ async fn main() -> anyhow::Result<()> {
     writeln!(out, "refused {}", target.refused_addr)?;
     writeln!(out, "ca {}", ca_path.display())?;
     writeln!(out, "wrong-ca {}", target.wrong_ca_file().display())?;
-    writeln!(out, "client-cert {}", target.ca.client_cert_file().display())?;
+    writeln!(
+        out,
+        "client-cert {}",
+        target.ca.client_cert_file().display()
+    )?;
     writeln!(out, "client-key {}", target.ca.client_key_file().display())?;
     out.flush()?;
     drop(out);

@@ -8,8 +8,8 @@
 //! labels with `style` attributes). API answers and the SVG export run no
 //! script at all.
 
-use crate::store::base64;
 use super::error::ApiError;
+use crate::store::base64;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;

@@ -81,7 +81,12 @@ pub struct ProbeArgs {
     /// Tunnel HTTP/1.1 and HTTP/2 through a proxy, like curl -x:
     /// http://[user:pass@]host:port (CONNECT), socks5:// (names resolved
     /// here) or socks5h:// (names resolved by the proxy). HTTP/3 is skipped.
-    #[arg(short = 'x', long = "proxy", value_name = "URL", conflicts_with = "proxy_env")]
+    #[arg(
+        short = 'x',
+        long = "proxy",
+        value_name = "URL",
+        conflicts_with = "proxy_env"
+    )]
     pub proxy: Option<String>,
     /// Take the proxy from the environment as curl does: https_proxy /
     /// HTTPS_PROXY, http_proxy, all_proxy / ALL_PROXY, and no_proxy / NO_PROXY.
@@ -96,7 +101,12 @@ pub struct ProbeArgs {
     pub key: Option<PathBuf>,
     /// Append the TLS secrets of every connection to FILE (NSS key log
     /// format, for Wireshark); SSLKEYLOGFILE does the same.
-    #[arg(long, value_name = "FILE", env = "SSLKEYLOGFILE", hide_env_values = true)]
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "SSLKEYLOGFILE",
+        hide_env_values = true
+    )]
     pub keylog: Option<PathBuf>,
     /// Pin an address like curl: host:port:addr (repeatable).
     #[arg(long, value_name = "HOST:PORT:ADDR")]

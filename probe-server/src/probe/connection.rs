@@ -152,7 +152,9 @@ pub async fn open_tcp_tls(
         .peer_addr()
         .map_err(|e| failure(Phase::Connect, FailureKind::Io, e.to_string()))?;
     let proxy = match &target.tunnel {
-        Some(t) => Some(tunnel::open(&mut stream, t.proxy, t.to, settings.phase_limit, trace).await?),
+        Some(t) => {
+            Some(tunnel::open(&mut stream, t.proxy, t.to, settings.phase_limit, trace).await?)
+        }
         None => None,
     };
     let (io, tls, chain): (Box<dyn Io>, _, _) = if target.https {

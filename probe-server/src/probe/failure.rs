@@ -69,10 +69,13 @@ fn client_cert_refused(err: &rustls::Error) -> Option<Failure> {
         A::CertificateRequired => {
             "the server requires a client certificate (TLS alert certificate_required): give one with --cert and --key"
         }
-        A::BadCertificate | A::UnknownCA | A::CertificateUnknown | A::UnsupportedCertificate
-        | A::CertificateExpired | A::CertificateRevoked | A::AccessDenied => {
-            "the server refused the client certificate"
-        }
+        A::BadCertificate
+        | A::UnknownCA
+        | A::CertificateUnknown
+        | A::UnsupportedCertificate
+        | A::CertificateExpired
+        | A::CertificateRevoked
+        | A::AccessDenied => "the server refused the client certificate",
         _ => return None,
     };
     Some(failure(

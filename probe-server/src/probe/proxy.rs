@@ -143,9 +143,11 @@ impl ProxySettings {
     /// One readable line naming the variable whose proxy URL is malformed.
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
         let first = |names: &[&'static str]| {
-            names
-                .iter()
-                .find_map(|name| var(name).filter(|v| !v.trim().is_empty()).map(|v| (*name, v)))
+            names.iter().find_map(|name| {
+                var(name)
+                    .filter(|v| !v.trim().is_empty())
+                    .map(|v| (*name, v))
+            })
         };
         let parse = |found: Option<(&'static str, String)>| {
             found
@@ -247,9 +249,15 @@ mod tests {
         assert_eq!(p.address(), "127.0.0.1:3128");
         assert_eq!(p.credentials(), Some(("us@er", "p:ss")));
         let p = Proxy::parse("proxy.example").unwrap();
-        assert_eq!((p.kind, p.port, p.credentials()), (ProxyKind::Http, 1080, None));
+        assert_eq!(
+            (p.kind, p.port, p.credentials()),
+            (ProxyKind::Http, 1080, None)
+        );
         let p = Proxy::parse("socks5h://[::1]:9050").unwrap();
-        assert_eq!((p.kind, p.address()), (ProxyKind::Socks5h, "[::1]:9050".to_owned()));
+        assert_eq!(
+            (p.kind, p.address()),
+            (ProxyKind::Socks5h, "[::1]:9050".to_owned())
+        );
         assert!(Proxy::parse("socks5://h:1").unwrap().resolves_locally());
         let err = Proxy::parse("https://u:secret@proxy:1").unwrap_err();
         assert!(err.contains("https") && !err.contains("secret"), "{err}");
@@ -289,6 +297,9 @@ mod tests {
         let star = ProxySettings::from_env(env(&[("https_proxy", "p:1"), ("no_proxy", "*")]));
         assert_eq!(star.unwrap().for_url(&url("https://a/")), None);
         let bad = ProxySettings::from_env(env(&[("https_proxy", "ftp://u:pw@p")])).unwrap_err();
-        assert!(bad.starts_with("https_proxy:") && !bad.contains("pw"), "{bad}");
+        assert!(
+            bad.starts_with("https_proxy:") && !bad.contains("pw"),
+            "{bad}"
+        );
     }
 }

@@ -419,11 +419,18 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 (addrs, None)
             }
             Some(proxy) => {
-                let to = self.destination(proxy, &host, host_text, port, trace, found).await?;
+                let to = self
+                    .destination(proxy, &host, host_text, port, trace, found)
+                    .await?;
                 let proxy_host = endpoint_host(&proxy.host).ok_or_else(no_host)?;
                 let (dns, addrs) = self
                     .resolver
-                    .resolve(&borrowed(&proxy_host), proxy.port, self.plan.phase_limit, trace)
+                    .resolve(
+                        &borrowed(&proxy_host),
+                        proxy.port,
+                        self.plan.phase_limit,
+                        trace,
+                    )
                     .await?;
                 if found.dns.is_none() {
                     found.dns = dns;

@@ -3,15 +3,16 @@
 
 use super::keylog::KeyLogPath;
 use super::failure::{failure, from_io, timed_out};
+use super::keylog::KeyLogPath;
 use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Phase, TlsInfo};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::{ClientSessionMemoryCache, ClientSessionStore, Resumption};
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::sign::CertifiedKey;
 use rustls::{ClientConfig, DigitallySignedStruct, HandshakeKind, RootCertStore, SignatureScheme};
 use rustls_pki_types::pem::PemObject;
-use rustls::sign::CertifiedKey;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -105,7 +106,11 @@ impl TrustSettings {
             rustls_pki_types::pem::Error::NoItemsFound => format!(
                 "no private key in {}{}",
                 key_path.display(),
-                if key.is_none() { " (give it with --key)" } else { "" }
+                if key.is_none() {
+                    " (give it with --key)"
+                } else {
+                    ""
+                }
             ),
             e => format!("cannot read private key {}: {e}", key_path.display()),
         })?;

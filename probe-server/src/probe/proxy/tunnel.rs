@@ -102,7 +102,9 @@ async fn connect(
             return Err(failure(
                 Phase::Proxy,
                 FailureKind::Protocol,
-                format!("the proxy's answer to CONNECT has no end of head within {MAX_CONNECT_HEAD} bytes"),
+                format!(
+                    "the proxy's answer to CONNECT has no end of head within {MAX_CONNECT_HEAD} bytes"
+                ),
             ));
         }
         let n = stream.read(&mut chunk).await.map_err(io)?;
@@ -122,7 +124,9 @@ async fn connect(
             failure(
                 Phase::Proxy,
                 FailureKind::Protocol,
-                format!("the proxy answered CONNECT with something other than HTTP/1.x: `{status_line}`"),
+                format!(
+                    "the proxy answered CONNECT with something other than HTTP/1.x: `{status_line}`"
+                ),
             )
         })?;
     match status {
@@ -312,6 +316,9 @@ mod tests {
         assert_eq!(socks5_reply(2), "connection not allowed by ruleset");
         assert_eq!(socks5_reply(42), "unassigned reply code");
         assert_eq!(authority(Destination::Name("::1", 443)), "[::1]:443");
-        assert_eq!(authority(Destination::Name("a.example", 80)), "a.example:80");
+        assert_eq!(
+            authority(Destination::Name("a.example", 80)),
+            "a.example:80"
+        );
     }
 }
