@@ -1,9 +1,9 @@
 //! Runs one protocol's attempts: fresh connection first, reuse after (or a
 //! new one each time in cold mode), redirect hops as their own entries.
 
+use super::budget::{MAX_RECORD_BYTES, RecordBudget};
 use super::cert::summarize_chain;
 use super::connection::{ConnectSettings, Connection, Target, Tunnel};
-use super::budget::{MAX_RECORD_BYTES, RecordBudget};
 use super::dns::NameResolver;
 use super::failure::{failure, timed_out};
 use super::http::{Exchange, RequestSpec};

@@ -1,7 +1,6 @@
 //! TLS over TCP with rustls: client configuration (roots, CA file, insecure,
 //! ALPN) and the timed handshake that yields the connection's TLS facts.
 
-use super::keylog::KeyLogPath;
 use super::failure::{failure, from_io, timed_out};
 use super::keylog::KeyLogPath;
 use super::trace::AttemptTrace;
