@@ -121,6 +121,7 @@ impl Bencher {
                 phase_limit: plan.timeout,
                 sessions: None,
                 qlog_dir: None,
+                proxy: None,
             },
         })
     }

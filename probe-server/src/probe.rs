@@ -13,7 +13,9 @@ pub mod h2;
 pub mod h2_frames;
 pub mod h3;
 pub mod http;
+pub mod keylog;
 pub mod plan;
+pub mod proxy;
 pub mod qlog;
 pub mod quic_socket;
 pub mod run;
@@ -29,7 +31,9 @@ use guard::ConnectPolicy;
 use h123_shared::api::ProbeEvent;
 use h123_shared::{ProbeResult, Protocol, ProtocolRun, SCHEMA_VERSION};
 use plan::Plan;
+use proxy::ProxySettings;
 use run::ProtocolRunner;
+use std::sync::Arc;
 use tls::TrustSettings;
 use trace::Progress;
 
@@ -39,6 +43,7 @@ pub struct Engine {
     trust: TrustSettings,
     policy: ConnectPolicy,
     qlog_dir: Option<std::path::PathBuf>,
+    proxy: Option<Arc<ProxySettings>>,
 }
 
 impl Engine {
@@ -48,6 +53,7 @@ impl Engine {
             trust,
             policy,
             qlog_dir: None,
+            proxy: None,
         }
     }
 
@@ -55,6 +61,14 @@ impl Engine {
     /// qlog viewer); a local user's choice, never the server's.
     pub fn with_qlog(mut self, dir: std::path::PathBuf) -> Self {
         self.qlog_dir = Some(dir);
+        self
+    }
+
+    /// The same engine tunnelling through `proxy` where it applies (the
+    /// CLI's `-x` and `--proxy-env`; `h123 serve` never sets one). HTTP/3
+    /// cannot cross a TCP proxy, so its run is skipped when the URL is proxied.
+    pub fn with_proxy(mut self, proxy: ProxySettings) -> Self {
+        self.proxy = (!proxy.is_empty()).then(|| Arc::new(proxy));
         self
     }
 
@@ -74,6 +88,7 @@ impl Engine {
             phase_limit: plan.phase_limit,
             sessions: None,
             qlog_dir: self.qlog_dir.clone(),
+            proxy: self.proxy.clone(),
         };
         // HTTP/3 runs last, so the h1/h2 responses can advertise it (Alt-Svc);
         // the result keeps the order asked for.
@@ -134,6 +149,25 @@ impl Engine {
         progress: &Progress,
         budget: &RecordBudget,
     ) -> ProtocolRun {
+        if let Some(proxy) = settings.proxy.as_ref().and_then(|p| p.for_url(&plan.url)) {
+            let reason = format!(
+                "HTTP/3 runs over UDP and cannot go through the {} proxy {}; not attempted (no discovery either, so nothing is dialled around the proxy)",
+                proxy.kind.as_str(),
+                proxy.address()
+            );
+            progress.send(ProbeEvent::Skipped {
+                protocol: Protocol::H3,
+                reason: reason.clone(),
+            });
+            return ProtocolRun {
+                protocol: Protocol::H3,
+                skipped: Some(reason),
+                stopped: None,
+                cut_short: None,
+                attempts: Vec::new(),
+                discovery: None,
+            };
+        }
         let mut discovery = discover::discover(plan, earlier, resolver).await;
         let Some(endpoint) = discover::endpoint(&discovery) else {
             progress.send(ProbeEvent::Skipped {

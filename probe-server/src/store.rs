@@ -296,6 +296,23 @@ pub fn base64url(bytes: &[u8]) -> String {
     out
 }
 
+/// Standard base64 with padding (RFC 4648 section 4), as CSP hashes and Basic credentials are written: the
+/// URL-safe encoding with the standard alphabet's two last characters, padded.
+pub fn base64(bytes: &[u8]) -> String {
+    let mut out: String = base64url(bytes)
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    while !out.len().is_multiple_of(4) {
+        out.push('=');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -241,6 +241,7 @@ mod tests {
                 request_index: 1,
                 local_addr: None,
                 remote_addr: "192.0.2.1:443".into(),
+                proxy: None,
             }),
             tls: None,
             response: None,

@@ -20,6 +20,7 @@ pub(crate) fn attempt(n: u32, durations: &[(Phase, u64)], reused: bool) -> Attem
         match phase {
             Phase::Dns => phases.dns = s,
             Phase::Connect => phases.connect = s,
+            Phase::Proxy => phases.proxy = s,
             Phase::Tls => phases.tls = s,
             Phase::Quic => phases.quic = s,
             Phase::Send => phases.send = s,
@@ -46,6 +47,7 @@ pub(crate) fn attempt(n: u32, durations: &[(Phase, u64)], reused: bool) -> Attem
             request_index: n,
             local_addr: None,
             remote_addr: "192.0.2.1:443".into(),
+            proxy: None,
         }),
         tls: None,
         response: Some(ResponseInfo {

@@ -49,10 +49,14 @@ impl HarTimings {
     pub fn from_attempt(attempt: &Attempt) -> HarTimings {
         let p = &attempt.phases;
         let d = |s: Option<Span>| s.map(|s| s.duration().0);
+        // HAR has no proxy timing: the tunnel's set-up is folded into `connect`
+        // (and shown on its own as `_proxy` on the entry).
         let connect_us = match (p.quic, p.connect, p.tls) {
             (Some(quic), _, _) => Some(quic.duration().0),
             (None, None, None) => None,
-            (None, connect, tls) => Some(d(connect).unwrap_or(0) + d(tls).unwrap_or(0)),
+            (None, connect, tls) => {
+                Some(d(connect).unwrap_or(0) + d(p.proxy).unwrap_or(0) + d(tls).unwrap_or(0))
+            }
         };
         let ssl_us = d(p.tls.or(p.quic));
         let (dns_us, send_us, wait_us, receive_us) = (d(p.dns), d(p.send), d(p.wait), d(p.receive));
@@ -203,6 +207,11 @@ pub fn entry(result: &ProbeResult, run: &ProtocolRun, attempt: &Attempt) -> Valu
     }
     if let Some(quic) = &attempt.quic {
         entry["_quic"] = json!(quic);
+    }
+    if let Some(proxy) = attempt.connection.as_ref().and_then(|c| c.proxy.as_ref()) {
+        let mut facts = json!(proxy);
+        facts["time"] = json!(attempt.phases.proxy.map_or(-1.0, |s| s.duration().as_ms()));
+        entry["_proxy"] = facts;
     }
     if let Some(discovery) = &run.discovery {
         entry["_h3_discovery"] = json!(discovery);

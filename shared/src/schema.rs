@@ -482,8 +482,12 @@ impl Span {
 pub struct Phases {
     /// Name lookup (absent for IP literals, pinned addresses and reused connections).
     pub dns: Option<Span>,
-    /// TCP connect (h1/h2 on new connections).
+    /// TCP connect (h1/h2 on new connections): to the proxy when one is used.
     pub connect: Option<Span>,
+    /// Proxy tunnel set-up (HTTP `CONNECT` until its `200`, or the SOCKS5
+    /// greeting, authentication and connect reply), after `connect`, before `tls`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<Span>,
     /// TLS handshake (https over TCP on new connections).
     pub tls: Option<Span>,
     /// QUIC + TLS 1.3 handshake (h3 on new connections).
@@ -515,6 +519,8 @@ pub enum Phase {
     Dns,
     /// TCP connect.
     Connect,
+    /// Proxy tunnel set-up.
+    Proxy,
     /// TLS handshake.
     Tls,
     /// QUIC handshake.
@@ -529,9 +535,10 @@ pub enum Phase {
 
 impl Phase {
     /// All phases in timeline order.
-    pub const ALL: [Phase; 7] = [
+    pub const ALL: [Phase; 8] = [
         Phase::Dns,
         Phase::Connect,
+        Phase::Proxy,
         Phase::Tls,
         Phase::Quic,
         Phase::Send,
@@ -546,7 +553,12 @@ impl Phase {
                 "name lookup: absent for IP literals, --resolve pins and reused connections"
             }
             Phase::Connect => {
-                "TCP connect (HTTP/1.1, HTTP/2): SYN sent until the connection is established"
+                "TCP connect (HTTP/1.1, HTTP/2): SYN sent until the connection is established \
+                 (to the proxy, through one)"
+            }
+            Phase::Proxy => {
+                "proxy tunnel set-up (-x only): HTTP CONNECT sent until its 2xx, or the SOCKS5 \
+                 greeting, authentication and connect reply"
             }
             Phase::Tls => {
                 "TLS handshake over TCP: ClientHello sent until the handshake is complete"
@@ -574,6 +586,7 @@ impl Phase {
         match self {
             Phase::Dns => "dns",
             Phase::Connect => "connect",
+            Phase::Proxy => "proxy",
             Phase::Tls => "tls",
             Phase::Quic => "quic",
             Phase::Send => "send",
@@ -589,6 +602,7 @@ impl Phases {
         match phase {
             Phase::Dns => self.dns,
             Phase::Connect => self.connect,
+            Phase::Proxy => self.proxy,
             Phase::Tls => self.tls,
             Phase::Quic => self.quic,
             Phase::Send => self.send,
@@ -633,8 +647,50 @@ pub struct ConnectionInfo {
     /// Local socket address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local_addr: Option<String>,
-    /// Remote address actually connected to.
+    /// Remote address actually connected to (the proxy's, through a proxy).
     pub remote_addr: String,
+    /// The proxy the connection was tunnelled through, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<ProxyInfo>,
+}
+
+/// How a connection reached its target through a proxy (never its credentials).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProxyInfo {
+    /// The kind of tunnel.
+    pub kind: ProxyKind,
+    /// The proxy as given, `host:port`, without credentials.
+    pub address: String,
+    /// Whether credentials were offered to the proxy.
+    pub authenticated: bool,
+    /// The proxy's reply that opened the tunnel (`HTTP/1.1 200 Connection
+    /// established`, `SOCKS5 succeeded`).
+    pub reply: String,
+}
+
+/// Proxy protocols h123 tunnels through.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum ProxyKind {
+    /// HTTP `CONNECT` tunnel; the proxy resolves the target's name.
+    Http,
+    /// SOCKS5 with the target's name resolved locally.
+    Socks5,
+    /// SOCKS5 with the target's name resolved by the proxy.
+    Socks5h,
+}
+
+impl ProxyKind {
+    /// The URL scheme naming this kind (`http`, `socks5`, `socks5h`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProxyKind::Http => "http",
+            ProxyKind::Socks5 => "socks5",
+            ProxyKind::Socks5h => "socks5h",
+        }
+    }
 }
 
 /// TLS facts of the connection.
@@ -745,6 +801,9 @@ pub enum FailureKind {
     Blocked,
     /// The protocol is not available for this target or build.
     Unsupported,
+    /// The proxy refused to open the tunnel (an HTTP status other than 200,
+    /// a SOCKS5 error reply or rejected credentials).
+    ProxyRefused,
     /// Any other I/O error.
     Io,
 }
@@ -763,6 +822,7 @@ impl FailureKind {
             FailureKind::Protocol => "protocol",
             FailureKind::Blocked => "blocked",
             FailureKind::Unsupported => "unsupported",
+            FailureKind::ProxyRefused => "proxy_refused",
             FailureKind::Io => "io",
         }
     }

@@ -16,6 +16,8 @@ pub enum Metric {
     Dns,
     /// The connect phase.
     Connect,
+    /// The proxy phase.
+    Proxy,
     /// The tls phase.
     Tls,
     /// The quic phase.
@@ -34,9 +36,10 @@ pub enum Metric {
 
 impl Metric {
     /// All metrics, phases first in timeline order, then `ttfb` and `total`.
-    pub const ALL: [Metric; 9] = [
+    pub const ALL: [Metric; 10] = [
         Metric::Dns,
         Metric::Connect,
+        Metric::Proxy,
         Metric::Tls,
         Metric::Quic,
         Metric::Send,
@@ -60,6 +63,7 @@ impl Metric {
         match self {
             Metric::Dns => Some(Phase::Dns),
             Metric::Connect => Some(Phase::Connect),
+            Metric::Proxy => Some(Phase::Proxy),
             Metric::Tls => Some(Phase::Tls),
             Metric::Quic => Some(Phase::Quic),
             Metric::Send => Some(Phase::Send),
@@ -91,6 +95,7 @@ impl From<Phase> for Metric {
         match phase {
             Phase::Dns => Metric::Dns,
             Phase::Connect => Metric::Connect,
+            Phase::Proxy => Metric::Proxy,
             Phase::Tls => Metric::Tls,
             Phase::Quic => Metric::Quic,
             Phase::Send => Metric::Send,

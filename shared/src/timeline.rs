@@ -16,6 +16,10 @@ pub enum TraceEvent {
     ConnectStart,
     /// TCP connection established.
     ConnectDone,
+    /// Proxy tunnel request about to be sent (HTTP `CONNECT` or SOCKS5 greeting).
+    ProxyStart,
+    /// Proxy tunnel open: the proxy's success reply read.
+    ProxyDone,
     /// TLS handshake started.
     TlsStart,
     /// TLS handshake finished.
@@ -45,13 +49,14 @@ pub struct TimedEvent {
 }
 
 /// Which event opens and which closes each phase.
-const BOUNDS: [(Phase, TraceEvent, TraceEvent); 7] = [
+const BOUNDS: [(Phase, TraceEvent, TraceEvent); 8] = [
     (Phase::Dns, TraceEvent::DnsStart, TraceEvent::DnsDone),
     (
         Phase::Connect,
         TraceEvent::ConnectStart,
         TraceEvent::ConnectDone,
     ),
+    (Phase::Proxy, TraceEvent::ProxyStart, TraceEvent::ProxyDone),
     (Phase::Tls, TraceEvent::TlsStart, TraceEvent::TlsDone),
     (Phase::Quic, TraceEvent::QuicStart, TraceEvent::QuicDone),
     (
@@ -71,6 +76,17 @@ fn first(events: &[TimedEvent], wanted: TraceEvent) -> Option<Micros> {
     events.iter().find(|e| e.event == wanted).map(|e| e.at)
 }
 
+/// Where a phase closes: its first close event, except the lookups, which
+/// end with the last (through a SOCKS5 proxy, the target's name and the
+/// proxy's are both looked up before the connect).
+fn close_of(events: &[TimedEvent], phase: Phase, close: TraceEvent) -> Option<Micros> {
+    if phase == Phase::Dns {
+        events.iter().rev().find(|e| e.event == close).map(|e| e.at)
+    } else {
+        first(events, close)
+    }
+}
+
 /// Turns an attempt's events into phase spans; `end` closes the total and
 /// any phase that started but never finished (the one a failure cut short).
 pub fn phases_from_events(events: &[TimedEvent], end: Micros) -> Phases {
@@ -85,7 +101,7 @@ pub fn phases_from_events(events: &[TimedEvent], end: Micros) -> Phases {
         let Some(start) = first(events, open) else {
             continue;
         };
-        let stop = first(events, close).unwrap_or(end).max(start);
+        let stop = close_of(events, phase, close).unwrap_or(end).max(start);
         let span = Some(Span {
             start_us: start,
             end_us: stop,
@@ -93,6 +109,7 @@ pub fn phases_from_events(events: &[TimedEvent], end: Micros) -> Phases {
         match phase {
             Phase::Dns => phases.dns = span,
             Phase::Connect => phases.connect = span,
+            Phase::Proxy => phases.proxy = span,
             Phase::Tls => phases.tls = span,
             Phase::Quic => phases.quic = span,
             Phase::Send => phases.send = span,
@@ -149,6 +166,29 @@ mod tests {
         assert_eq!(p.quic, None);
         assert_eq!(p.total.end_us, Micros(7001));
         assert_eq!(open_phase(&events), None);
+    }
+
+    #[test]
+    fn proxied_attempt_has_a_proxy_phase_and_lookups_end_with_the_last() {
+        use TraceEvent::*;
+        let events = [
+            ev(DnsStart, 0),
+            ev(DnsDone, 100),
+            ev(DnsStart, 101),
+            ev(DnsDone, 150),
+            ev(ConnectStart, 160),
+            ev(ConnectDone, 200),
+            ev(ProxyStart, 200),
+            ev(ProxyDone, 700),
+            ev(TlsStart, 700),
+            ev(TlsDone, 900),
+        ];
+        let p = phases_from_events(&events, Micros(1000));
+        assert_eq!(p.dns.unwrap().duration(), Micros(150));
+        assert_eq!(p.connect.unwrap().duration(), Micros(40));
+        assert_eq!(p.proxy.unwrap().duration(), Micros(500));
+        assert_eq!(p.tls.unwrap().start_us, Micros(700));
+        assert_eq!(open_phase(&events[..7]), Some(Phase::Proxy));
     }
 
     #[test]

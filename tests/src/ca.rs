@@ -1,10 +1,13 @@
-//! Test certificate authority: a CA, a leaf certificate it signs, and an unrelated "wrong" CA.
+//! Test certificate authority: a CA, a server and a client certificate it signs, and an unrelated "wrong" CA.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose,
+};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 /// Names (DNS names and IP literals) the leaf certificate is valid for.
@@ -34,6 +37,9 @@ pub struct TestCa {
     key_der: Vec<u8>,
     ca_path: PathBuf,
     wrong_ca_path: PathBuf,
+    client_cert_path: PathBuf,
+    client_key_path: PathBuf,
+    client_combined_path: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -59,6 +65,18 @@ impl TestCa {
             .signed_by(&leaf_key, &issuer)
             .context("signing the leaf certificate")?;
 
+        let mut client_params =
+            CertificateParams::new(Vec::<String>::new()).context("client certificate")?;
+        client_params
+            .distinguished_name
+            .push(DnType::CommonName, "h123 test client");
+        client_params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        client_params.use_authority_key_identifier_extension = true;
+        let client_key = KeyPair::generate().context("generating the client key")?;
+        let client_cert = client_params
+            .signed_by(&client_key, &issuer)
+            .context("signing the client certificate")?;
+
         let (wrong_params, wrong_key) = new_ca("h123 wrong CA")?;
         let wrong_cert = wrong_params
             .self_signed(&wrong_key)
@@ -72,6 +90,17 @@ impl TestCa {
         let wrong_ca_path = dir.path().join("wrong-ca.pem");
         std::fs::write(&ca_path, ca_cert.pem()).context("writing ca.pem")?;
         std::fs::write(&wrong_ca_path, wrong_cert.pem()).context("writing wrong-ca.pem")?;
+        let client_cert_path = dir.path().join("client.pem");
+        let client_key_path = dir.path().join("client-key.pem");
+        let client_combined_path = dir.path().join("client-combined.pem");
+        std::fs::write(&client_cert_path, client_cert.pem()).context("writing client.pem")?;
+        std::fs::write(&client_key_path, client_key.serialize_pem())
+            .context("writing client-key.pem")?;
+        std::fs::write(
+            &client_combined_path,
+            format!("{}{}", client_cert.pem(), client_key.serialize_pem()),
+        )
+        .context("writing client-combined.pem")?;
 
         Ok(TestCa {
             ca_pem: ca_cert.pem(),
@@ -82,6 +111,9 @@ impl TestCa {
             key_der: leaf_key.serialize_der(),
             ca_path,
             wrong_ca_path,
+            client_cert_path,
+            client_key_path,
+            client_combined_path,
             _dir: dir,
         })
     }
@@ -96,6 +128,21 @@ impl TestCa {
         &self.wrong_ca_path
     }
 
+    /// Path of the client certificate's PEM (signed by the CA, for `--cert`).
+    pub fn client_cert_file(&self) -> &Path {
+        &self.client_cert_path
+    }
+
+    /// Path of the client certificate's private key PEM (for `--key`).
+    pub fn client_key_file(&self) -> &Path {
+        &self.client_key_path
+    }
+
+    /// Path of one PEM holding the client certificate and its key.
+    pub fn client_combined_file(&self) -> &Path {
+        &self.client_combined_path
+    }
+
     /// The server certificate's private key (PKCS#8).
     pub fn key(&self) -> PrivateKeyDer<'static> {
         PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key_der.clone()))
@@ -108,14 +155,36 @@ impl TestCa {
     /// A QUIC listener can reuse it with `alpn = [b"h3"]` (QUIC needs TLS 1.3 only, which
     /// `quinn` enforces itself).
     pub fn server_config(&self, alpn: &[&[u8]]) -> anyhow::Result<rustls::ServerConfig> {
-        let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .context("TLS protocol versions")?
-        .with_no_client_auth()
-        .with_single_cert(self.cert_chain.clone(), self.key())
-        .context("server certificate")?;
+        self.server_config_with(alpn, false)
+    }
+
+    /// [`TestCa::server_config`], requiring a client certificate signed by
+    /// this CA when `require_client_cert` (mutual TLS).
+    pub fn server_config_with(
+        &self,
+        alpn: &[&[u8]],
+        require_client_cert: bool,
+    ) -> anyhow::Result<rustls::ServerConfig> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .context("TLS protocol versions")?;
+        let builder = if require_client_cert {
+            let mut roots = rustls::RootCertStore::empty();
+            roots.add(self.ca_der.clone()).context("client CA")?;
+            let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                Arc::new(roots),
+                provider,
+            )
+            .build()
+            .context("client certificate verifier")?;
+            builder.with_client_cert_verifier(verifier)
+        } else {
+            builder.with_no_client_auth()
+        };
+        let mut config = builder
+            .with_single_cert(self.cert_chain.clone(), self.key())
+            .context("server certificate")?;
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         config.ticketer = rustls::crypto::ring::Ticketer::new().context("TLS ticketer")?;
         config.session_storage = rustls::server::ServerSessionMemoryCache::new(1024);

@@ -16,8 +16,12 @@ use crate::ca::TestCa;
 use crate::routes::route;
 
 /// A QUIC endpoint serving HTTP/3 on `addr` (UDP).
-pub(crate) fn endpoint(addr: SocketAddr, ca: &TestCa) -> anyhow::Result<quinn::Endpoint> {
-    let mut tls = ca.server_config(&[b"h3"])?;
+pub(crate) fn endpoint(
+    addr: SocketAddr,
+    ca: &TestCa,
+    require_client_cert: bool,
+) -> anyhow::Result<quinn::Endpoint> {
+    let mut tls = ca.server_config_with(&[b"h3"], require_client_cert)?;
     // rustls accepts 0-RTT only with stateful resumption: no stateless tickets.
     tls.ticketer = Arc::new(StatefulResumptionOnly);
     tls.max_early_data_size = u32::MAX;

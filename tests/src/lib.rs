@@ -86,6 +86,9 @@ pub struct TargetConfig {
     /// The authority the `Alt-Svc` advertisement names (`host:port`); default `:<https port>`,
     /// the target itself.
     pub alt_svc_authority: Option<String>,
+    /// Whether HTTPS (h1, h2 and h3) asks for a client certificate signed by the
+    /// target's CA and refuses handshakes without one (mutual TLS). Default false.
+    pub require_client_cert: bool,
 }
 
 impl Default for TargetConfig {
@@ -108,6 +111,7 @@ impl Default for TargetConfig {
             h3: H3Mode::Serve,
             advertise_h3: true,
             alt_svc_authority: None,
+            require_client_cert: false,
         }
     }
 }
@@ -139,7 +143,7 @@ impl TestTarget {
     /// Generates the CA, binds every listener and starts serving on the current tokio runtime.
     pub async fn start(config: TargetConfig) -> anyhow::Result<TestTarget> {
         let ca = TestCa::generate()?;
-        let tls = ca.server_config(HTTPS_ALPN)?;
+        let tls = ca.server_config_with(HTTPS_ALPN, config.require_client_cert)?;
         let acceptor = TlsAcceptor::from(Arc::new(tls));
         let ip = config.bind_ip;
 
@@ -168,7 +172,11 @@ impl TestTarget {
 
         let mut tasks = net::Tasks::default();
         match config.h3 {
-            H3Mode::Serve => tasks.spawn(h3::serve(h3::endpoint(https_addr, &ca)?)),
+            H3Mode::Serve => tasks.spawn(h3::serve(h3::endpoint(
+                https_addr,
+                &ca,
+                config.require_client_cert,
+            )?)),
             H3Mode::BlockUdp => {
                 let socket = UdpSocket::bind(https_addr)
                     .await

@@ -54,6 +54,10 @@ struct Args {
     /// An HTTPS DNS record `name=port` (`1 . alpn=h3 port=<port>`; repeatable).
     #[arg(long = "dns-https", value_name = "NAME=PORT", value_parser = parse_https)]
     dns_https: Vec<(String, u16)>,
+    /// Ask every HTTPS client (h1, h2, h3) for a certificate signed by the target's CA
+    /// (mutual TLS); the `client-cert` and `client-key` lines name one.
+    #[arg(long)]
+    require_client_cert: bool,
     /// Also write the CA certificate PEM to this path.
     #[arg(long, value_name = "PATH")]
     ca_out: Option<PathBuf>,
@@ -103,6 +107,7 @@ async fn main() -> anyhow::Result<()> {
             H3Mode::Serve
         },
         advertise_h3: !args.no_alt_svc,
+        require_client_cert: args.require_client_cert,
         ..TargetConfig::default()
     };
     if !args.dns_records.is_empty() {
@@ -128,6 +133,12 @@ async fn main() -> anyhow::Result<()> {
     writeln!(out, "refused {}", target.refused_addr)?;
     writeln!(out, "ca {}", ca_path.display())?;
     writeln!(out, "wrong-ca {}", target.wrong_ca_file().display())?;
+    writeln!(
+        out,
+        "client-cert {}",
+        target.ca.client_cert_file().display()
+    )?;
+    writeln!(out, "client-key {}", target.ca.client_key_file().display())?;
     out.flush()?;
     drop(out);
 

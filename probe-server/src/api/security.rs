@@ -9,6 +9,7 @@
 //! script at all.
 
 use super::error::ApiError;
+use crate::store::base64;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
@@ -53,23 +54,6 @@ fn inline_scripts(html: &str) -> impl Iterator<Item = &str> {
         }
         after.split_once("</script>").map(|(body, _)| body)
     })
-}
-
-/// Standard base64 with padding (RFC 4648 section 4), as CSP hashes are written: the
-/// store's URL-safe encoding with the standard alphabet's two last characters, padded.
-fn base64(bytes: &[u8]) -> String {
-    let mut out: String = crate::store::base64url(bytes)
-        .chars()
-        .map(|c| match c {
-            '-' => '+',
-            '_' => '/',
-            c => c,
-        })
-        .collect();
-    while !out.len().is_multiple_of(4) {
-        out.push('=');
-    }
-    out
 }
 
 /// Where the web UI's page comes from, for its policy.

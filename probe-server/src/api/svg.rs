@@ -19,6 +19,7 @@ pub fn colour(phase: Phase) -> &'static str {
     match phase {
         Phase::Dns => "#7c3aed",
         Phase::Connect => "#d97706",
+        Phase::Proxy => "#0891b2",
         Phase::Tls => "#db2777",
         Phase::Quic => "#0d9488",
         Phase::Send => "#64748b",

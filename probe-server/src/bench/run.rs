@@ -36,6 +36,7 @@ impl Endpoint {
             host: &self.host,
             https: self.https,
             addrs: &self.addrs,
+            tunnel: None,
         }
     }
 }

@@ -25,7 +25,7 @@ pub enum Exit {
     RequestFailed = 6,
     /// 7: an attempt failed in the TLS or QUIC handshake.
     HandshakeFailed = 7,
-    /// 8: an attempt failed to connect.
+    /// 8: an attempt failed to connect (or to open its proxy tunnel).
     ConnectFailed = 8,
     /// 9: an attempt failed in the name lookup.
     DnsFailed = 9,
@@ -42,7 +42,7 @@ Exit codes (stable; when several apply, the highest wins):
   5  an attempt answered 5xx
   6  an attempt failed sending the request or reading the response
   7  an attempt failed in the TLS or QUIC handshake
-  8  an attempt failed to connect
+  8  an attempt failed to connect (or to open its proxy tunnel)
   9  an attempt failed in the name lookup (DNS)";
 
 impl Exit {
@@ -70,7 +70,7 @@ impl Exit {
     fn failed_in(phase: Phase) -> Exit {
         match phase {
             Phase::Dns => Exit::DnsFailed,
-            Phase::Connect => Exit::ConnectFailed,
+            Phase::Connect | Phase::Proxy => Exit::ConnectFailed,
             Phase::Tls | Phase::Quic => Exit::HandshakeFailed,
             Phase::Send | Phase::Wait | Phase::Receive => Exit::RequestFailed,
         }

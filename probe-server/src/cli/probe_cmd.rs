@@ -3,7 +3,9 @@
 use super::exit::Exit;
 use crate::probe::Engine;
 use crate::probe::guard::ConnectPolicy;
+use crate::probe::keylog::KeyLogPath;
 use crate::probe::plan::{Limits, Plan};
+use crate::probe::proxy::{Proxy, ProxySettings};
 use crate::probe::tls::TrustSettings;
 use clap::{Args, ValueEnum};
 use h123_shared::slo::{self, Gate, SloReport};
@@ -76,6 +78,36 @@ pub struct ProbeArgs {
     /// Trust only the CA certificates in this PEM file.
     #[arg(long, value_name = "FILE")]
     pub cacert: Option<PathBuf>,
+    /// Tunnel HTTP/1.1 and HTTP/2 through a proxy, like curl -x:
+    /// http://[user:pass@]host:port (CONNECT), socks5:// (names resolved
+    /// here) or socks5h:// (names resolved by the proxy). HTTP/3 is skipped.
+    #[arg(
+        short = 'x',
+        long = "proxy",
+        value_name = "URL",
+        conflicts_with = "proxy_env"
+    )]
+    pub proxy: Option<String>,
+    /// Take the proxy from the environment as curl does: https_proxy /
+    /// HTTPS_PROXY, http_proxy, all_proxy / ALL_PROXY, and no_proxy / NO_PROXY.
+    #[arg(long)]
+    pub proxy_env: bool,
+    /// Client certificate (PEM) for servers that ask for one (mutual TLS),
+    /// over TCP and QUIC; the private key may be in the same file.
+    #[arg(long, value_name = "FILE")]
+    pub cert: Option<PathBuf>,
+    /// Private key (PEM) of the client certificate, when not in --cert.
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub key: Option<PathBuf>,
+    /// Append the TLS secrets of every connection to FILE (NSS key log
+    /// format, for Wireshark); SSLKEYLOGFILE does the same.
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "SSLKEYLOGFILE",
+        hide_env_values = true
+    )]
+    pub keylog: Option<PathBuf>,
     /// Pin an address like curl: host:port:addr (repeatable).
     #[arg(long, value_name = "HOST:PORT:ADDR")]
     pub resolve: Vec<String>,
@@ -243,18 +275,35 @@ pub async fn probe(args: &ProbeArgs) -> Result<ProbeResult, String> {
 
 async fn run_plan(args: &ProbeArgs, options: ProbeOptions) -> Result<ProbeResult, String> {
     let plan = Plan::new(options, &Limits::default()).map_err(|e| e.to_string())?;
-    let trust = match &args.cacert {
+    let result = engine(args)?.run(&plan).await;
+    Ok(h123_shared::analysis::analyzed(result))
+}
+
+/// The engine with this user's client side: trust, client certificate, key
+/// log and proxy, all read before any attempt starts.
+fn engine(args: &ProbeArgs) -> Result<Engine, String> {
+    let mut trust = match &args.cacert {
         Some(path) => TrustSettings::from_ca_file(path)?,
         None => TrustSettings::system(),
     };
-    let mut engine = Engine::new(trust, ConnectPolicy::allow_all());
+    if let Some(cert) = &args.cert {
+        trust = trust.with_client_cert(cert, args.key.as_deref())?;
+    }
+    if let Some(path) = &args.keylog {
+        trust = trust.with_key_log(KeyLogPath::open(path)?);
+    }
+    let proxy = match (&args.proxy, args.proxy_env) {
+        (Some(url), _) => ProxySettings::always(Proxy::parse(url)?),
+        (None, true) => ProxySettings::from_env(|name| std::env::var(name).ok())?,
+        (None, false) => ProxySettings::default(),
+    };
+    let mut engine = Engine::new(trust, ConnectPolicy::allow_all()).with_proxy(proxy);
     if let Some(dir) = &args.qlog {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create the qlog directory {}: {e}", dir.display()))?;
         engine = engine.with_qlog(dir.clone());
     }
-    let result = engine.run(&plan).await;
-    Ok(h123_shared::analysis::analyzed(result))
+    Ok(engine)
 }
 
 /// One probe per arm, one after another, and the comparison in the chosen output.

@@ -25,6 +25,7 @@ fn glyph(phase: Phase, color: bool) -> (char, &'static str) {
     let ansi = match phase {
         Phase::Dns => "36",
         Phase::Connect => "33",
+        Phase::Proxy => "96",
         Phase::Tls => "35",
         Phase::Quic => "95",
         Phase::Send => "32",

@@ -4,10 +4,12 @@
 use super::failure::failure;
 use super::guard::ConnectPolicy;
 use super::http::{Exchange, RequestSpec};
+use super::proxy::tunnel::{self, Destination};
+use super::proxy::{Proxy, ProxySettings};
 use super::tls::{self, ResumableConfigs, TrustSettings};
 use super::trace::AttemptTrace;
 use super::{tcp, wire::TimedIo, wire::WireTap};
-use h123_shared::{Failure, FailureKind, Phase, QuicInfo, TlsInfo};
+use h123_shared::{Failure, FailureKind, Phase, ProxyInfo, QuicInfo, TlsInfo};
 use rustls::ClientConfig;
 use rustls_pki_types::CertificateDer;
 use std::future::Future;
@@ -23,8 +25,19 @@ pub struct Target<'a> {
     pub host: &'a str,
     /// Whether TLS is used.
     pub https: bool,
-    /// Addresses to try, in order.
+    /// Addresses to try, in order (the proxy's, through a tunnel).
     pub addrs: &'a [SocketAddr],
+    /// The proxy tunnel to open once connected, if any.
+    pub tunnel: Option<Tunnel<'a>>,
+}
+
+/// A proxy tunnel a TCP connection goes through.
+#[derive(Clone, Copy, Debug)]
+pub struct Tunnel<'a> {
+    /// The proxy (already resolved into [`Target::addrs`]).
+    pub proxy: &'a Proxy,
+    /// Where the tunnel leads.
+    pub to: Destination<'a>,
 }
 
 /// Settings every connection of a probe shares.
@@ -44,6 +57,8 @@ pub struct ConnectSettings {
     /// Where each QUIC connection writes its qlog (the CLI's `--qlog`; the
     /// server never sets it).
     pub qlog_dir: Option<std::path::PathBuf>,
+    /// Proxies to tunnel through (the CLI's `-x` or `--proxy-env`; never the server's).
+    pub proxy: Option<Arc<ProxySettings>>,
 }
 
 impl ConnectSettings {
@@ -71,6 +86,8 @@ pub struct Opened<C> {
     pub tls: Option<TlsInfo>,
     /// The peer's certificate chain, not summarised yet.
     pub chain: Vec<CertificateDer<'static>>,
+    /// The proxy tunnel's facts, through a proxy.
+    pub proxy: Option<ProxyInfo>,
 }
 
 /// One HTTP protocol over one connection. Each of h1, h2 and h3 implements
@@ -131,11 +148,18 @@ pub async fn open_tcp_tls(
     tap: Arc<WireTap>,
     trace: &mut AttemptTrace,
 ) -> Result<(TimedIo<Box<dyn Io>>, Opened<()>), Failure> {
-    let stream = tcp::connect(target.addrs, &settings.policy, settings.phase_limit, trace).await?;
+    let mut stream =
+        tcp::connect(target.addrs, &settings.policy, settings.phase_limit, trace).await?;
     let local = stream.local_addr().ok();
     let remote = stream
         .peer_addr()
         .map_err(|e| failure(Phase::Connect, FailureKind::Io, e.to_string()))?;
+    let proxy = match &target.tunnel {
+        Some(t) => {
+            Some(tunnel::open(&mut stream, t.proxy, t.to, settings.phase_limit, trace).await?)
+        }
+        None => None,
+    };
     let (io, tls, chain): (Box<dyn Io>, _, _) = if target.https {
         let (stream, info, chain) = tls::handshake(
             stream,
@@ -156,6 +180,7 @@ pub async fn open_tcp_tls(
         remote,
         tls,
         chain,
+        proxy,
     };
     Ok((TimedIo::new(io, tap), opened))
 }

@@ -38,6 +38,9 @@ pub fn timed_out(phase: Phase, limit: Duration) -> Failure {
 /// Classifies an I/O error raised during `phase`.
 pub fn from_io(phase: Phase, err: &io::Error) -> Failure {
     use io::ErrorKind as K;
+    if let Some(refused) = tls_error(err).and_then(client_cert_refused) {
+        return refused;
+    }
     let kind = match err.kind() {
         K::ConnectionRefused => FailureKind::Refused,
         K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof => {
@@ -53,6 +56,35 @@ pub fn from_io(phase: Phase, err: &io::Error) -> Failure {
     failure(phase, kind, err.to_string())
 }
 
+/// The server's refusal of the client certificate, or of its absence. A TLS
+/// 1.3 client finishes its handshake before the server has checked its
+/// certificate, so the alert arrives with the first response read; it is the
+/// handshake's failure all the same, and reported in the tls phase.
+fn client_cert_refused(err: &rustls::Error) -> Option<Failure> {
+    use rustls::AlertDescription as A;
+    let rustls::Error::AlertReceived(alert) = err else {
+        return None;
+    };
+    let message = match alert {
+        A::CertificateRequired => {
+            "the server requires a client certificate (TLS alert certificate_required): give one with --cert and --key"
+        }
+        A::BadCertificate
+        | A::UnknownCA
+        | A::CertificateUnknown
+        | A::UnsupportedCertificate
+        | A::CertificateExpired
+        | A::CertificateRevoked
+        | A::AccessDenied => "the server refused the client certificate",
+        _ => return None,
+    };
+    Some(failure(
+        Phase::Tls,
+        FailureKind::Tls,
+        format!("{message} ({alert:?} alert)"),
+    ))
+}
+
 fn tls_error(err: &io::Error) -> Option<&rustls::Error> {
     err.get_ref()?.downcast_ref::<rustls::Error>()
 }
@@ -62,6 +94,9 @@ pub fn from_hyper(phase: Phase, err: &hyper::Error) -> Failure {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
     while let Some(e) = source {
         if let Some(io) = e.downcast_ref::<io::Error>() {
+            if let Some(refused) = tls_error(io).and_then(client_cert_refused) {
+                return refused;
+            }
             return failure(phase, from_io(phase, io).kind, describe(err));
         }
         source = e.source();
@@ -121,6 +156,15 @@ mod tests {
         let f = from_io(Phase::Tls, &err);
         assert_eq!(f.kind, FailureKind::Certificate);
         assert!(f.message.contains("UnknownIssuer"), "{}", f.message);
+    }
+
+    #[test]
+    fn a_missing_client_certificate_fails_the_tls_phase() {
+        let alert = rustls::Error::AlertReceived(rustls::AlertDescription::CertificateRequired);
+        let err = io::Error::new(io::ErrorKind::InvalidData, alert);
+        let f = from_io(Phase::Wait, &err);
+        assert_eq!((f.phase, f.kind), (Phase::Tls, FailureKind::Tls));
+        assert!(f.message.contains("--cert"), "{}", f.message);
     }
 
     #[test]

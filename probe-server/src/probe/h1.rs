@@ -61,6 +61,7 @@ impl H1 {
             remote: opened.remote,
             tls: opened.tls,
             chain: opened.chain,
+            proxy: opened.proxy,
         })
     }
 }

@@ -73,6 +73,7 @@ impl Connection for H2 {
             remote: opened.remote,
             tls: opened.tls,
             chain: opened.chain,
+            proxy: opened.proxy,
         })
     }
 

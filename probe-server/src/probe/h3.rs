@@ -77,6 +77,16 @@ impl Connection for H3 {
                 "HTTP/3 needs an https URL (QUIC always uses TLS)",
             ));
         }
+        if let Some(tunnel) = &target.tunnel {
+            return Err(failure(
+                Phase::Quic,
+                FailureKind::Unsupported,
+                format!(
+                    "HTTP/3 runs over UDP and cannot go through the proxy {}",
+                    tunnel.proxy.address()
+                ),
+            ));
+        }
         let mut last_failure = None;
         for &addr in target.addrs {
             if let Err(reason) = settings.policy.check(addr) {
@@ -246,6 +256,7 @@ async fn handshake(
         remote: addr,
         tls: None,
         chain: Vec::new(),
+        proxy: None,
         conn: H3 {
             sender,
             quic,
@@ -285,6 +296,27 @@ fn tls_facts(quic: &quinn::Connection, verified: bool, resumed: bool) -> TlsInfo
     }
 }
 
+/// The server's refusal of the client certificate (or its absence), which
+/// QUIC carries as a CRYPTO_ERROR with the TLS alert's number and which can
+/// arrive after the client's side of the handshake is done.
+fn client_cert_refused(message: &str) -> Option<Failure> {
+    let why = if message.contains("error 116") {
+        "the server requires a client certificate (TLS alert 116 certificate_required): give one with --cert and --key"
+    } else if ["error 42:", "error 43:", "error 48:", "error 49:"]
+        .iter()
+        .any(|code| message.contains(code))
+    {
+        "the server refused the client certificate"
+    } else {
+        return None;
+    };
+    Some(failure(
+        Phase::Quic,
+        FailureKind::Tls,
+        format!("{why} ({message})"),
+    ))
+}
+
 fn connection_failure(err: &quinn::ConnectionError) -> Failure {
     use quinn::ConnectionError as E;
     let kind = match err {
@@ -295,6 +327,9 @@ fn connection_failure(err: &quinn::ConnectionError) -> Failure {
         _ => FailureKind::Io,
     };
     let message = describe(err);
+    if let Some(refused) = client_cert_refused(&message) {
+        return refused;
+    }
     let kind = if message.contains("certificate") || message.contains("UnknownIssuer") {
         FailureKind::Certificate
     } else {
@@ -305,6 +340,9 @@ fn connection_failure(err: &quinn::ConnectionError) -> Failure {
 
 fn stream_failure(phase: Phase, err: &h3::error::StreamError) -> Failure {
     let message = describe(err);
+    if let Some(refused) = client_cert_refused(&message) {
+        return refused;
+    }
     let lower = message.to_ascii_lowercase();
     let kind = if lower.contains("reset") || lower.contains("cancel") || lower.contains("closed") {
         FailureKind::Reset

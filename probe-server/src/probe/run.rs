@@ -3,16 +3,18 @@
 
 use super::budget::{MAX_RECORD_BYTES, RecordBudget};
 use super::cert::summarize_chain;
-use super::connection::{ConnectSettings, Connection, Target};
+use super::connection::{ConnectSettings, Connection, Target, Tunnel};
 use super::dns::NameResolver;
 use super::failure::{failure, timed_out};
 use super::http::{Exchange, RequestSpec};
 use super::plan::Plan;
+use super::proxy::Proxy;
+use super::proxy::tunnel::Destination;
 use super::trace::{self, AttemptId, AttemptTrace, Progress};
 use h123_shared::api::ProbeEvent;
 use h123_shared::{
     Attempt, ConnectionInfo, ConnectionMode, DnsInfo, Failure, FailureKind, Micros, Phase,
-    Protocol, ProtocolRun, QuicInfo, TlsInfo, TtfbSource,
+    Protocol, ProtocolRun, ProxyInfo, QuicInfo, TlsInfo, TtfbSource,
 };
 use rustls_pki_types::CertificateDer;
 use std::net::SocketAddr;
@@ -32,6 +34,7 @@ struct Pooled<C> {
     tls: Option<TlsInfo>,
     /// The peer's certificates, until summarised into `tls` (untimed).
     chain: Vec<CertificateDer<'static>>,
+    proxy: Option<ProxyInfo>,
 }
 
 /// How an attempt gets its connection: a pooled one, or a new one from its
@@ -346,6 +349,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             request_index: pooled.requests,
             local_addr: pooled.local.map(|a| a.to_string()),
             remote_addr: pooled.remote.to_string(),
+            proxy: pooled.proxy.clone(),
         });
         let pooled = kept.insert(pooled);
         pooled.conn.exchange(spec, trace, &mut found.exchange).await
@@ -397,21 +401,48 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 url.port_or_known_default().ok_or_else(no_host)?,
             ),
         };
-        let host = match &host {
-            Host::Domain(name) => Host::Domain(name.as_str()),
-            Host::Ipv4(ip) => Host::Ipv4(*ip),
-            Host::Ipv6(ip) => Host::Ipv6(*ip),
-        };
-        let (dns, addrs) = self
-            .resolver
-            .resolve(&host, port, self.plan.phase_limit, trace)
-            .await?;
-        found.dns = dns;
+        let host = borrowed(&host);
         let host_text = url.host_str().unwrap_or_default();
+        let host_text = host_text.trim_start_matches('[').trim_end_matches(']');
+        let proxies = self.settings.proxy.clone();
+        let proxy = proxies
+            .as_deref()
+            .and_then(|p| p.for_url(url))
+            .filter(|_| redirected.is_none());
+        let (addrs, tunnel) = match proxy {
+            None => {
+                let (dns, addrs) = self
+                    .resolver
+                    .resolve(&host, port, self.plan.phase_limit, trace)
+                    .await?;
+                found.dns = dns;
+                (addrs, None)
+            }
+            Some(proxy) => {
+                let to = self
+                    .destination(proxy, &host, host_text, port, trace, found)
+                    .await?;
+                let proxy_host = endpoint_host(&proxy.host).ok_or_else(no_host)?;
+                let (dns, addrs) = self
+                    .resolver
+                    .resolve(
+                        &borrowed(&proxy_host),
+                        proxy.port,
+                        self.plan.phase_limit,
+                        trace,
+                    )
+                    .await?;
+                if found.dns.is_none() {
+                    found.dns = dns;
+                }
+                (addrs, Some(Tunnel { proxy, to }))
+            }
+        };
         let target = Target {
-            host: host_text.trim_start_matches('[').trim_end_matches(']'),
+            host: host_text,
             https: url.scheme() == "https",
             addrs: &addrs,
+            tunnel,
         };
         let opened = match C::open(&target, &self.settings, setup, trace).await {
             Ok(opened) => opened,
@@ -432,7 +463,41 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             remote: opened.remote,
             tls: opened.tls,
             chain: opened.chain,
+            proxy: opened.proxy,
         })
+    }
+
+    /// Where a proxy tunnel leads: the URL's name, which the proxy resolves
+    /// (HTTP `CONNECT`, `socks5h`), or for plain `socks5` the first address
+    /// looked up here (that lookup is the attempt's DNS phase and facts).
+    async fn destination<'h>(
+        &self,
+        proxy: &Proxy,
+        host: &Host<&str>,
+        name: &'h str,
+        port: u16,
+        trace: &mut AttemptTrace,
+        found: &mut Findings,
+    ) -> Result<Destination<'h>, Failure> {
+        if !proxy.resolves_locally() {
+            return Ok(Destination::Name(name, port));
+        }
+        let (dns, addrs) = self
+            .resolver
+            .resolve(host, port, self.plan.phase_limit, trace)
+            .await?;
+        found.dns = dns;
+        let addr = addrs
+            .into_iter()
+            .find(|a| self.settings.policy.check(*a).is_ok())
+            .ok_or_else(|| {
+                failure(
+                    Phase::Dns,
+                    FailureKind::Blocked,
+                    format!("refusing to tunnel to {name}: no allowed address"),
+                )
+            })?;
+        Ok(Destination::Addr(addr))
     }
 }
 
@@ -452,6 +517,15 @@ fn headers_for(plan: &Plan, url: &Url) -> Vec<(http::HeaderName, http::HeaderVal
         .filter(|(name, _)| same_origin || !SENSITIVE_HEADERS.contains(&name.as_str()))
         .cloned()
         .collect()
+}
+
+/// `host` borrowed, as the resolver takes it.
+fn borrowed(host: &Host) -> Host<&str> {
+    match host {
+        Host::Domain(name) => Host::Domain(name.as_str()),
+        Host::Ipv4(ip) => Host::Ipv4(*ip),
+        Host::Ipv6(ip) => Host::Ipv6(*ip),
+    }
 }
 
 /// An endpoint's host (`Alt-Svc`, HTTPS record) as given: a bare IPv6

@@ -2,15 +2,17 @@
 //! ALPN) and the timed handshake that yields the connection's TLS facts.
 
 use super::failure::{failure, from_io, timed_out};
+use super::keylog::KeyLogPath;
 use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Phase, TlsInfo};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::{ClientSessionMemoryCache, ClientSessionStore, Resumption};
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::sign::CertifiedKey;
 use rustls::{ClientConfig, DigitallySignedStruct, HandshakeKind, RootCertStore, SignatureScheme};
 use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,10 +25,27 @@ pub fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-/// How server certificates are checked.
+/// How server certificates are checked, and what the client shows and
+/// logs of its own side (CLI only: a client certificate, a key log).
 #[derive(Clone, Debug)]
 pub struct TrustSettings {
     roots: Arc<RootCertStore>,
+    identity: Option<Arc<ClientIdentity>>,
+    key_log: Option<Arc<KeyLogPath>>,
+}
+
+/// A client certificate chain and its private key (never printed).
+struct ClientIdentity {
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+}
+
+impl std::fmt::Debug for ClientIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientIdentity")
+            .field("certificates", &self.chain.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl TrustSettings {
@@ -37,6 +56,8 @@ impl TrustSettings {
         roots.add_parsable_certificates(loaded.certs);
         TrustSettings {
             roots: Arc::new(roots),
+            identity: None,
+            key_log: None,
         }
     }
 
@@ -59,7 +80,54 @@ impl TrustSettings {
         }
         Ok(TrustSettings {
             roots: Arc::new(roots),
+            identity: None,
+            key_log: None,
         })
+    }
+
+    /// The same trust, presenting the client certificate chain in the PEM
+    /// file `cert` with the private key in `key` (or in `cert` itself when
+    /// `key` is `None`), over TCP and QUIC alike (like curl's `--cert`/`--key`).
+    ///
+    /// # Errors
+    /// One readable line when a file cannot be read, holds no certificate or
+    /// no key, or the key does not belong to the certificate.
+    pub fn with_client_cert(mut self, cert: &Path, key: Option<&Path>) -> Result<Self, String> {
+        let chain = CertificateDer::pem_file_iter(cert)
+            .map_err(|e| format!("cannot read client certificate {}: {e}", cert.display()))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("bad PEM in client certificate {}: {e}", cert.display()))?;
+        if chain.is_empty() {
+            return Err(format!("no certificate in {}", cert.display()));
+        }
+        let key_path = key.unwrap_or(cert);
+        let key = PrivateKeyDer::from_pem_file(key_path).map_err(|e| match e {
+            rustls_pki_types::pem::Error::NoItemsFound => format!(
+                "no private key in {}{}",
+                key_path.display(),
+                if key.is_none() {
+                    " (give it with --key)"
+                } else {
+                    ""
+                }
+            ),
+            e => format!("cannot read private key {}: {e}", key_path.display()),
+        })?;
+        CertifiedKey::from_der(chain.clone(), key.clone_key(), &provider()).map_err(|e| {
+            format!(
+                "the key in {} does not fit the certificate in {}: {e}",
+                key_path.display(),
+                cert.display()
+            )
+        })?;
+        self.identity = Some(Arc::new(ClientIdentity { chain, key }));
+        Ok(self)
+    }
+
+    /// The same trust, appending every connection's TLS secrets to `log`.
+    pub fn with_key_log(mut self, log: KeyLogPath) -> Self {
+        self.key_log = Some(Arc::new(log));
+        self
     }
 
     /// A client configuration offering `alpn`; `insecure` skips chain and
@@ -75,18 +143,24 @@ impl TrustSettings {
         let builder = ClientConfig::builder_with_provider(provider())
             .with_safe_default_protocol_versions()
             .expect("ring supports the default protocol versions");
-        let mut config = if insecure {
+        let builder = if insecure {
             builder
                 .dangerous()
                 .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate {
                     algorithms: provider().signature_verification_algorithms,
                 }))
-                .with_no_client_auth()
         } else {
-            builder
-                .with_root_certificates(self.roots.clone())
-                .with_no_client_auth()
+            builder.with_root_certificates(self.roots.clone())
         };
+        let mut config = match &self.identity {
+            Some(id) => builder
+                .with_client_auth_cert(id.chain.clone(), id.key.clone_key())
+                .expect("the key was checked against the certificate when loaded"),
+            None => builder.with_no_client_auth(),
+        };
+        if let Some(log) = &self.key_log {
+            config.key_log = log.clone();
+        }
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         config.resumption = match sessions {
             Some(store) => Resumption::store(store),

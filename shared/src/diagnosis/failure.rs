@@ -172,6 +172,7 @@ fn explain(kind: FailureKind, phase: Phase, protocol: Protocol, url: &str) -> (S
             match phase {
                 Phase::Dns => format!("The resolver did not answer: try `dig +stats {host}` and another resolver with `dig +stats {host} @1.1.1.1`."),
                 Phase::Connect => format!("No answer to the TCP handshake usually means a firewall drops the packets: try `nc -vz -w 5 {host_space_port}` and `ping -c 5 {host}`."),
+                Phase::Proxy => "The proxy took the connection but did not open the tunnel in time: check the proxy's logs, and time the same request with `curl -x PROXY -w '%{time_connect} %{time_appconnect}\\n' -o /dev/null URL`.".to_string(),
                 Phase::Tls => format!("The TLS handshake stalled: run {openssl} and check for middleboxes that drop large handshake packets."),
                 Phase::Quic => format!("QUIC runs over UDP, which is often blocked: try `curl --http3-only -v {url}` and check that UDP to {host_port} is open."),
                 Phase::Send | Phase::Wait | Phase::Receive => format!("The server took the request but did not finish in time: try `curl -v -m 120 -o /dev/null {url}` and look at the server's logs for this request."),
@@ -212,6 +213,10 @@ fn explain(kind: FailureKind, phase: Phase, protocol: Protocol, url: &str) -> (S
         FailureKind::Unsupported => (
             format!("{} not available for this target", protocol.http_version()),
             format!("This build or target does not support {}; compare with `curl -v {flag} {url}`.", protocol.http_version()),
+        ),
+        FailureKind::ProxyRefused => (
+            "The proxy refused the tunnel".into(),
+            "The proxy answered but did not open a tunnel to the target: check the proxy's address, its credentials (`-x scheme://user:pass@host:port`), and whether its rules allow this host and port.".into(),
         ),
         FailureKind::Io => (
             "Network error".into(),

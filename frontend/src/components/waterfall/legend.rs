@@ -7,6 +7,7 @@ use leptos::prelude::*;
 const PATTERNS: &str = r#"<defs>
 <pattern id="pat-dns" width="6" height="6" patternUnits="userSpaceOnUse"><circle cx="3" cy="3" r="1.3"/></pattern>
 <pattern id="pat-connect" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M-1,7 L7,-1"/></pattern>
+<pattern id="pat-proxy" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M0,3 H6 M3,0 V6"/></pattern>
 <pattern id="pat-tls" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M-1,-1 L7,7"/></pattern>
 <pattern id="pat-quic" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M-1,7 L7,-1 M-1,-1 L7,7"/></pattern>
 <pattern id="pat-send" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M0,3 H6"/></pattern>
