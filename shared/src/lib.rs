@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod api;
 pub mod arms;
 pub mod bench;
+pub mod base64;
 pub mod bench_chart;
 pub mod chain;
 pub mod schema;
