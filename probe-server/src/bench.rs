@@ -120,6 +120,7 @@ impl Bencher {
                 insecure: plan.options().insecure,
                 phase_limit: plan.timeout,
                 sessions: None,
+                early_data: true,
             },
         })
     }

@@ -60,6 +60,7 @@ impl Engine {
             insecure: plan.options.insecure,
             phase_limit: plan.phase_limit,
             sessions: None,
+            early_data: true,
         };
         // HTTP/3 runs last, so the h1/h2 responses can advertise it (Alt-Svc);
         // the result keeps the order asked for.

@@ -236,7 +236,9 @@ fn hop_request<'a>(
         .iter()
         .filter(|a| a.attempt == attempt.attempt && a.hop < attempt.hop)
         .filter_map(|a| a.response.as_ref())
-        .fold(asked, |method, response| method.after_redirect(response.status));
+        .fold(asked, |method, response| {
+            method.after_redirect(response.status)
+        });
     let body = result.options.body.as_ref().filter(|_| method == asked);
     (method, body)
 }

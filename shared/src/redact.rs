@@ -206,7 +206,10 @@ mod tests {
         };
         redact_options(&mut options);
         let json = serde_json::to_string(&options).unwrap();
-        assert!(!json.contains("hunter2") && !json.contains("aHVudGVyMg"), "{json}");
+        assert!(
+            !json.contains("hunter2") && !json.contains("aHVudGVyMg"),
+            "{json}"
+        );
         let body = options.body.unwrap();
         assert_eq!((body.size, body.sha256.as_deref()), (Some(16), Some("ab")));
         assert!(body.content_type.is_some());

@@ -41,6 +41,9 @@ pub struct ConnectSettings {
     /// Configurations whose sessions are resumed (resumed mode); `None`
     /// makes every handshake a full one.
     pub sessions: Option<Arc<ResumableConfigs>>,
+    /// Whether a resumed QUIC handshake may carry the request as 0-RTT early
+    /// data: never for a method that is not idempotent (POST, PATCH).
+    pub early_data: bool,
 }
 
 impl ConnectSettings {
