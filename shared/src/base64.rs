@@ -60,7 +60,7 @@ pub fn decode(text: &str) -> Result<Vec<u8>, String> {
             acc &= (1 << bits) - 1;
         }
     }
-    if padding > 2 || count % 4 == 1 || (padding > 0 && count % 4 != 0) {
+    if padding > 2 || count % 4 == 1 || (padding > 0 && !count.is_multiple_of(4)) {
         return Err("base64 has a bad length or padding".to_owned());
     }
     Ok(out)
