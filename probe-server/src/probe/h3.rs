@@ -108,7 +108,7 @@ impl Connection for H3 {
         // A server may answer before reading the whole request and stop our sending side
         // with H3_NO_ERROR (RFC 9114, section 4.1): a failed finish only counts if no
         // response follows.
-        let finished = tokio::time::timeout(limit, send_body(&mut stream, &spec.body))
+        let finished = tokio::time::timeout(limit, send_body(&mut stream, &spec.body, &self.sends))
             .await
             .map_err(|_| timed_out(Phase::Send, limit))?;
         trace.record(TraceEvent::RequestWritten);
@@ -185,13 +185,16 @@ impl Connection for H3 {
 
 /// Sends the request body (if any) as DATA frames and finishes the stream:
 /// `send_data` returns once quinn's stream buffer took the bytes, within the
-/// server's flow-control window, so a server that reads late holds it.
+/// server's flow-control window, so a server that reads late holds it; then
+/// `sends` is armed again, so `send` ends with the datagram after the body.
 async fn send_body(
     stream: &mut h3::client::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>,
     body: &Bytes,
+    sends: &SendTap,
 ) -> Result<(), h3::error::StreamError> {
     if !body.is_empty() {
         stream.send_data(body.clone()).await?;
+        sends.arm();
     }
     stream.finish().await
 }
