@@ -32,14 +32,23 @@ use std::path::Path;
 /// Largest request body accepted, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+/// Largest `POST /api/v1/probes` body, in bytes: room for the options plus
+/// a request body at the server's cap, base64-encoded (4 characters per 3 bytes).
+pub fn probe_body_limit(max_request_body: u64) -> usize {
+    let encoded = usize::try_from(max_request_body.div_ceil(3) * 4).unwrap_or(usize::MAX);
+    MAX_BODY_BYTES.saturating_add(encoded)
+}
+
 /// The whole application: API, metrics, health and the web UI from `web_root`.
 pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
     // The UI's policy allows the inline scripts of the index.html served, by hash.
     let ui = std::sync::Arc::new(security::UiPolicy::new(web_root));
+    let probe_json = probe_body_limit(state.config.limits.max_request_body);
     let api = Router::new()
         .route(
             "/api/v1/probes",
-            methods(get(probes::probes_list).post(probes::probes_create)),
+            methods(get(probes::probes_list).post(probes::probes_create))
+                .layer(DefaultBodyLimit::max(probe_json)),
         )
         .route("/api/v1/probes/{id}", methods(get(probes::probes_get)))
         .route(

@@ -122,6 +122,7 @@ impl Bencher {
                 sessions: None,
                 qlog_dir: None,
                 proxy: None,
+                early_data: true,
             },
         })
     }

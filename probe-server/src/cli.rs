@@ -5,6 +5,7 @@ pub mod bench_text;
 pub mod exit;
 pub mod junit;
 pub mod probe_cmd;
+pub mod request_body;
 pub mod serve_cmd;
 pub mod slo_text;
 pub mod text;

@@ -89,6 +89,7 @@ impl Engine {
             sessions: None,
             qlog_dir: self.qlog_dir.clone(),
             proxy: self.proxy.clone(),
+            early_data: true,
         };
         // HTTP/3 runs last, so the h1/h2 responses can advertise it (Alt-Svc);
         // the result keeps the order asked for.

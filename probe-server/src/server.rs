@@ -22,6 +22,7 @@ use crate::store::SharedStore;
 use bench_slot::BenchSlot;
 use client::ClientKey;
 use fair::FairSlots;
+use h123_shared::Method;
 use limit::{RateConfig, RateLimiter};
 use metrics::{Gauges, Metrics};
 use registry::Registry;
@@ -118,8 +119,17 @@ pub fn server_limits() -> Limits {
         max_url_len: 2048,
         max_headers: 20,
         max_header_bytes: 4096,
+        max_request_body: SERVER_MAX_REQUEST_BODY,
+        allowed_methods: SERVER_METHODS.to_vec(),
     }
 }
+
+/// Largest request body a server sends by default, in bytes (1 MiB; `--max-request-body`).
+pub const SERVER_MAX_REQUEST_BODY: u64 = 1024 * 1024;
+
+/// Methods a server's probes may use by default (`--allow-methods`): none
+/// that changes anything, so a public server does not POST at strangers.
+pub const SERVER_METHODS: &[Method] = &[Method::Get, Method::Head, Method::Options];
 
 /// The per-bench bounds a server starts with: much tighter than the CLI's,
 /// since a bench holds the server's one bench slot while it runs.

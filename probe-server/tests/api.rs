@@ -304,7 +304,11 @@ async fn bad_requests_get_json_errors_with_stable_codes() {
         (
             post_json(
                 "/api/v1/probes",
-                &format!("{{\"url\":\"{}\"}}", "a".repeat(70_000)),
+                // Over the options' 64 KiB plus a request body at the 1 MiB cap in base64.
+                &format!(
+                    "{{\"url\":\"{}\"}}",
+                    "a".repeat(h123::api::probe_body_limit(1024 * 1024) + 1)
+                ),
             ),
             StatusCode::PAYLOAD_TOO_LARGE,
             "payload_too_large",
@@ -574,4 +578,70 @@ async fn a_real_socket_serves_probes_and_events() {
     assert_eq!(attempts.len(), 2, "{attempts:#?}");
     let failure = attempts[1].failure.as_ref().expect("the hop fails");
     assert_eq!(failure.kind, FailureKind::Blocked, "{failure:?}");
+}
+
+#[tokio::test]
+async fn methods_outside_the_list_and_bodies_over_the_cap_are_refused() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let info = call(&state(config(&target), &dir), get("/api/v1/config"), CLIENT)
+        .await
+        .json();
+    assert_eq!(
+        info["allowed_methods"],
+        serde_json::json!(["GET", "HEAD", "OPTIONS"])
+    );
+    assert_eq!(info["max_request_body"], 1024 * 1024);
+    let url = target.https_url("/upload");
+    let refused = call(
+        &state(config(&target), &dir),
+        post_json(
+            "/api/v1/probes",
+            &serde_json::json!({"url": url, "method": "POST", "body": {"text": "a=1"}}).to_string(),
+        ),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(refused.code(), "method_not_allowed");
+    assert!(
+        refused.text().contains("GET, HEAD, OPTIONS"),
+        "{}",
+        refused.text()
+    );
+
+    let mut open = config(&target);
+    open.limits.allowed_methods.push(h123_shared::Method::Post);
+    open.limits.max_request_body = 1000;
+    let state = state(open, &dir);
+    let post = |body: serde_json::Value| {
+        post_json(
+            "/api/v1/probes",
+            &serde_json::json!({"url": url, "protocols": ["h1"], "repeat": 1, "method": "POST", "body": body})
+                .to_string(),
+        )
+    };
+    let big = call(
+        &state,
+        post(serde_json::json!({"text": "x".repeat(1001)})),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(big.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", big.text());
+    assert_eq!(big.code(), "body_too_large");
+    let both = call(
+        &state,
+        post(serde_json::json!({"text": "a", "base64": "YQ=="})),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(both.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(both.code(), "invalid_request_body");
+    let fits = call(
+        &state,
+        post(serde_json::json!({"text": "x".repeat(1000)})),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(fits.status, StatusCode::ACCEPTED, "{}", fits.text());
 }

@@ -111,7 +111,7 @@ async fn har_output_passes_a_har_1_2_validator() {
 type Figures = [f64; 5];
 
 /// curl's own figures for `url` over `protocol` (HTTP/2 without TLS is prior knowledge).
-fn curl_figures(url: &str, ca: &Path, protocol: Protocol) -> Figures {
+fn curl_figures(url: &str, ca: &Path, protocol: Protocol, extra: &[&str]) -> Figures {
     let version = match (protocol, url.starts_with("https")) {
         (Protocol::H2, true) => "--http2",
         (Protocol::H2, false) => "--http2-prior-knowledge",
@@ -122,6 +122,7 @@ fn curl_figures(url: &str, ca: &Path, protocol: Protocol) -> Figures {
     let output = Command::new("curl")
         .args(["-s", "-o", "/dev/null", version, "--cacert"])
         .arg(ca)
+        .args(extra)
         .args(["-w", format, url])
         .output()
         .expect("curl is installed (scripts/test installs it)");
@@ -134,9 +135,11 @@ fn curl_figures(url: &str, ca: &Path, protocol: Protocol) -> Figures {
 }
 
 /// h123's figures for the same request, through `-o json` and the curl mapping.
-fn h123_figures(url: &str, ca: &Path, protocol: Protocol) -> Figures {
+fn h123_figures(url: &str, ca: &Path, protocol: Protocol, extra: &[&str]) -> Figures {
     let ca = ca.to_str().unwrap();
-    let result = probe_json(&[url, "--cacert", ca, "--proto", protocol.as_str(), "-n", "1"]);
+    let mut args = vec![url, "--cacert", ca, "--proto", protocol.as_str(), "-n", "1"];
+    args.extend_from_slice(extra);
+    let result = probe_json(&args);
     let attempt = &result.runs[0].attempts[0];
     assert!(attempt.failure.is_none(), "{:?}", attempt.failure);
     let c = CurlTimings::from_attempt(attempt);
@@ -150,13 +153,19 @@ fn h123_figures(url: &str, ca: &Path, protocol: Protocol) -> Figures {
 }
 
 /// Medians (ms) of each figure over 20 alternating runs of curl and h123.
-fn medians(url: &str, ca: &Path, protocol: Protocol) -> (Figures, Figures) {
+fn medians(url: &str, ca: &Path, protocol: Protocol, extra: &[&str]) -> (Figures, Figures) {
     let (mut ours, mut theirs) = (vec![Vec::new(); 5], vec![Vec::new(); 5]);
     for _ in 0..20 {
-        for (i, v) in curl_figures(url, ca, protocol).into_iter().enumerate() {
+        for (i, v) in curl_figures(url, ca, protocol, extra)
+            .into_iter()
+            .enumerate()
+        {
             theirs[i].push(v * 1000.0);
         }
-        for (i, v) in h123_figures(url, ca, protocol).into_iter().enumerate() {
+        for (i, v) in h123_figures(url, ca, protocol, extra)
+            .into_iter()
+            .enumerate()
+        {
             ours[i].push(v * 1000.0);
         }
     }
@@ -193,11 +202,11 @@ async fn curl_figures_agree_with_curl_within_a_millisecond() {
     tokio::task::spawn_blocking(move || {
         let names = ["namelookup", "connect", "appconnect", "starttransfer", "total"];
         for protocol in [Protocol::H1, Protocol::H2] {
-            let (ours, curls) = medians(&plain, &ca, protocol);
+            let (ours, curls) = medians(&plain, &ca, protocol, &[]);
             for (i, name) in names.iter().enumerate() {
                 assert_close(&format!("{protocol} http time_{name}"), ours[i], curls[i]);
             }
-            let (ours, curls) = medians(&tls, &ca, protocol);
+            let (ours, curls) = medians(&tls, &ca, protocol, &[]);
             println!(
                 "{protocol} https TLS handshake (appconnect - connect): h123/rustls {:.3} ms, curl/OpenSSL {:.3} ms",
                 ours[2] - ours[1],
@@ -319,6 +328,78 @@ async fn a_closed_stdout_ends_the_output_without_a_panic() {
     }
 }
 
+/// The same for a POST of 100 kB (`--data-binary @file`, curl without
+/// `Expect: 100-continue`), over plain HTTP where every figure compares as is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_figures_agree_with_curl_within_a_millisecond() {
+    let _alone = TIMING.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let url = target.http_url("/upload");
+    let ca = target.ca_file().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("body.bin");
+    std::fs::write(&file, vec![b'x'; 100_000]).unwrap();
+    let data = format!("@{}", file.display());
+    tokio::task::spawn_blocking(move || {
+        let names = [
+            "namelookup",
+            "connect",
+            "appconnect",
+            "starttransfer",
+            "total",
+        ];
+        for protocol in [Protocol::H1, Protocol::H2] {
+            let curl = ["-H", "Expect:", "--data-binary", data.as_str()];
+            let h123 = ["--data-binary", data.as_str()];
+            let (mut ours, mut curls) = ([0.0; 5], [0.0; 5]);
+            let (o, _) = medians(&url, &ca, protocol, &h123);
+            let (_, c) = medians(&url, &ca, protocol, &curl);
+            ours.copy_from_slice(&o);
+            curls.copy_from_slice(&c);
+            for (i, name) in names.iter().enumerate() {
+                assert_close(&format!("{protocol} POST time_{name}"), ours[i], curls[i]);
+            }
+        }
+    })
+    .await
+    .unwrap();
+}
+
+#[test]
+fn multipart_forms_arrive_byte_for_byte() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let target = runtime
+        .block_on(TestTarget::start(TargetConfig::default()))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("up.bin");
+    std::fs::write(&file, [0u8, 1, 2, 255]).unwrap();
+    let url = target.http_url("/upload");
+    let form = format!("f=@{}", file.display());
+    let result = probe_json(&[&url, "--proto", "h1", "-n", "1", "-F", "a=1", "-F", &form]);
+    let attempt = &result.runs[0].attempts[0];
+    let response = attempt.response.as_ref().expect("a response");
+    let body = result.options.body.as_ref().expect("a body");
+    let content_type = body.content_type.as_deref().unwrap();
+    let boundary = content_type
+        .strip_prefix("multipart/form-data; boundary=")
+        .expect("multipart");
+    let mut expected = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"f\"; filename=\"up.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+    )
+    .into_bytes();
+    expected.extend_from_slice(&[0, 1, 2, 255]);
+    expected.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    use sha2::Digest as _;
+    let hash: String = sha2::Sha256::digest(&expected)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(response.header("x-upload-sha256"), Some(hash.as_str()));
+    assert_eq!(body.sha256.as_deref(), Some(hash.as_str()));
+    assert_eq!(result.options.method, h123_shared::Method::Post);
+}
+
 #[test]
 fn bad_input_exits_2_with_one_readable_line() {
     for (args, needle) in [
@@ -331,6 +412,18 @@ fn bad_input_exits_2_with_one_readable_line() {
         (
             vec!["probe", "https://e.test/", "-H", "broken"],
             "must look like",
+        ),
+        (
+            vec!["probe", "https://e.test/", "-d", "a=1", "-F", "b=2"],
+            "only one of",
+        ),
+        (
+            vec!["probe", "https://e.test/", "-X", "HEAD", "-d", "a=1"],
+            "sends no body",
+        ),
+        (
+            vec!["probe", "https://e.test/", "-u", "alice"],
+            "user:password",
         ),
         (
             vec!["probe", "https://e.test/", "-H", "Host: other.test"],

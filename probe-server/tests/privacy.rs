@@ -218,3 +218,73 @@ async fn unlisted_probes_are_listed_for_their_owner_only_and_open_by_permalink()
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(bad.code(), "invalid_body");
 }
+
+const BODY_SECRET: &str = "BODY-SECRET-5e6f";
+
+#[tokio::test]
+async fn a_posted_body_is_sent_but_only_its_size_and_hash_are_kept() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&target);
+    config
+        .limits
+        .allowed_methods
+        .push(h123_shared::Method::Post);
+    let state = state(config, &dir);
+    let text = format!("password={BODY_SECRET}");
+    let base64 = h123_shared::base64::encode(text.as_bytes());
+    let body = serde_json::json!({
+        "url": target.https_url("/upload"),
+        "protocols": ["h1", "h2"],
+        "repeat": 1,
+        "method": "POST",
+        "body": {"base64": base64, "content_type": "application/x-www-form-urlencoded"},
+    })
+    .to_string();
+    let created = create(&state, &body, None).await;
+    let path = format!("/api/v1/probes/{}", created.id);
+    let clean = |what: &str, bytes: &[u8]| {
+        let seen = String::from_utf8_lossy(bytes);
+        assert!(
+            !seen.contains(BODY_SECRET) && !seen.contains(&base64),
+            "{what} holds the body"
+        );
+    };
+    let events = call(&state, get(&format!("{path}/events")), CLIENT).await;
+    clean("the live event stream", &events.body);
+    let parsed = parse_sse(&events.text());
+    let done: ProbeRecord =
+        serde_json::from_value(parsed.last().expect("done").data.clone()).unwrap();
+    assert_eq!(done.status, ProbeStatus::Done);
+    let kept = done.options.body.as_ref().expect("the body's traces");
+    assert_eq!(kept.size, Some(text.len() as u64));
+    assert!(kept.sha256.as_ref().is_some_and(|h| h.len() == 64));
+    assert!(kept.text.is_none() && kept.base64.is_none());
+    for run in &done.result.runs {
+        let attempt = &run.attempts[0];
+        let response = attempt.response.as_ref().expect("a response");
+        assert_eq!(
+            response.header("x-upload-bytes"),
+            Some(text.len().to_string().as_str()),
+            "{}: the body was sent whole",
+            run.protocol
+        );
+        assert_eq!(response.header("x-upload-sha256"), kept.sha256.as_deref());
+    }
+    for suffix in ["", "/har", "/curl", "/waterfall.svg", "/events"] {
+        let answer = call(&state, get(&format!("{path}{suffix}")), OTHER).await;
+        assert_eq!(answer.status, StatusCode::OK, "{suffix}");
+        clean(&format!("GET {path}{suffix}"), &answer.body);
+    }
+    let curl = call(&state, get(&format!("{path}/curl")), OTHER).await;
+    assert!(curl.text().contains("--data-binary @-"), "{}", curl.text());
+    let list = call(&state, get("/api/v1/probes"), CLIENT).await;
+    clean("the list", &list.body);
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let entry = entry.unwrap();
+        clean(
+            &entry.path().display().to_string(),
+            &std::fs::read(entry.path()).unwrap(),
+        );
+    }
+}

@@ -214,6 +214,12 @@ pub struct ServerInfo {
     /// Bounds on a bench's options; present when benches are enabled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bench_limits: Option<BenchBounds>,
+    /// Methods a probe may use here (`h123 serve --allow-methods`).
+    #[serde(default)]
+    pub allowed_methods: Vec<crate::schema::Method>,
+    /// Largest request body a probe may send here, in bytes (`--max-request-body`).
+    #[serde(default)]
+    pub max_request_body: u64,
 }
 
 /// The largest values a bench may ask for on this server.

@@ -126,7 +126,11 @@ pub fn chain_heading(chain: &Chain) -> String {
 /// protocol either; HTTP/2 over `http://` uses prior knowledge. In warm mode
 /// the URL is repeated `repeat` times, which makes curl reuse the connection as
 /// h123 does; in cold mode it appears once (run the command `repeat` times).
-/// Every argument that needs it is single-quoted for POSIX shells.
+/// Every argument that needs it is single-quoted for POSIX shells. A request
+/// body is never kept, so the command says `--data-binary @-`: pipe the same
+/// bytes into it (their `sha256` is in the options). A POST with a body
+/// gets no `-X`, so that curl -L turns it into a GET after a 301, 302 or 303 as
+/// h123 does (`-X POST` would make curl keep POST).
 pub fn curl_command(options: &ProbeOptions, protocol: Protocol) -> String {
     let cleartext = uri::parse(&options.url).is_some_and(|u| u.scheme == "http");
     let mut args: Vec<String> = vec!["curl".into(), "-s".into()];
@@ -139,8 +143,18 @@ pub fn curl_command(options: &ProbeOptions, protocol: Protocol) -> String {
         }
         .into(),
     );
-    if options.method == Method::Head {
-        args.push("-I".into());
+    match options.method {
+        Method::Head => args.push("-I".into()),
+        Method::Get => {}
+        Method::Post if options.body.is_some() => {}
+        other => args.extend(["-X".into(), other.as_str().into()]),
+    }
+    if let Some(body) = &options.body {
+        // The body's bytes are never kept: the command reads them from standard input.
+        if let Some(content_type) = &body.content_type {
+            args.extend(["-H".into(), format!("content-type: {content_type}")]);
+        }
+        args.extend(["--data-binary".into(), "@-".into()]);
     }
     if options.insecure {
         args.push("-k".into());
@@ -442,6 +456,30 @@ mod tests {
             cmd.ends_with(" -o /dev/null http://example.com:8080/"),
             "{cmd}"
         );
+    }
+
+    #[test]
+    fn a_body_is_read_from_stdin_never_written_out() {
+        let mut options = ProbeOptions {
+            url: "https://example.com/up".into(),
+            method: Method::Put,
+            body: Some(crate::schema::RequestBody {
+                content_type: Some("application/json".into()),
+                size: Some(9),
+                ..Default::default()
+            }),
+            ..ProbeOptions::default()
+        };
+        let cmd = curl_command(&options, Protocol::H1);
+        assert!(
+            cmd.contains(" -X PUT -H 'content-type: application/json' --data-binary @- "),
+            "{cmd}"
+        );
+        options.method = Method::Post;
+        let cmd = curl_command(&options, Protocol::H1);
+        assert!(!cmd.contains(" -X "), "{cmd}");
+        options.body = None;
+        assert!(curl_command(&options, Protocol::H1).contains(" -X POST "));
     }
 
     #[test]

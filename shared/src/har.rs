@@ -20,7 +20,9 @@
 //! went wrong. Custom fields start with `_`: `_protocol`, `_attempt`, `_hop`,
 //! `_reused`, `_failure`, `_tls`, `_quic`, `_h3_discovery` (on HTTP/3 entries).
 
-use crate::schema::{Attempt, Micros, ProbeResult, Protocol, ProtocolRun, Span};
+use crate::schema::{
+    Attempt, Method, Micros, ProbeResult, Protocol, ProtocolRun, RequestBody, Span,
+};
 use crate::uri;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -173,19 +175,20 @@ pub fn entry(result: &ProbeResult, run: &ProtocolRun, attempt: &Attempt) -> Valu
         // Chrome's own HAR files name a failure in `response._error`.
         response_json["_error"] = json!(failure.message);
     }
+    let (method, body) = hop_request(result, run, attempt);
     let mut entry = json!({
         "pageref": protocol.as_str(),
         "startedDateTime": iso8601(attempt.started_at_unix_ms),
         "time": timings.time(),
         "request": {
-            "method": result.options.method.as_str(),
+            "method": method.as_str(),
             "url": attempt.url,
             "httpVersion": protocol.http_version(),
             "cookies": [],
             "headers": header_list(&result.options.headers),
             "queryString": query_string(&attempt.url),
             "headersSize": -1,
-            "bodySize": 0,
+            "bodySize": body.and_then(|b| b.size).unwrap_or(0),
         },
         "response": response_json,
         "cache": {},
@@ -195,6 +198,16 @@ pub fn entry(result: &ProbeResult, run: &ProtocolRun, attempt: &Attempt) -> Valu
         "_hop": attempt.hop,
         "_reused": attempt.connection.as_ref().is_some_and(|c| c.reused),
     });
+    if let Some(body) = body {
+        // The body's bytes are never kept (they may hold secrets): only its type and size.
+        entry["request"]["postData"] = json!({
+            "mimeType": body.content_type.as_deref().unwrap_or(""),
+            "text": "",
+            "_redacted": true,
+            "_size": body.size,
+            "_sha256": body.sha256,
+        });
+    }
     if let Some(connection) = &attempt.connection {
         entry["serverIPAddress"] = json!(uri::ip_of(&connection.remote_addr));
         entry["connection"] = json!(format!("{}-{}", protocol.as_str(), connection.id));
@@ -217,6 +230,26 @@ pub fn entry(result: &ProbeResult, run: &ProtocolRun, attempt: &Attempt) -> Valu
         entry["_h3_discovery"] = json!(discovery);
     }
     entry
+}
+
+/// The method of an attempt's hop (changed by the redirects before it, as
+/// [`Method::after_redirect`] says) and the body it carried, if any.
+fn hop_request<'a>(
+    result: &'a ProbeResult,
+    run: &ProtocolRun,
+    attempt: &Attempt,
+) -> (Method, Option<&'a RequestBody>) {
+    let asked = result.options.method;
+    let method = run
+        .attempts
+        .iter()
+        .filter(|a| a.attempt == attempt.attempt && a.hop < attempt.hop)
+        .filter_map(|a| a.response.as_ref())
+        .fold(asked, |method, response| {
+            method.after_redirect(response.status)
+        });
+    let body = result.options.body.as_ref().filter(|_| method == asked);
+    (method, body)
 }
 
 /// Milliseconds since the Unix epoch as ISO 8601 UTC with milliseconds,

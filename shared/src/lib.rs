@@ -8,6 +8,7 @@ pub mod alt_svc;
 pub mod analysis;
 pub mod api;
 pub mod arms;
+pub mod base64;
 pub mod bench;
 pub mod bench_chart;
 pub mod chain;

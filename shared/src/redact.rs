@@ -78,10 +78,15 @@ fn redact_headers(headers: &mut [Header], secret: fn(&str) -> bool) {
     }
 }
 
-/// Redacts the options' URL userinfo and secret request headers.
+/// Redacts the options' URL userinfo and secret request headers, and drops
+/// a request body's bytes (its size, hash and content type stay).
 pub fn redact_options(options: &mut ProbeOptions) {
     options.url = redact_url(&options.url);
     redact_headers(&mut options.headers, is_secret_request_header);
+    if let Some(body) = &mut options.body {
+        body.text = None;
+        body.base64 = None;
+    }
 }
 
 /// Redacts an attempt's URL, its `set-cookie` answers and URLs quoted in its failure.
@@ -185,6 +190,29 @@ mod tests {
         assert_eq!(values, [REDACTED, REDACTED, REDACTED, "text/html"]);
         assert_eq!(options.headers[0].name, "Authorization");
         assert_eq!(options.url, "https://u:[redacted]@example.com/");
+    }
+
+    #[test]
+    fn bodies_keep_their_size_hash_and_type_only() {
+        let mut options = ProbeOptions {
+            body: Some(crate::schema::RequestBody {
+                text: Some("password=hunter2".into()),
+                base64: Some("aHVudGVyMg==".into()),
+                content_type: Some("application/x-www-form-urlencoded".into()),
+                size: Some(16),
+                sha256: Some("ab".into()),
+            }),
+            ..ProbeOptions::default()
+        };
+        redact_options(&mut options);
+        let json = serde_json::to_string(&options).unwrap();
+        assert!(
+            !json.contains("hunter2") && !json.contains("aHVudGVyMg"),
+            "{json}"
+        );
+        let body = options.body.unwrap();
+        assert_eq!((body.size, body.sha256.as_deref()), (Some(16), Some("ab")));
+        assert!(body.content_type.is_some());
     }
 
     #[test]

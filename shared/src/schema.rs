@@ -94,7 +94,8 @@ impl std::fmt::Display for Protocol {
     }
 }
 
-/// The request method; the probe only sends safe methods.
+/// The request method. A server runs only the methods its operator allows
+/// (`--allow-methods`); bodies go with POST, PUT, PATCH, DELETE and OPTIONS.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
@@ -104,14 +105,63 @@ pub enum Method {
     Get,
     /// HEAD: no body.
     Head,
+    /// POST, usually with a body.
+    Post,
+    /// PUT, usually with a body.
+    Put,
+    /// PATCH, usually with a body.
+    Patch,
+    /// DELETE.
+    Delete,
+    /// OPTIONS.
+    Options,
 }
 
 impl Method {
+    /// Every method, in the order help texts list them.
+    pub const ALL: [Method; 7] = [
+        Method::Get,
+        Method::Head,
+        Method::Post,
+        Method::Put,
+        Method::Patch,
+        Method::Delete,
+        Method::Options,
+    ];
+
     /// The method token as sent on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
             Method::Head => "HEAD",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Patch => "PATCH",
+            Method::Delete => "DELETE",
+            Method::Options => "OPTIONS",
+        }
+    }
+
+    /// Whether repeating the request is harmless (RFC 9110, section 9.2.2):
+    /// only these may leave as 0-RTT early data. POST and PATCH are not.
+    pub fn is_idempotent(self) -> bool {
+        !matches!(self, Method::Post | Method::Patch)
+    }
+
+    /// Whether a request body may go with it (GET and HEAD carry none here).
+    pub fn takes_body(self) -> bool {
+        !matches!(self, Method::Get | Method::Head)
+    }
+
+    /// The method of the request that follows a redirect with `status`, as
+    /// curl -L and browsers do: 303 turns any method but HEAD into GET, 301
+    /// and 302 turn POST into GET, 307 and 308 (and the rest) keep it. The
+    /// body goes along exactly when the method is kept.
+    pub fn after_redirect(self, status: u16) -> Method {
+        match (status, self) {
+            (303, Method::Head) => Method::Head,
+            (303, _) | (301 | 302, Method::Post) => Method::Get,
+            _ => self,
         }
     }
 }
@@ -120,14 +170,46 @@ impl std::str::FromStr for Method {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_uppercase().as_str() {
-            "GET" => Ok(Method::Get),
-            "HEAD" => Ok(Method::Head),
-            other => Err(format!(
-                "unsupported method `{other}` (expected GET or HEAD)"
-            )),
-        }
+        let upper = s.trim().to_ascii_uppercase();
+        Method::ALL
+            .into_iter()
+            .find(|m| m.as_str() == upper)
+            .ok_or_else(|| {
+                format!(
+                    "unsupported method `{upper}` (expected GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS)"
+                )
+            })
     }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A request body. Asked for as exactly one of `text` or `base64` (binary),
+/// with an optional content type. A record never keeps the bytes (they may
+/// hold secrets): its options keep only `size`, `sha256` and `content_type`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default, deny_unknown_fields)]
+pub struct RequestBody {
+    /// The body as UTF-8 text. Never stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The body as standard base64 (RFC 4648, padded), for binary bodies. Never stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base64: Option<String>,
+    /// `Content-Type` sent with the body unless a request header sets one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// Size of the body in bytes, filled in by the probe (ignored when asking).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// SHA-256 of the body, lowercase hex, filled in by the probe (ignored when asking).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// How attempts 2..N get their connection.
@@ -204,6 +286,10 @@ pub struct ProbeOptions {
     pub protocols: Vec<Protocol>,
     /// Request method.
     pub method: Method,
+    /// Request body, if any (needs a method other than GET and HEAD). With a
+    /// body, `send` lasts until its last byte was handed to the transport.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<RequestBody>,
     /// Attempts per protocol (1 or more).
     pub repeat: u32,
     /// Whether later attempts reuse the first connection.
@@ -263,6 +349,7 @@ impl Default for ProbeOptions {
             url: String::new(),
             protocols: Protocol::ALL.to_vec(),
             method: Method::Get,
+            body: None,
             repeat: 3,
             mode: ConnectionMode::Warm,
             idle_gap_ms: 0,
@@ -495,7 +582,12 @@ pub struct Phases {
     /// Writing the request: on a new connection from the end of the
     /// handshake (the HTTP layer's own setup included), else from the
     /// request's start; until its last byte was taken by the kernel (TCP) or
-    /// left in a datagram (QUIC).
+    /// left in a datagram (QUIC). With a body that is its last byte: for h1
+    /// the last write of head or body the kernel's socket buffer accepted (a
+    /// body that fits the buffers counts as sent before the server reads it);
+    /// for h2 the DATA frame ending the request's stream (held back by the
+    /// server's flow-control window); for h3 the stream's last data (held back
+    /// by the stream's flow-control window).
     pub send: Option<Span>,
     /// Request sent until first response byte (TTFB; see [`Phase::meaning`]
     /// for what the first byte is per protocol).
@@ -838,4 +930,31 @@ pub struct Failure {
     pub kind: FailureKind,
     /// A readable reason.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirects_change_methods_as_curl_does() {
+        use Method::*;
+        for (status, from, to) in [
+            (301, Post, Get),
+            (302, Post, Get),
+            (303, Post, Get),
+            (303, Put, Get),
+            (303, Head, Head),
+            (301, Put, Put),
+            (307, Post, Post),
+            (308, Patch, Patch),
+            (302, Get, Get),
+        ] {
+            assert_eq!(from.after_redirect(status), to, "{status} {from}");
+        }
+        assert!(!Post.is_idempotent() && !Patch.is_idempotent());
+        assert!(Put.is_idempotent() && Get.is_idempotent());
+        assert_eq!("patch".parse::<Method>(), Ok(Patch));
+        assert!("TRACE".parse::<Method>().unwrap_err().contains("TRACE"));
+    }
 }

@@ -29,7 +29,11 @@ pub(crate) fn endpoint(
     // keeps every later connection resumable, as with servers that send several.
     tls.send_tls13_tickets = 8;
     let crypto = QuicServerConfig::try_from(tls).context("QUIC TLS configuration")?;
-    let config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+    let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+    // A request body larger than the stream window waits for `/upload` to read it.
+    let mut transport = quinn::TransportConfig::default();
+    transport.stream_receive_window(crate::upload::UPLOAD_WINDOW.into());
+    config.transport_config(Arc::new(transport));
     quinn::Endpoint::server(config, addr).with_context(|| format!("binding QUIC on {addr}"))
 }
 
@@ -100,7 +104,17 @@ async fn serve_request<S>(
 ) where
     S: h3::quic::BidiStream<Bytes>,
 {
-    let (parts, mut body) = route(request).await.into_parts();
+    let response = match crate::upload::read_delay(request.uri()) {
+        Some(delay) => {
+            let content_type = request.headers().get(http::header::CONTENT_TYPE).cloned();
+            match crate::upload::read_h3(&mut stream, delay).await {
+                Ok(received) => received.answer(content_type.as_ref()),
+                Err(_) => crate::upload::cut_short(),
+            }
+        }
+        None => route(request).await,
+    };
+    let (parts, mut body) = response.into_parts();
     if stream
         .send_response(http::Response::from_parts(parts, ()))
         .await

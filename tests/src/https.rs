@@ -4,7 +4,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use http::HeaderValue;
-use http::header::ALT_SVC;
+use http::header::{ALT_SVC, CONTENT_TYPE};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
@@ -65,7 +65,16 @@ where
     let service = service_fn(move |request| {
         let alt_svc = alt_svc.clone();
         async move {
-            let mut response = route(request).await;
+            let mut response = match crate::upload::read_delay(request.uri()) {
+                Some(delay) => {
+                    let content_type = request.headers().get(CONTENT_TYPE).cloned();
+                    match crate::upload::read_hyper(request.into_body(), delay).await {
+                        Ok(received) => received.answer(content_type.as_ref()),
+                        Err(_) => crate::upload::cut_short(),
+                    }
+                }
+                None => route(request).await,
+            };
             if let Some(value) = alt_svc {
                 response.headers_mut().insert(ALT_SVC, value);
             }
@@ -74,7 +83,10 @@ where
     });
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new());
-    builder.http2().timer(TokioTimer::new());
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .initial_stream_window_size(crate::upload::UPLOAD_WINDOW);
     let _ = builder.serve_connection(TokioIo::new(io), service).await;
 }
 

@@ -19,6 +19,7 @@ mod net;
 pub mod routes;
 mod silent;
 mod slow_tls;
+pub mod upload;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
@@ -124,6 +125,11 @@ pub struct TestTarget {
     pub https_addr: SocketAddr,
     /// Plaintext HTTP over TCP: HTTP/1.1, or HTTP/2 with prior knowledge (h2c).
     pub http_addr: SocketAddr,
+    /// HTTPS (h1/h2, no HTTP/3 advertised) over sockets with narrow kernel buffers
+    /// ([`net::narrow_listener`]): a request body larger than them waits for the
+    /// server to read it, so `/upload?read_delay_ms=N` holds an HTTP/1.1 sender too
+    /// (on loopback, default buffers swallow megabytes).
+    pub narrow_addr: SocketAddr,
     /// Slow-TLS front: relays to `https_addr`, holding the server's first handshake flight
     /// for [`TargetConfig::slow_tls_delay`].
     pub slow_tls_addr: SocketAddr,
@@ -149,6 +155,8 @@ impl TestTarget {
 
         let https = bind_tcp(ip, config.https_port, "HTTPS").await?;
         let http = bind_tcp(ip, config.http_port, "plaintext HTTP").await?;
+        let narrow = net::narrow_listener(SocketAddr::new(ip, 0))
+            .context("binding the narrow HTTPS listener")?;
         let slow = bind_tcp(ip, config.slow_tls_port, "slow-TLS front").await?;
         let silent = bind_tcp(ip, config.silent_port, "silent").await?;
         let dns = UdpSocket::bind(SocketAddr::new(ip, config.dns_port))
@@ -160,6 +168,7 @@ impl TestTarget {
 
         let https_addr = https.local_addr()?;
         let http_addr = http.local_addr()?;
+        let narrow_addr = narrow.local_addr()?;
         let slow_tls_addr = slow.local_addr()?;
         let silent_addr = silent.local_addr()?;
         let dns_addr = dns.local_addr()?;
@@ -193,6 +202,7 @@ impl TestTarget {
             http::HeaderValue::from_str(&format!("h3=\"{authority}\"; ma=86400"))
                 .unwrap_or_else(|_| http::HeaderValue::from_static("clear"))
         });
+        tasks.spawn(https::serve_tls(narrow, acceptor.clone(), None));
         tasks.spawn(https::serve_tls(https, acceptor, alt_svc));
         tasks.spawn(https::serve_plain(http));
         tasks.spawn(slow_tls::serve(slow, https_addr, config.slow_tls_delay));
@@ -202,6 +212,7 @@ impl TestTarget {
         Ok(TestTarget {
             https_addr,
             http_addr,
+            narrow_addr,
             slow_tls_addr,
             dns_addr,
             silent_addr,
@@ -231,6 +242,11 @@ impl TestTarget {
     /// `http://<http_addr><path>`.
     pub fn http_url(&self, path: &str) -> String {
         format!("http://{}{path}", self.http_addr)
+    }
+
+    /// `https://<narrow_addr><path>`.
+    pub fn narrow_url(&self, path: &str) -> String {
+        format!("https://{}{path}", self.narrow_addr)
     }
 
     /// `https://<slow_tls_addr><path>`.

@@ -126,6 +126,7 @@ async fn main() -> anyhow::Result<()> {
 
     let mut out = std::io::stdout().lock();
     writeln!(out, "https {}", target.https_addr)?;
+    writeln!(out, "narrow {}", target.narrow_addr)?;
     writeln!(out, "http {}", target.http_addr)?;
     writeln!(out, "slow-tls {}", target.slow_tls_addr)?;
     writeln!(out, "dns {}", target.dns_addr)?;

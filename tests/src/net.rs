@@ -26,6 +26,28 @@ pub(crate) async fn accept<T: 'static>(
     }
 }
 
+/// Receive buffer of [`narrow_listener`]'s sockets, in bytes.
+pub const NARROW_RECV_BUFFER: usize = 64 * 1024;
+
+/// Segment size [`narrow_listener`] announces, in bytes (Ethernet's, instead of loopback's 64 KiB).
+pub const NARROW_MSS: u32 = 1460;
+
+/// A TCP listener on `addr` whose connections have narrow kernel buffers: a
+/// [`NARROW_RECV_BUFFER`] receive buffer, and [`NARROW_MSS`]-byte segments, which
+/// also keeps the client's send buffer (sized by Linux from the segment size)
+/// near a megabyte instead of four.
+pub(crate) fn narrow_listener(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    socket.set_reuse_address(true)?;
+    socket.set_recv_buffer_size(NARROW_RECV_BUFFER)?;
+    socket.set_tcp_mss(NARROW_MSS)?;
+    socket.bind(&addr.into())?;
+    socket.listen(1024)?;
+    socket.set_nonblocking(true)?;
+    TcpListener::from_std(socket.into())
+}
+
 /// Background tasks aborted together when this guard is dropped.
 #[derive(Default)]
 pub(crate) struct Tasks(Vec<AbortHandle>);

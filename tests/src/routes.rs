@@ -34,7 +34,7 @@ pub const SERVER_TIMING_SAMPLE: &str = "db;dur=12.5;desc=\"query\", app;dur=30";
 
 /// Answers one request. Only the method, URI and headers are looked at; the request body is ignored.
 ///
-/// Routes (GET and HEAD; other methods get 405):
+/// Routes (GET and HEAD unless said otherwise; other methods get 405):
 /// - `/`: a small text body.
 /// - `/delay/{ms}`: waits `ms` before answering (no sleep at all for 0) and reports the wait it
 ///   measured as `Server-Timing: delay;dur=<ms, 3 decimals>`.
@@ -44,6 +44,9 @@ pub const SERVER_TIMING_SAMPLE: &str = "db;dur=12.5;desc=\"query\", app;dur=30";
 /// - `/status/{code}`: that status (200..=599) with a small body.
 /// - `/redirect/{k}`: 302 to `/redirect/{k-1}`; `/redirect/0` is a 200.
 /// - `/redirect-to?url=<percent-encoded URL>`: 302 to that URL.
+/// - `/redirect-with/{code}`: that redirect status (301, 302, 303, 307, 308) to `/upload`,
+///   for any method.
+/// - `/upload` (any method; served by the transports, which own the body): see [`crate::upload`].
 /// - `/server-timing`: 200 with [`SERVER_TIMING_SAMPLE`] as `Server-Timing`.
 /// - `/echo-headers`: 200 with each request header `name: value` answered as
 ///   `x-echo-name: value` (how a test sees what the probe sent).
@@ -74,6 +77,9 @@ pub async fn route<B>(request: Request<B>) -> Response<TargetBody> {
 
 /// Picks the handler for a path.
 async fn dispatch(method: &Method, uri: &Uri, headers: &http::HeaderMap) -> Response<TargetBody> {
+    if let Some(code) = uri.path().strip_prefix("/redirect-with/") {
+        return redirect_with(code);
+    }
     if method != Method::GET && method != Method::HEAD {
         let mut response = text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
         response
@@ -268,6 +274,19 @@ fn redirect(location: HeaderValue) -> Response<TargetBody> {
     let mut response = text(StatusCode::FOUND, "redirecting\n");
     response.headers_mut().insert(LOCATION, location);
     response
+}
+
+/// `/redirect-with/{code}`: that redirect status (301, 302, 303, 307 or 308)
+/// to `/upload`, for any method, without reading the request body.
+fn redirect_with(code: &str) -> Response<TargetBody> {
+    match code.parse::<u16>() {
+        Ok(code @ (301..=303 | 307 | 308)) => {
+            let mut response = redirect(HeaderValue::from_static("/upload"));
+            *response.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::FOUND);
+            response
+        }
+        _ => bad_request(),
+    }
 }
 
 /// A 400 for malformed path parameters.

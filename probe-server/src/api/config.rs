@@ -6,7 +6,8 @@ use axum::Json;
 use axum::extract::State;
 use h123_shared::api::ServerInfo;
 
-/// The server's version and whether it runs benches, with their bounds.
+/// The server's version, the methods and body size its probes may use, and
+/// whether it runs benches, with their bounds.
 #[utoipa::path(
     get,
     path = "/api/v1/config",
@@ -19,5 +20,7 @@ pub async fn config_get(State(state): State<AppState>) -> Json<ServerInfo> {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         bench_enabled: bench.is_some(),
         bench_limits: bench.map(|b| b.limits),
+        allowed_methods: state.config.limits.allowed_methods.clone(),
+        max_request_body: state.config.limits.max_request_body,
     })
 }

@@ -36,7 +36,9 @@ pub enum ApiError {
     /// 400 `invalid_body`: the body could not be read.
     #[error("the body could not be read: {0}")]
     UnreadableBody(String),
-    /// 422 with the plan error's own code (`invalid_url`, `unsupported_scheme`, `out_of_range`, ...).
+    /// 422 with the plan error's own code (`invalid_url`, `unsupported_scheme`, `out_of_range`,
+    /// `method_not_allowed`, `invalid_request_body`, ...); 413 `body_too_large` for a request
+    /// body over the server's cap.
     #[error("{0}")]
     Plan(#[from] PlanError),
     /// 403 `blocked_target`: the target is not allowed, and why.
@@ -85,6 +87,7 @@ impl ApiError {
             | ApiError::UnreadableBody(_)
             | ApiError::InvalidQuery(_)
             | ApiError::InvalidOwnerToken => StatusCode::BAD_REQUEST,
+            ApiError::Plan(PlanError::BodyTooLarge { .. }) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::InvalidBody(_) | ApiError::Plan(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,

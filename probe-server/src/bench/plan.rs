@@ -4,7 +4,7 @@
 use crate::probe::http::RequestSpec;
 use crate::probe::plan::{Limits, Plan, PlanError, range};
 use h123_shared::bench::BenchOptions;
-use h123_shared::{ProbeOptions, Protocol};
+use h123_shared::{Method, ProbeOptions, Protocol};
 use std::time::Duration;
 
 /// Bounds on what one bench may ask for (the API's wire type, so a server
@@ -52,7 +52,11 @@ impl BenchPlan {
                 insecure: options.insecure,
                 ..ProbeOptions::default()
             },
-            &Limits::default(),
+            // A bench sends no bodies: GET and HEAD only.
+            &Limits {
+                allowed_methods: vec![Method::Get, Method::Head],
+                ..Limits::default()
+            },
         )?;
         options.url = probe.options.url.clone();
         options.protocols = probe.options.protocols.clone();
@@ -105,6 +109,7 @@ impl BenchPlan {
                     .unwrap_or(http::Method::GET),
                 url: probe.url,
                 headers: probe.headers,
+                body: bytes::Bytes::new(),
                 max_body: u64::MAX,
                 phase_limit: timeout,
             },
@@ -175,6 +180,8 @@ mod tests {
             plan(|o| o.url = "ftp://x/".into()).unwrap_err().code(),
             "unsupported_scheme"
         );
+        let e = plan(|o| o.method = Method::Post).unwrap_err();
+        assert_eq!(e.code(), "method_not_allowed");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `h123 probe URL`: options, running the engine, and choosing the output.
 
 use super::exit::Exit;
+use super::request_body::{self, BodyArgs};
 use crate::probe::Engine;
 use crate::probe::guard::ConnectPolicy;
 use crate::probe::keylog::KeyLogPath;
@@ -57,9 +58,13 @@ pub struct ProbeArgs {
     /// Most redirects followed per request.
     #[arg(long, default_value_t = 5)]
     pub max_redirs: u32,
-    /// Request method: GET or HEAD.
-    #[arg(short = 'X', long = "request", default_value = "GET")]
-    pub method: Method,
+    /// Request method: GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS; POST
+    /// when a body is given, else GET.
+    #[arg(short = 'X', long = "request")]
+    pub method: Option<Method>,
+    /// Request body and credentials.
+    #[command(flatten)]
+    pub body: BodyArgs,
     /// Extra request header, "Name: value" (repeatable).
     #[arg(short = 'H', long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
@@ -149,13 +154,17 @@ impl ProbeArgs {
     /// The probe options these arguments ask for.
     ///
     /// # Errors
-    /// A readable line when a header or `--resolve` entry is malformed.
+    /// A readable line when a header, `--resolve` entry or body option is
+    /// malformed. A body from standard input (`@-`) is read here, once.
     pub fn options(&self) -> Result<ProbeOptions, String> {
-        let headers = self
+        let mut headers = self
             .headers
             .iter()
             .map(|h| parse_header(h))
             .collect::<Result<Vec<_>, String>>()?;
+        let parts = self.body.parts(&headers)?;
+        let method = request_body::method(self.method, parts.body.as_ref())?;
+        headers.extend(parts.headers);
         let resolve = self
             .resolve
             .iter()
@@ -164,7 +173,8 @@ impl ProbeArgs {
         Ok(ProbeOptions {
             url: self.url.clone(),
             protocols: self.protocols.clone(),
-            method: self.method,
+            method,
+            body: parts.body,
             repeat: self.repeat,
             mode: match (self.cold, self.resumed) {
                 (true, _) => ConnectionMode::Cold,
@@ -312,8 +322,9 @@ async fn compare_arms(args: &ProbeArgs) -> Result<(String, Vec<ProbeResult>), St
         return Err("--arms writes text or json output only".to_owned());
     }
     let mut results = Vec::new();
+    let asked = args.options()?;
     for &arm in &args.arms {
-        let mut options = args.options()?;
+        let mut options = asked.clone();
         options.mode = arm;
         results.push(run_plan(args, options).await?);
     }

@@ -8,10 +8,14 @@ use crate::server::limit::RateConfig;
 use crate::server::listener::{self, ListenerConfig};
 use crate::server::retention::{self, Retention};
 use crate::server::target_guard::TargetGuard;
-use crate::server::{AppState, BenchConfig, ServerConfig, server_bench_limits, server_limits};
+use crate::server::{
+    AppState, BenchConfig, SERVER_MAX_REQUEST_BODY, ServerConfig, server_bench_limits,
+    server_limits,
+};
 use crate::store::SharedStore;
 use crate::store::sqlite::SqliteStore;
 use clap::Args;
+use h123_shared::Method;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,6 +60,13 @@ pub struct ServeArgs {
     /// Largest body a probe may read, in bytes.
     #[arg(long, default_value_t = 10 * 1024 * 1024, value_name = "BYTES")]
     pub max_body_bytes: u64,
+    /// Methods probes may use, comma-separated: a public server does not send
+    /// POST, PUT, PATCH or DELETE to strangers unless its operator says so.
+    #[arg(long, value_delimiter = ',', default_value = "GET,HEAD,OPTIONS")]
+    pub allow_methods: Vec<Method>,
+    /// Largest request body a probe may send, in bytes.
+    #[arg(long, default_value_t = SERVER_MAX_REQUEST_BODY, value_name = "BYTES")]
+    pub max_request_body: u64,
     /// Longest a whole probe may run before it is stopped and stored as cancelled, in seconds.
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub max_probe_secs: u64,
@@ -194,6 +205,8 @@ impl ServeArgs {
         limits.max_repeat = self.max_repeat.max(1);
         limits.max_timeout_ms = self.max_timeout_ms.max(1);
         limits.max_body_bytes = self.max_body_bytes.max(1);
+        limits.allowed_methods = self.allow_methods.clone();
+        limits.max_request_body = self.max_request_body;
         Ok(ServerConfig {
             limits,
             guard: TargetGuard { policy },

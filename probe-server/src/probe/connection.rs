@@ -59,6 +59,9 @@ pub struct ConnectSettings {
     pub qlog_dir: Option<std::path::PathBuf>,
     /// Proxies to tunnel through (the CLI's `-x` or `--proxy-env`; never the server's).
     pub proxy: Option<Arc<ProxySettings>>,
+    /// Whether a resumed QUIC handshake may carry the request as 0-RTT early
+    /// data: never for a method that is not idempotent (POST, PATCH).
+    pub early_data: bool,
 }
 
 impl ConnectSettings {

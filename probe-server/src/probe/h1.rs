@@ -13,7 +13,7 @@ use crate::bench::load::{Load, Reply, hyper_reply};
 use bytes::Bytes;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, Phase, TtfbSource};
-use http_body_util::Empty;
+use http_body_util::Full;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;
@@ -23,7 +23,7 @@ use tokio::sync::Mutex;
 
 /// An HTTP/1.1 connection.
 pub struct H1 {
-    sender: http1::SendRequest<Empty<Bytes>>,
+    sender: http1::SendRequest<Full<Bytes>>,
     tap: Arc<WireTap>,
     _task: TaskGuard,
 }

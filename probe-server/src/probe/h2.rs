@@ -13,7 +13,7 @@ use crate::bench::load::{Load, Reply};
 use bytes::Bytes;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Phase, TtfbSource};
-use http_body_util::Empty;
+use http_body_util::Full;
 use hyper::client::conn::http2;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::ClientConfig;
@@ -24,7 +24,7 @@ use std::time::Duration;
 
 /// An HTTP/2 connection.
 pub struct H2 {
-    sender: http2::SendRequest<Empty<Bytes>>,
+    sender: http2::SendRequest<Full<Bytes>>,
     tap: Arc<WireTap>,
     _task: TaskGuard,
 }

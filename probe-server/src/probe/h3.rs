@@ -123,7 +123,7 @@ impl Connection for H3 {
         // A server may answer before reading the whole request and stop our sending side
         // with H3_NO_ERROR (RFC 9114, section 4.1): a failed finish only counts if no
         // response follows.
-        let finished = tokio::time::timeout(limit, stream.finish())
+        let finished = tokio::time::timeout(limit, send_body(&mut stream, &spec.body, &self.sends))
             .await
             .map_err(|_| timed_out(Phase::Send, limit))?;
         trace.record(TraceEvent::RequestWritten);
@@ -198,6 +198,22 @@ impl Connection for H3 {
     }
 }
 
+/// Sends the request body (if any) as DATA frames and finishes the stream:
+/// `send_data` returns once quinn's stream buffer took the bytes, within the
+/// server's flow-control window, so a server that reads late holds it; then
+/// `sends` is armed again, so `send` ends with the datagram after the body.
+async fn send_body(
+    stream: &mut h3::client::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>,
+    body: &Bytes,
+    sends: &SendTap,
+) -> Result<(), h3::error::StreamError> {
+    if !body.is_empty() {
+        stream.send_data(body.clone()).await?;
+        sends.arm();
+    }
+    stream.finish().await
+}
+
 /// One QUIC handshake to `addr` over `setup`'s endpoint, recording
 /// `QuicStart`/`QuicDone`.
 async fn handshake(
@@ -217,7 +233,13 @@ async fn handshake(
     let limit = settings.phase_limit;
     // With a resumable session the request can leave in the first flight (0-RTT):
     // the connection is usable at once, and the handshake finishes alongside.
-    let (quic, zero_rtt_pending) = match connecting.into_0rtt() {
+    // A request that may not be replayed waits for the full handshake instead.
+    let early = if settings.early_data {
+        connecting.into_0rtt()
+    } else {
+        Err(connecting)
+    };
+    let (quic, zero_rtt_pending) = match early {
         Ok((quic, accepted)) => (quic, Some(accepted)),
         Err(connecting) => {
             let quic = tokio::time::timeout(limit, connecting)

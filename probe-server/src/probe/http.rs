@@ -8,7 +8,7 @@ use bytes::Bytes;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Header, Phase, ResponseInfo, TtfbSource};
 use http::header::{HOST, HeaderName, HeaderValue, USER_AGENT};
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use std::future::Future;
 use std::time::Duration;
@@ -34,12 +34,14 @@ const WANTED_HEADERS: &[&str] = &["location", "alt-svc", "server-timing", "conte
 /// One request as the engine sends it, validated.
 #[derive(Clone, Debug)]
 pub struct RequestSpec {
-    /// GET or HEAD.
+    /// The method.
     pub method: http::Method,
     /// Absolute URL.
     pub url: Url,
-    /// Extra headers.
+    /// Extra headers (with a body, its `Content-Type`).
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The request body; empty for none.
+    pub body: Bytes,
     /// Body bytes read at most.
     pub max_body: u64,
     /// Limit on each phase.
@@ -66,11 +68,12 @@ pub struct Exchange {
     pub reusable: bool,
 }
 
-/// Builds the hyper request for `spec`.
+/// Builds the hyper request for `spec`; hyper adds `Content-Length` for a
+/// body (h1, h2) and h3 sends the bytes as DATA frames itself.
 pub fn build_request(
     spec: &RequestSpec,
     form: UriForm,
-) -> Result<http::Request<Empty<Bytes>>, Failure> {
+) -> Result<http::Request<Full<Bytes>>, Failure> {
     let uri = match form {
         UriForm::Origin => &spec.url[url::Position::BeforePath..url::Position::AfterQuery],
         UriForm::Absolute => &spec.url[..url::Position::AfterQuery],
@@ -83,7 +86,7 @@ pub fn build_request(
         builder = builder.header(HOST, authority);
     }
     builder = builder.header(USER_AGENT, concat!("h123/", env!("CARGO_PKG_VERSION")));
-    let mut request = builder.body(Empty::new()).map_err(|e| {
+    let mut request = builder.body(Full::new(spec.body.clone())).map_err(|e| {
         failure(
             Phase::Send,
             FailureKind::Protocol,
@@ -256,6 +259,7 @@ mod tests {
                 HeaderName::from_static("x-a"),
                 HeaderValue::from_static("1"),
             )],
+            body: Bytes::new(),
             max_body: 10,
             phase_limit: Duration::from_secs(1),
         }

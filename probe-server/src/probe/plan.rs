@@ -1,9 +1,11 @@
 //! Validation: turns untrusted [`ProbeOptions`] into a [`Plan`] the engine
 //! can run, or a clear error naming what is wrong.
 
+use bytes::Bytes;
 use h123_shared::input::{FORBIDDEN_HEADER_WHY, is_forbidden_header};
-use h123_shared::{ProbeOptions, Protocol};
+use h123_shared::{Method, ProbeOptions, Protocol, RequestBody};
 use http::header::{HeaderName, HeaderValue};
+use sha2::{Digest, Sha256};
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 use url::Url;
@@ -27,7 +29,14 @@ pub struct Limits {
     pub max_headers: usize,
     /// Largest extra header (name plus value), in bytes.
     pub max_header_bytes: usize,
+    /// Largest request body, in bytes.
+    pub max_request_body: u64,
+    /// Methods a probe may use.
+    pub allowed_methods: Vec<Method>,
 }
+
+/// Largest request body the CLI sends, in bytes (100 MiB).
+pub const CLI_MAX_REQUEST_BODY: u64 = 100 * 1024 * 1024;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -40,6 +49,8 @@ impl Default for Limits {
             max_url_len: 8192,
             max_headers: 50,
             max_header_bytes: 8192,
+            max_request_body: CLI_MAX_REQUEST_BODY,
+            allowed_methods: Method::ALL.to_vec(),
         }
     }
 }
@@ -83,6 +94,25 @@ pub enum PlanError {
     /// The DNS server is not `ip:port` or `ip`.
     #[error("invalid DNS server `{0}`: expected ip or ip:port, e.g. 127.0.0.1:5353")]
     InvalidDnsServer(String),
+    /// The method is not among those this probe may use.
+    #[error("method {method} is not allowed here (allowed: {allowed})")]
+    MethodNotAllowed {
+        /// The method asked for.
+        method: Method,
+        /// The allowed methods, comma-separated.
+        allowed: String,
+    },
+    /// The request body is larger than the cap.
+    #[error("the request body is {size} bytes, over the cap of {max} bytes")]
+    BodyTooLarge {
+        /// Its size, in bytes.
+        size: u64,
+        /// The cap, in bytes.
+        max: u64,
+    },
+    /// The request body is malformed or goes with a method that takes none.
+    #[error("invalid request body: {0}")]
+    InvalidBody(String),
     /// Two options contradict each other.
     #[error("conflicting options: {0}")]
     Conflict(&'static str),
@@ -111,6 +141,9 @@ impl PlanError {
             PlanError::InvalidDnsServer(_) => "invalid_dns_server",
             PlanError::InvalidResolve { .. } => "invalid_resolve",
             PlanError::Conflict(_) => "conflicting_options",
+            PlanError::MethodNotAllowed { .. } => "method_not_allowed",
+            PlanError::BodyTooLarge { .. } => "body_too_large",
+            PlanError::InvalidBody(_) => "invalid_request_body",
         }
     }
 }
@@ -124,6 +157,8 @@ pub struct Plan {
     pub url: Url,
     /// Extra request headers, parsed.
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The request body's bytes (the options keep only its size and hash).
+    pub body: Option<Bytes>,
     /// DNS server to ask instead of the system's.
     pub dns_server: Option<SocketAddr>,
     /// Limit on one attempt.
@@ -189,6 +224,22 @@ impl Plan {
             return Err(PlanError::NoProtocols);
         }
         options.protocols = protocols;
+        if !limits.allowed_methods.contains(&options.method) {
+            return Err(PlanError::MethodNotAllowed {
+                method: options.method,
+                allowed: limits
+                    .allowed_methods
+                    .iter()
+                    .map(|m| m.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        let body = options
+            .body
+            .as_mut()
+            .map(|body| take_body(body, options.method, limits.max_request_body))
+            .transpose()?;
         range("repeat", options.repeat.into(), 1, limits.max_repeat.into())?;
         range(
             "max_redirects",
@@ -272,9 +323,63 @@ impl Plan {
             options,
             url,
             headers,
+            body,
             dns_server,
         })
     }
+}
+
+/// Decodes a body's bytes out of its options, checks them against the cap
+/// and leaves only its size and SHA-256 (and content type) behind.
+fn take_body(body: &mut RequestBody, method: Method, max: u64) -> Result<Bytes, PlanError> {
+    if !method.takes_body() {
+        return Err(PlanError::InvalidBody(format!(
+            "{method} takes no body: use POST, PUT, PATCH, DELETE or OPTIONS"
+        )));
+    }
+    let bytes = match (body.text.take(), body.base64.take()) {
+        (Some(text), None) => Bytes::from(text),
+        (None, Some(coded)) => {
+            // Base64 is 4/3 of the bytes: a text far over the cap is refused unread.
+            let estimate = (coded.len() as u64) / 4 * 3;
+            if estimate > max.saturating_add(3) {
+                return Err(PlanError::BodyTooLarge {
+                    size: estimate,
+                    max,
+                });
+            }
+            Bytes::from(h123_shared::base64::decode(&coded).map_err(PlanError::InvalidBody)?)
+        }
+        (Some(_), Some(_)) => {
+            return Err(PlanError::InvalidBody(
+                "give either text or base64, not both".to_owned(),
+            ));
+        }
+        (None, None) => {
+            return Err(PlanError::InvalidBody(
+                "give its bytes as text or base64".to_owned(),
+            ));
+        }
+    };
+    let size = bytes.len() as u64;
+    if size > max {
+        return Err(PlanError::BodyTooLarge { size, max });
+    }
+    if let Some(content_type) = &body.content_type
+        && HeaderValue::from_str(content_type.trim()).is_err()
+    {
+        return Err(PlanError::InvalidBody(
+            "its content type has invalid characters".to_owned(),
+        ));
+    }
+    body.size = Some(size);
+    body.sha256 = Some(hex(&Sha256::digest(&bytes)));
+    Ok(bytes)
+}
+
+/// Lowercase hexadecimal.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn parse_dns_server(text: &str) -> Result<SocketAddr, PlanError> {
@@ -386,6 +491,70 @@ mod tests {
         assert_eq!(
             plan(|o| o.resolve = vec![pin]).unwrap_err().code(),
             "invalid_resolve"
+        );
+    }
+
+    #[test]
+    fn bodies_are_decoded_capped_and_kept_as_size_and_hash() {
+        let body = |text: Option<&str>, base64: Option<&str>| RequestBody {
+            text: text.map(Into::into),
+            base64: base64.map(Into::into),
+            content_type: Some("text/plain".into()),
+            ..RequestBody::default()
+        };
+        let p = plan(|o| {
+            o.method = Method::Post;
+            o.body = Some(body(Some("abc"), None));
+        })
+        .unwrap();
+        assert_eq!(p.body.as_deref(), Some(&b"abc"[..]));
+        let kept = p.options.body.unwrap();
+        assert_eq!((kept.text, kept.size), (None, Some(3)));
+        assert_eq!(
+            kept.sha256.as_deref(),
+            Some("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        );
+        let p = plan(|o| {
+            o.method = Method::Put;
+            o.body = Some(body(None, Some("AAEC")));
+        })
+        .unwrap();
+        assert_eq!(p.body.as_deref(), Some(&[0u8, 1, 2][..]));
+        for (method, body, code) in [
+            (Method::Get, body(Some("a"), None), "invalid_request_body"),
+            (Method::Post, body(None, None), "invalid_request_body"),
+            (
+                Method::Post,
+                body(Some("a"), Some("YQ==")),
+                "invalid_request_body",
+            ),
+            (Method::Post, body(None, Some("!!")), "invalid_request_body"),
+        ] {
+            let e = plan(|o| {
+                o.method = method;
+                o.body = Some(body);
+            })
+            .unwrap_err();
+            assert_eq!(e.code(), code, "{e}");
+        }
+        let limits = Limits {
+            max_request_body: 2,
+            allowed_methods: vec![Method::Get, Method::Post],
+            ..Limits::default()
+        };
+        let options = |method, text: &str| ProbeOptions {
+            url: "https://example.com/".into(),
+            method,
+            body: Some(body(Some(text), None)),
+            ..ProbeOptions::default()
+        };
+        let e = Plan::new(options(Method::Post, "abc"), &limits).unwrap_err();
+        assert_eq!(e.code(), "body_too_large");
+        let e = Plan::new(options(Method::Put, "a"), &limits).unwrap_err();
+        assert_eq!(e.code(), "method_not_allowed");
+        assert_eq!(
+            e.to_string(),
+            "method PUT is not allowed here (allowed: GET, POST)"
         );
     }
 

@@ -4,9 +4,12 @@
 //! A QUIC stream accepts a request into its buffer; the request leaves only
 //! when the connection's driver next sends a datagram. Over TCP, `send` ends
 //! when the kernel took the last byte; for the same meaning over QUIC, the
-//! exchange arms the [`SendTap`] once the stream is finished, and the first
-//! datagram sent after that (the one carrying the request's last frame) ends
-//! `send`.
+//! exchange arms the [`SendTap`] before it writes the request's last part
+//! (the headers of a request without a body, else the body's last write),
+//! and the first datagram sent after that ends `send`. On the CLI's
+//! current-thread runtime nothing is sent between arming and that write;
+//! on the server's, a datagram the driver sends meanwhile can only end
+//! `send` earlier, by at most that write's own time.
 
 use super::trace;
 use quinn::udp::{RecvMeta, Transmit};

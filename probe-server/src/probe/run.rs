@@ -13,7 +13,7 @@ use super::proxy::tunnel::Destination;
 use super::trace::{self, AttemptId, AttemptTrace, Progress};
 use h123_shared::api::ProbeEvent;
 use h123_shared::{
-    Attempt, ConnectionInfo, ConnectionMode, DnsInfo, Failure, FailureKind, Micros, Phase,
+    Attempt, ConnectionInfo, ConnectionMode, DnsInfo, Failure, FailureKind, Method, Micros, Phase,
     Protocol, ProtocolRun, ProxyInfo, QuicInfo, TlsInfo, TtfbSource,
 };
 use rustls_pki_types::CertificateDer;
@@ -98,6 +98,9 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         if plan.options.mode == ConnectionMode::Resumed {
             settings.sessions = Some(Arc::default());
         }
+        // A request that is not idempotent never leaves as 0-RTT early data,
+        // which an attacker could replay (RFC 8470, RFC 9114 section 4.1).
+        settings.early_data &= plan.options.method.is_idempotent();
         ProtocolRunner {
             protocol,
             plan,
@@ -146,9 +149,12 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             // while a hop's own clock does (the tool's work between hops is
             // not the chain's).
             let mut chain_elapsed = Micros(0);
+            let mut method = options.method;
             for hop in 0..=hops {
                 let chain_start_us = (hop > 0).then_some(chain_elapsed);
-                let (attempt, next) = self.attempt(number, hop, &url, chain_start_us).await;
+                let (attempt, next) = self
+                    .attempt(number, hop, &url, method, chain_start_us)
+                    .await;
                 chain_elapsed = Micros(chain_elapsed.0 + attempt.phases.total.duration().0);
                 if self.budget.is_some_and(|b| !b.take(&attempt)) {
                     cut_short = Some(format!(
@@ -173,7 +179,10 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                     break 'attempts;
                 }
                 match next {
-                    Some(next) if hop < hops => url = next,
+                    Some((next, status)) if hop < hops => {
+                        url = next;
+                        method = method.after_redirect(status);
+                    }
                     _ => break,
                 }
             }
@@ -188,8 +197,8 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         }
     }
 
-    /// One entry, a hop starting `chain_start_us` into its chain; also
-    /// returns where a followed redirect leads.
+    /// One entry, a hop starting `chain_start_us` into its chain, sent with
+    /// `method`; also returns where a followed redirect leads, and its status.
     ///
     /// The clock starts after the tool's own preparation (a pooled
     /// connection checked, a new one's TLS and QUIC configuration made, the
@@ -201,8 +210,9 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         number: u32,
         hop: u32,
         url: &Url,
+        method: Method,
         chain_start_us: Option<Micros>,
-    ) -> (Attempt, Option<Url>) {
+    ) -> (Attempt, Option<(Url, u16)>) {
         let id = AttemptId {
             protocol: self.protocol,
             attempt: number,
@@ -214,7 +224,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             Some(pooled) => Ok(Way::Pooled(Box::new(pooled))),
             None => C::prepare(&self.settings).map(Way::New),
         };
-        let spec = self.request_spec(url);
+        let spec = self.request_spec(url, method);
         let mut trace = AttemptTrace::observed(self.progress.clone(), Some(id));
         let mut found = Findings::default();
         let mut kept = None;
@@ -256,9 +266,8 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             .response
             .as_ref()
             .filter(|r| (300..400).contains(&r.status))
-            .and_then(|r| r.header("location"))
-            .and_then(|location| url.join(location).ok())
-            .filter(|next| matches!(next.scheme(), "http" | "https"));
+            .and_then(|r| Some((url.join(r.header("location")?).ok()?, r.status)))
+            .filter(|(next, _)| matches!(next.scheme(), "http" | "https"));
         let attempt = Attempt {
             attempt: number,
             hop,
@@ -291,15 +300,24 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             .then_some(candidate)
     }
 
-    /// The request to send to `url`.
-    fn request_spec(&self, url: &Url) -> RequestSpec {
+    /// The request to send to `url` with `method` (the body only while the method is the one asked for).
+    fn request_spec(&self, url: &Url, method: Method) -> RequestSpec {
+        // A redirect that changed the method (POST to GET after a 303) drops the body.
+        let body = self
+            .plan
+            .body
+            .clone()
+            .filter(|_| method == self.plan.options.method);
+        let mut headers = headers_for(self.plan, url);
+        if body.is_some() {
+            headers.extend(content_type(self.plan, &headers));
+        }
         RequestSpec {
-            method: match self.plan.options.method {
-                h123_shared::Method::Get => http::Method::GET,
-                h123_shared::Method::Head => http::Method::HEAD,
-            },
+            method: http::Method::from_bytes(method.as_str().as_bytes())
+                .unwrap_or(http::Method::GET),
             url: url.clone(),
-            headers: headers_for(self.plan, url),
+            headers,
+            body: body.unwrap_or_default(),
             max_body: self.plan.options.max_body_bytes,
             phase_limit: self.plan.phase_limit,
         }
@@ -526,6 +544,22 @@ fn borrowed(host: &Host) -> Host<&str> {
         Host::Ipv4(ip) => Host::Ipv4(*ip),
         Host::Ipv6(ip) => Host::Ipv6(*ip),
     }
+}
+
+/// The body's `Content-Type` from its options, unless `headers` set one.
+fn content_type(
+    plan: &Plan,
+    headers: &[(http::HeaderName, http::HeaderValue)],
+) -> Option<(http::HeaderName, http::HeaderValue)> {
+    if headers
+        .iter()
+        .any(|(name, _)| name == http::header::CONTENT_TYPE)
+    {
+        return None;
+    }
+    let given = plan.options.body.as_ref()?.content_type.as_deref()?;
+    let value = http::HeaderValue::from_str(given.trim()).ok()?;
+    Some((http::header::CONTENT_TYPE, value))
 }
 
 /// An endpoint's host (`Alt-Svc`, HTTPS record) as given: a bare IPv6
