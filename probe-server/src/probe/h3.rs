@@ -320,9 +320,13 @@ fn tls_facts(quic: &quinn::Connection, verified: bool, resumed: bool) -> TlsInfo
 
 /// The server's refusal of the client certificate (or its absence), which
 /// QUIC carries as a CRYPTO_ERROR with the TLS alert's number and which can
-/// arrive after the client's side of the handshake is done.
+/// arrive after the client's side of the handshake is done. Our own
+/// refusal of the server's certificate carries the same alert numbers, with
+/// rustls's "invalid peer certificate": that one is not the server's doing.
 fn client_cert_refused(message: &str) -> Option<Failure> {
-    let why = if message.contains("error 116") {
+    let why = if message.contains("invalid peer certificate") {
+        return None;
+    } else if message.contains("error 116") {
         "the server requires a client certificate (TLS alert 116 certificate_required): give one with --cert and --key"
     } else if ["error 42:", "error 43:", "error 48:", "error 49:"]
         .iter()
