@@ -140,10 +140,7 @@ impl NameResolver {
 
     /// Whether `name` is pinned (on any port), so it is never looked up.
     pub fn is_pinned(&self, name: &str) -> bool {
-        let name = name.trim_end_matches('.');
-        self.pins
-            .iter()
-            .any(|p| p.host.trim_end_matches('.').eq_ignore_ascii_case(name))
+        self.pins.iter().any(|p| pins_name(p, name))
     }
 
     /// The best service-mode HTTPS (SVCB) record of `name`, if it has one;
@@ -201,11 +198,10 @@ impl NameResolver {
     }
 
     fn pinned(&self, name: &str, port: u16) -> Option<Vec<SocketAddr>> {
-        let name = name.trim_end_matches('.');
         let addrs: Vec<SocketAddr> = self
             .pins
             .iter()
-            .filter(|p| p.port == port && p.host.trim_end_matches('.').eq_ignore_ascii_case(name))
+            .filter(|p| p.port == port && pins_name(p, name))
             .filter_map(|p| {
                 p.addr
                     .trim_start_matches('[')
@@ -217,6 +213,13 @@ impl NameResolver {
             .collect();
         (!addrs.is_empty()).then_some(addrs)
     }
+}
+
+/// Whether `pin` names `name` (case and a trailing dot aside).
+fn pins_name(pin: &ResolveOverride, name: &str) -> bool {
+    pin.host
+        .trim_end_matches('.')
+        .eq_ignore_ascii_case(name.trim_end_matches('.'))
 }
 
 #[cfg(test)]
