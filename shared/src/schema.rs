@@ -499,6 +499,9 @@ pub enum TtfbSource {
     Http2HeadersFrame,
     /// The response headers as delivered by the HTTP stack.
     ResponseHeaders,
+    /// The UDP datagram that carried the HTTP/3 response headers, received
+    /// (the last datagram read before QUIC handed the headers over).
+    Datagram,
 }
 
 /// One request: its phases and the facts around it.
@@ -667,7 +670,8 @@ impl Phase {
             Phase::Wait => {
                 "request sent until the first response byte: HTTP/1.1 the first byte read from the \
                  socket; HTTP/2 the response's HEADERS frame read from the socket; HTTP/3 the \
-                 response headers handed over by QUIC and QPACK, so QUIC's receive path is inside"
+                 datagram carrying the response headers read from the socket (QUIC's decryption \
+                 and reassembly of them fall in receive, as HTTP/2's framing does)"
             }
             Phase::Receive => "first response byte until the last body byte",
         }

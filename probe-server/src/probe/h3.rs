@@ -1,9 +1,10 @@
 //! HTTP/3 over QUIC (quinn + h3): the quic phase covers the first UDP packet
 //! to the completed QUIC + TLS 1.3 handshake; one request stream per attempt.
 //!
-//! Time to first byte is when h3 hands over the response headers
-//! ([`TtfbSource::ResponseHeaders`]): QUIC streams are decrypted and
-//! reassembled inside quinn, so no earlier byte is observable here.
+//! Time to first byte is when the datagram that carried the response headers
+//! arrived ([`TtfbSource::Datagram`], see [`quic_socket`]): QUIC streams are
+//! decrypted and reassembled inside quinn, so the headers are known only
+//! once h3 hands them over, and the tap tells when their datagram came.
 
 use super::connection::{ConnectSettings, Connection, Opened, Target, TaskGuard};
 use super::failure::{blocked, describe, failure, timed_out};
@@ -11,7 +12,7 @@ use super::http::{
     Exchange, MAX_HEADER_SECTION, RequestSpec, UriForm, build_request, response_facts,
 };
 use super::qlog;
-use super::quic_socket::{self, SendTap};
+use super::quic_socket::{self, DatagramTap};
 use super::trace::{self, AttemptTrace};
 use crate::bench::load::{Load, Reply};
 use bytes::{Buf, Bytes};
@@ -32,16 +33,16 @@ pub struct H3 {
     zero_rtt_accepted: Option<bool>,
     verified: bool,
     /// When each request's datagram left (see [`quic_socket`]).
-    sends: Arc<SendTap>,
+    tap: Arc<DatagramTap>,
     _endpoint: quinn::Endpoint,
     _driver: TaskGuard,
 }
 
 /// A new HTTP/3 connection's setup: its endpoint on a fresh UDP socket
-/// (whose sends report to `sends`) and its QUIC client configuration.
+/// (whose datagrams report to `tap`) and its QUIC client configuration.
 pub struct H3Setup {
     endpoint: quinn::Endpoint,
-    sends: Arc<SendTap>,
+    tap: Arc<DatagramTap>,
     config: quinn::ClientConfig,
 }
 
@@ -49,7 +50,7 @@ impl Connection for H3 {
     type Setup = H3Setup;
 
     fn prepare(settings: &ConnectSettings) -> Result<H3Setup, Failure> {
-        let (endpoint, sends) = quic_socket::client_endpoint()
+        let (endpoint, tap) = quic_socket::client_endpoint()
             .map_err(|e| failure(Phase::Quic, FailureKind::Io, e.to_string()))?;
         let quic_tls = QuicClientConfig::try_from(settings.tls_config(&[b"h3"]))
             .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;
@@ -59,7 +60,7 @@ impl Connection for H3 {
         }
         Ok(H3Setup {
             endpoint,
-            sends,
+            tap,
             config,
         })
     }
@@ -115,7 +116,7 @@ impl Connection for H3 {
         let limit = spec.phase_limit;
         let request = build_request(spec, UriForm::Absolute)?.map(|_| ());
         trace.record_once(TraceEvent::RequestStart);
-        self.sends.arm();
+        self.tap.arm();
         let mut stream = tokio::time::timeout(limit, self.sender.send_request(request))
             .await
             .map_err(|_| timed_out(Phase::Send, limit))?
@@ -123,7 +124,7 @@ impl Connection for H3 {
         // A server may answer before reading the whole request and stop our sending side
         // with H3_NO_ERROR (RFC 9114, section 4.1): a failed finish only counts if no
         // response follows.
-        let finished = tokio::time::timeout(limit, send_body(&mut stream, &spec.body, &self.sends))
+        let finished = tokio::time::timeout(limit, send_body(&mut stream, &spec.body, &self.tap))
             .await
             .map_err(|_| timed_out(Phase::Send, limit))?;
         trace.record(TraceEvent::RequestWritten);
@@ -138,11 +139,19 @@ impl Connection for H3 {
             Err(_) => return Err(timed_out(Phase::Wait, limit)),
         };
         trace.record(TraceEvent::FirstByte);
-        // The request was written when its datagram left, as over TCP.
-        if let Some(sent) = self.sends.sent_at() {
+        // The request was written when its datagram left, and the response's
+        // first bytes came when the datagram carrying them arrived, as over TCP.
+        let sent = self.tap.sent_at();
+        if let Some(sent) = sent {
             trace.amend(TraceEvent::RequestWritten, sent);
         }
         out.ttfb_source = Some(TtfbSource::ResponseHeaders);
+        if let Some(received) = self.tap.received_at()
+            && sent.is_none_or(|sent| received > sent)
+        {
+            trace.amend(TraceEvent::FirstByte, received);
+            out.ttfb_source = Some(TtfbSource::Datagram);
+        }
         let (parts, ()) = response.into_parts();
         out.response = Some(response_facts(&parts));
         let read = async {
@@ -201,15 +210,15 @@ impl Connection for H3 {
 /// Sends the request body (if any) as DATA frames and finishes the stream:
 /// `send_data` returns once quinn's stream buffer took the bytes, within the
 /// server's flow-control window, so a server that reads late holds it; then
-/// `sends` is armed again, so `send` ends with the datagram after the body.
+/// `tap` is armed again, so `send` ends with the datagram after the body.
 async fn send_body(
     stream: &mut h3::client::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>,
     body: &Bytes,
-    sends: &SendTap,
+    tap: &DatagramTap,
 ) -> Result<(), h3::error::StreamError> {
     if !body.is_empty() {
         stream.send_data(body.clone()).await?;
-        sends.arm();
+        tap.arm();
     }
     stream.finish().await
 }
@@ -285,7 +294,7 @@ async fn handshake(
             zero_rtt_pending,
             zero_rtt_accepted: None,
             verified: !settings.insecure,
-            sends: setup.sends.clone(),
+            tap: setup.tap.clone(),
             _endpoint: setup.endpoint.clone(),
             _driver: driver,
         },

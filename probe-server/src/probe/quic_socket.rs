@@ -1,15 +1,22 @@
 //! The UDP socket under an HTTP/3 probe's QUIC endpoint, made before an
-//! attempt's clock starts, and timestamping the datagrams it sends.
+//! attempt's clock starts, and timestamping the datagrams it sends and
+//! receives.
 //!
 //! A QUIC stream accepts a request into its buffer; the request leaves only
 //! when the connection's driver next sends a datagram. Over TCP, `send` ends
 //! when the kernel took the last byte; for the same meaning over QUIC, the
-//! exchange arms the [`SendTap`] before it writes the request's last part
+//! exchange arms the [`DatagramTap`] before it writes the request's last part
 //! (the headers of a request without a body, else the body's last write),
 //! and the first datagram sent after that ends `send`. On the CLI's
 //! current-thread runtime nothing is sent between arming and that write;
 //! on the server's, a datagram the driver sends meanwhile can only end
 //! `send` earlier, by at most that write's own time.
+//!
+//! Over TCP, `wait` ends when the response's first bytes are read from the
+//! socket. QUIC decrypts and reassembles inside quinn, so the exchange takes
+//! the last datagram received before h3 handed over the response headers:
+//! the one that carried them, or a later one read in the same batch (later
+//! by the gap between their arrivals, never earlier).
 
 use super::trace;
 use quinn::udp::{RecvMeta, Transmit};
@@ -22,23 +29,34 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-/// When the first datagram after [`SendTap::arm`] left.
+/// When the first datagram after [`DatagramTap::arm`] left, and when the
+/// latest datagram arrived.
 #[derive(Debug, Default)]
-pub struct SendTap {
+pub struct DatagramTap {
     armed: AtomicBool,
     sent_at: Mutex<Option<Instant>>,
+    received_at: Mutex<Option<Instant>>,
 }
 
-impl SendTap {
+impl DatagramTap {
     /// Forgets any earlier datagram and waits for the next one.
     pub fn arm(&self) {
         *self.sent_at.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.armed.store(true, Ordering::Release);
     }
 
-    /// When the first datagram after [`SendTap::arm`] was sent, if one was.
+    /// When the first datagram after [`DatagramTap::arm`] was sent, if one was.
     pub fn sent_at(&self) -> Option<Instant> {
         *self.sent_at.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// When the latest datagram was received, if one was.
+    pub fn received_at(&self) -> Option<Instant> {
+        *self.received_at.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn received(&self) {
+        *self.received_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(trace::now());
     }
 
     fn sent(&self) {
@@ -48,11 +66,11 @@ impl SendTap {
     }
 }
 
-/// A quinn socket that reports its sends to a [`SendTap`].
+/// A quinn socket that reports its sends and receipts to a [`DatagramTap`].
 #[derive(Debug)]
 struct TappedSocket {
     inner: Arc<dyn AsyncUdpSocket>,
-    tap: Arc<SendTap>,
+    tap: Arc<DatagramTap>,
 }
 
 impl AsyncUdpSocket for TappedSocket {
@@ -72,7 +90,13 @@ impl AsyncUdpSocket for TappedSocket {
         bufs: &mut [IoSliceMut<'_>],
         meta: &mut [RecvMeta],
     ) -> Poll<io::Result<usize>> {
-        self.inner.poll_recv(cx, bufs, meta)
+        let polled = self.inner.poll_recv(cx, bufs, meta);
+        if let Poll::Ready(Ok(count)) = polled
+            && count > 0
+        {
+            self.tap.received();
+        }
+        polled
     }
 
     fn local_addr(&self) -> io::Result<SocketAddr> {
@@ -94,12 +118,12 @@ impl AsyncUdpSocket for TappedSocket {
 
 /// A client endpoint on a fresh UDP socket: dual-stack where the system
 /// allows it (so one socket, made before the address is known, reaches IPv4
-/// and IPv6 alike), else IPv4 only. Its sends report to the returned tap.
-pub fn client_endpoint() -> io::Result<(quinn::Endpoint, Arc<SendTap>)> {
+/// and IPv6 alike), else IPv4 only. Its datagrams report to the returned tap.
+pub fn client_endpoint() -> io::Result<(quinn::Endpoint, Arc<DatagramTap>)> {
     let socket = UdpSocket::bind((Ipv6Addr::UNSPECIFIED, 0))
         .or_else(|_| UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)))?;
     let runtime = Arc::new(TokioRuntime);
-    let tap = Arc::new(SendTap::default());
+    let tap = Arc::new(DatagramTap::default());
     let socket = Arc::new(TappedSocket {
         inner: runtime.wrap_udp_socket(socket)?,
         tap: tap.clone(),

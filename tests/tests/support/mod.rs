@@ -1,4 +1,6 @@
 //! What the end-to-end test files share: probing the target and finding runs.
+// Each test file compiles this module on its own and uses a part of it.
+#![allow(dead_code)]
 
 use h123::probe::Engine;
 use h123::probe::guard::ConnectPolicy;
