@@ -20,6 +20,7 @@ pub mod qlog;
 pub mod quic_socket;
 pub mod run;
 pub mod tcp;
+pub mod tcp_info;
 pub mod tls;
 pub mod trace;
 pub mod wire;

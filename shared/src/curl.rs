@@ -261,6 +261,7 @@ mod tests {
             response: None,
             quic: None,
             failure: None,
+            tcp_info: None,
         }
     }
 

@@ -18,7 +18,9 @@
 //! An entry's `response.status` is 0 when no response arrived; a failure
 //! after the headers keeps the real status. Either way `_failure` says what
 //! went wrong. Custom fields start with `_`: `_protocol`, `_attempt`, `_hop`,
-//! `_reused`, `_failure`, `_tls`, `_quic`, `_h3_discovery` (on HTTP/3 entries).
+//! `_reused`, `_failure`, `_tls`, `_tcp_info` (the kernel's TCP facts at
+//! connect, first byte and end, on h1 and h2 entries), `_quic` (QUIC's path
+//! statistics), `_h3_discovery` (on HTTP/3 entries).
 
 use crate::schema::{
     Attempt, Method, Micros, ProbeResult, Protocol, ProtocolRun, RequestBody, Span,
@@ -217,6 +219,9 @@ pub fn entry(result: &ProbeResult, run: &ProtocolRun, attempt: &Attempt) -> Valu
     }
     if let Some(tls) = &attempt.tls {
         entry["_tls"] = json!(tls);
+    }
+    if let Some(tcp) = &attempt.tcp_info {
+        entry["_tcp_info"] = json!(tcp);
     }
     if let Some(quic) = &attempt.quic {
         entry["_quic"] = json!(quic);
@@ -433,6 +438,35 @@ mod tests {
             }
         }
         assert!((entries[2]["time"].as_f64().unwrap() - 987_654.321).abs() < 1e-6);
+    }
+
+    #[test]
+    fn tcp_and_quic_facts_ride_on_their_entries() {
+        let mut tcp = fresh(1, 1_000, 1_000, 1_000, 1_000);
+        tcp.tcp_info = Some(crate::schema::TcpInfoSnapshots {
+            at_connect: Some(crate::schema::TcpInfo {
+                rtt_us: Some(Micros(31)),
+                snd_cwnd: Some(10),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        let mut quic = attempt(1, &[(Phase::Quic, 333)], false);
+        quic.quic = Some(crate::schema::QuicInfo {
+            cwnd_bytes: Some(12_000),
+            ..Default::default()
+        });
+        let r = fixture::result(vec![
+            run(Protocol::H1, vec![tcp, reused(2, 777)]),
+            run(Protocol::H3, vec![quic]),
+        ]);
+        let har = to_har(&r);
+        let entries = har["log"]["entries"].as_array().unwrap();
+        assert_eq!(entries[0]["_tcp_info"]["at_connect"]["rtt_us"], 31);
+        assert_eq!(entries[0]["_tcp_info"]["at_connect"]["snd_cwnd"], 10);
+        assert!(entries[1].get("_tcp_info").is_none());
+        assert!(entries[2].get("_tcp_info").is_none());
+        assert_eq!(entries[2]["_quic"]["cwnd_bytes"], 12_000);
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod server_timing;
 pub mod slo;
 pub mod stats;
 pub mod table;
+pub mod transport;
 mod uri;
 pub mod verdict;
 pub mod waterfall;

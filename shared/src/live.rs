@@ -123,6 +123,7 @@ impl LiveResult {
                 response: None,
                 quic: None,
                 failure: None,
+                tcp_info: None,
             });
             run.attempts.sort_by_key(|a| (a.attempt, a.hop));
         }

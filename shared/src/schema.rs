@@ -544,6 +544,72 @@ pub struct Attempt {
     /// What went wrong, if anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// The kernel's TCP facts of the connection (`TCP_INFO`, Linux only;
+    /// h1 and h2), at connect, first byte and end; through a proxy they
+    /// describe the hop to the proxy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_info: Option<TcpInfoSnapshots>,
+}
+
+/// An attempt's `TCP_INFO` snapshots; each is absent where it was not taken
+/// (no connect on a reused connection, no first byte after a failure).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TcpInfoSnapshots {
+    /// Right after the TCP connect completed (new connections only), before
+    /// the proxy or TLS phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_connect: Option<TcpInfo>,
+    /// Once the first response byte was seen (in the receive phase).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_first_byte: Option<TcpInfo>,
+    /// At the end of the attempt: after the last body byte, or after its failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_end: Option<TcpInfo>,
+}
+
+/// What the kernel knows of a TCP connection (Linux `struct tcp_info`);
+/// a field the kernel did not fill is absent. Counts are the connection's
+/// since it opened, not the attempt's.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TcpInfo {
+    /// Smoothed round-trip time (`tcpi_rtt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_us: Option<Micros>,
+    /// Round-trip time variation (`tcpi_rttvar`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rttvar_us: Option<Micros>,
+    /// Smallest round-trip time seen (`tcpi_min_rtt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rtt_us: Option<Micros>,
+    /// Congestion window, in segments (`tcpi_snd_cwnd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snd_cwnd: Option<u32>,
+    /// Sender's maximum segment size, in bytes (`tcpi_snd_mss`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snd_mss: Option<u32>,
+    /// Segments retransmitted so far (`tcpi_total_retrans`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_retrans: Option<u32>,
+    /// Segments currently considered lost (`tcpi_lost`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<u32>,
+    /// Recent delivery rate, bytes per second (`tcpi_delivery_rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery_rate: Option<u64>,
+    /// Bytes sent, retransmissions included (`tcpi_bytes_sent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_sent: Option<u64>,
+    /// Bytes received and acknowledged (`tcpi_bytes_received`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_received: Option<u64>,
+    /// Segments sent (`tcpi_segs_out`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segs_out: Option<u32>,
+    /// Segments received (`tcpi_segs_in`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segs_in: Option<u32>,
 }
 
 /// A span of time within an attempt.
@@ -841,6 +907,15 @@ pub struct QuicInfo {
     /// Whether 0-RTT data was sent and the server accepted it (`None`: not tried).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zero_rtt_accepted: Option<bool>,
+    /// Congestion window, in bytes (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd_bytes: Option<u64>,
+    /// The path's current maximum datagram size, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_mtu: Option<u16>,
+    /// Bytes declared lost so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_bytes: Option<u64>,
 }
 
 /// Response facts.

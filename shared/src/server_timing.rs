@@ -284,6 +284,7 @@ mod tests {
             }),
             quic: None,
             failure: None,
+            tcp_info: None,
         }
     }
 

@@ -1,7 +1,9 @@
-//! Connection and TLS facts per protocol, and what happened with HTTP/3.
+//! Connection, transport (TCP_INFO, QUIC path) and TLS facts per protocol,
+//! and what happened with HTTP/3.
 
 use h123_shared::chain::{ConnState, chains};
 use h123_shared::format::ms;
+use h123_shared::transport;
 use h123_shared::{Attempt, H3Discovery, H3Via, ProbeResult, Protocol, ProtocolRun};
 use leptos::prelude::*;
 
@@ -53,16 +55,16 @@ fn run_facts(run: &ProtocolRun) -> Vec<(&'static str, String)> {
             facts.push(("Key", leaf.key_type.clone()));
         }
     }
-    if let Some(q) = &a.quic {
-        facts.push((
-            "QUIC",
-            format!(
-                "RTT {} · {} packets, {} lost",
-                ms(q.rtt_us),
-                q.sent_packets,
-                q.lost_packets
-            ),
-        ));
+    // The kernel's TCP facts or QUIC's path statistics, per connection.
+    let transport = transport::lines(run);
+    let several = transport.len() > 1;
+    for line in transport {
+        let text = if several {
+            format!("connection {}: {}", line.connection, line.text)
+        } else {
+            line.text
+        };
+        facts.push(("Transport", text));
     }
     let later: Vec<ConnState> = chains(run).iter().skip(1).map(|c| c.state()).collect();
     let resumed = later.iter().filter(|s| **s == ConnState::Resumed).count();

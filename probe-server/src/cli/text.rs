@@ -5,9 +5,9 @@ use h123_shared::analysis::{self, Analysis, Outcome};
 use h123_shared::chain::chains;
 use h123_shared::diagnosis::Severity;
 use h123_shared::format::ms;
-use h123_shared::table;
 use h123_shared::waterfall::{self, Row};
 use h123_shared::{Attempt, ConnectionMode, H3Via, Phase, ProbeResult, ProtocolRun};
+use h123_shared::{table, transport};
 use std::fmt::Write;
 
 /// Characters of the widest bar (the longest attempt).
@@ -106,6 +106,7 @@ fn write_run(out: &mut String, run: &ProtocolRun, rows: &[Row], color: bool) {
     if let Some(first) = run.attempts.iter().find(|a| a.connection.is_some()) {
         let _ = writeln!(out, "  {}", connection_facts(first));
     }
+    write_transport(out, run);
     for chain in chains(run) {
         let row = rows
             .iter()
@@ -182,6 +183,20 @@ fn phase_line(attempt: &Attempt) -> String {
         .map(|(phase, span)| format!("{} {}", phase.as_str(), ms(span.duration())))
         .collect::<Vec<_>>()
         .join(" · ")
+}
+
+/// The kernel's TCP facts or QUIC's path statistics, a line per
+/// connection (named when there are several).
+fn write_transport(out: &mut String, run: &ProtocolRun) {
+    let lines = transport::lines(run);
+    let several = lines.len() > 1;
+    for line in lines {
+        if several {
+            let _ = writeln!(out, "  conn {}: {}", line.connection, line.text);
+        } else {
+            let _ = writeln!(out, "  {}", line.text);
+        }
+    }
 }
 
 fn connection_facts(attempt: &Attempt) -> String {

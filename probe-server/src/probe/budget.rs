@@ -75,6 +75,7 @@ mod tests {
             response: None,
             quic: None,
             failure: None,
+            tcp_info: None,
         };
         let size = serde_json::to_vec(&attempt).unwrap().len() + 1;
         let mut taken = 0;

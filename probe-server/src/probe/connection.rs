@@ -9,7 +9,7 @@ use super::proxy::{Proxy, ProxySettings};
 use super::tls::{self, ResumableConfigs, TrustSettings};
 use super::trace::AttemptTrace;
 use super::{tcp, wire::TimedIo, wire::WireTap};
-use h123_shared::{Failure, FailureKind, Phase, ProxyInfo, QuicInfo, TlsInfo};
+use h123_shared::{Failure, FailureKind, Phase, ProxyInfo, QuicInfo, TcpInfo, TlsInfo};
 use rustls::ClientConfig;
 use rustls_pki_types::CertificateDer;
 use std::future::Future;
@@ -91,6 +91,8 @@ pub struct Opened<C> {
     pub chain: Vec<CertificateDer<'static>>,
     /// The proxy tunnel's facts, through a proxy.
     pub proxy: Option<ProxyInfo>,
+    /// The kernel's TCP facts right after the connect (TCP only, Linux only).
+    pub tcp_at_connect: Option<TcpInfo>,
 }
 
 /// One HTTP protocol over one connection. Each of h1, h2 and h3 implements
@@ -153,6 +155,9 @@ pub async fn open_tcp_tls(
 ) -> Result<(TimedIo<Box<dyn Io>>, Opened<()>), Failure> {
     let mut stream =
         tcp::connect(target.addrs, &settings.policy, settings.phase_limit, trace).await?;
+    // Between the connect's end and the next phase's start: in no phase.
+    tap.watch_socket(&stream);
+    let tcp_at_connect = tap.tcp_info();
     let local = stream.local_addr().ok();
     let remote = stream
         .peer_addr()
@@ -184,6 +189,7 @@ pub async fn open_tcp_tls(
         tls,
         chain,
         proxy,
+        tcp_at_connect,
     };
     Ok((TimedIo::new(io, tap), opened))
 }

@@ -226,6 +226,7 @@ mod tests {
                 response: None,
                 quic: None,
                 failure,
+                tcp_info: None,
             }],
         }
     }

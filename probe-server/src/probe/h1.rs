@@ -62,6 +62,7 @@ impl H1 {
             tls: opened.tls,
             chain: opened.chain,
             proxy: opened.proxy,
+            tcp_at_connect: opened.tcp_at_connect,
         })
     }
 }

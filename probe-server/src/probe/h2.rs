@@ -74,6 +74,7 @@ impl Connection for H2 {
             tls: opened.tls,
             chain: opened.chain,
             proxy: opened.proxy,
+            tcp_at_connect: opened.tcp_at_connect,
         })
     }
 

@@ -195,6 +195,9 @@ impl Connection for H3 {
             lost_packets: stats.path.lost_packets,
             congestion_events: stats.path.congestion_events,
             zero_rtt_accepted: self.zero_rtt_accepted,
+            cwnd_bytes: Some(stats.path.cwnd),
+            current_mtu: Some(stats.path.current_mtu),
+            lost_bytes: Some(stats.path.lost_bytes),
         })
     }
 
@@ -288,6 +291,7 @@ async fn handshake(
         tls: None,
         chain: Vec::new(),
         proxy: None,
+        tcp_at_connect: None,
         conn: H3 {
             sender,
             quic,

@@ -6,7 +6,7 @@ use super::trace::AttemptTrace;
 use super::wire::WireTap;
 use bytes::Bytes;
 use h123_shared::timeline::TraceEvent;
-use h123_shared::{Failure, FailureKind, Header, Phase, ResponseInfo, TtfbSource};
+use h123_shared::{Failure, FailureKind, Header, Phase, ResponseInfo, TcpInfo, TtfbSource};
 use http::header::{HOST, HeaderName, HeaderValue, USER_AGENT};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -66,6 +66,10 @@ pub struct Exchange {
     pub ttfb_source: Option<TtfbSource>,
     /// Whether the connection can take another request afterwards.
     pub reusable: bool,
+    /// The kernel's TCP facts once the response's first byte was seen.
+    pub tcp_at_first_byte: Option<TcpInfo>,
+    /// The kernel's TCP facts after the last body byte, or after a failure.
+    pub tcp_at_end: Option<TcpInfo>,
 }
 
 /// Builds the hyper request for `spec`; hyper adds `Content-Length` for a
@@ -101,8 +105,27 @@ pub fn build_request(
 
 /// Sends a request by calling `send` (hyper queues the request as soon as
 /// it is called, so the tap is armed first), timing send and wait from the
-/// wire tap, then reads the body up to the cap, recording each step.
+/// wire tap, then reads the body up to the cap, recording each step. The
+/// TCP facts are read after the first byte's and the last byte's
+/// timestamps, so they are not in `wait`, nor after the attempt's end.
 pub async fn timed_exchange<S, F>(
+    send: S,
+    tap: &WireTap,
+    ttfb_source: TtfbSource,
+    spec: &RequestSpec,
+    trace: &mut AttemptTrace,
+    out: &mut Exchange,
+) -> Result<(), Failure>
+where
+    S: FnOnce() -> F,
+    F: Future<Output = hyper::Result<http::Response<Incoming>>>,
+{
+    let result = exchange_steps(send, tap, ttfb_source, spec, trace, out).await;
+    out.tcp_at_end = tap.tcp_info();
+    result
+}
+
+async fn exchange_steps<S, F>(
     send: S,
     tap: &WireTap,
     ttfb_source: TtfbSource,
@@ -138,6 +161,7 @@ where
         trace.record(TraceEvent::FirstByte);
         out.ttfb_source = Some(TtfbSource::ResponseHeaders);
     }
+    out.tcp_at_first_byte = tap.tcp_info();
     let (parts, body) = response.into_parts();
     out.response = Some(response_facts(&parts));
     let (bytes, truncated) = read_body(body, spec, trace).await?;

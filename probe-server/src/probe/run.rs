@@ -14,7 +14,7 @@ use super::trace::{self, AttemptId, AttemptTrace, Progress};
 use h123_shared::api::ProbeEvent;
 use h123_shared::{
     Attempt, ConnectionInfo, ConnectionMode, DnsInfo, Failure, FailureKind, Method, Micros, Phase,
-    Protocol, ProtocolRun, ProxyInfo, QuicInfo, TlsInfo, TtfbSource,
+    Protocol, ProtocolRun, ProxyInfo, QuicInfo, TcpInfo, TcpInfoSnapshots, TlsInfo, TtfbSource,
 };
 use rustls_pki_types::CertificateDer;
 use std::net::SocketAddr;
@@ -35,6 +35,8 @@ struct Pooled<C> {
     /// The peer's certificates, until summarised into `tls` (untimed).
     chain: Vec<CertificateDer<'static>>,
     proxy: Option<ProxyInfo>,
+    /// TCP facts at connect, until the connection's first attempt takes them.
+    tcp_at_connect: Option<TcpInfo>,
 }
 
 /// How an attempt gets its connection: a pooled one, or a new one from its
@@ -64,6 +66,7 @@ struct Findings {
     connection: Option<ConnectionInfo>,
     tls: Option<TlsInfo>,
     quic: Option<QuicInfo>,
+    tcp_at_connect: Option<TcpInfo>,
     exchange: Exchange,
 }
 
@@ -285,6 +288,11 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             response: found.exchange.response,
             quic: found.quic,
             failure,
+            tcp_info: tcp_snapshots(
+                found.tcp_at_connect,
+                found.exchange.tcp_at_first_byte,
+                found.exchange.tcp_at_end,
+            ),
         };
         (attempt, next)
     }
@@ -369,6 +377,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             remote_addr: pooled.remote.to_string(),
             proxy: pooled.proxy.clone(),
         });
+        found.tcp_at_connect = pooled.tcp_at_connect.take();
         let pooled = kept.insert(pooled);
         pooled.conn.exchange(spec, trace, &mut found.exchange).await
     }
@@ -482,6 +491,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             tls: opened.tls,
             chain: opened.chain,
             proxy: opened.proxy,
+            tcp_at_connect: opened.tcp_at_connect,
         })
     }
 
@@ -526,6 +536,21 @@ pub const SENSITIVE_HEADERS: &[&str] = &["authorization", "cookie", "proxy-autho
 /// plan's own origin; without [`SENSITIVE_HEADERS`] once a redirect has
 /// changed the scheme, host or port, as curl does, so a redirect cannot
 /// hand the user's credentials to another origin.
+/// An attempt's TCP snapshots, `None` when none was taken (HTTP/3, or
+/// off Linux).
+fn tcp_snapshots(
+    at_connect: Option<TcpInfo>,
+    at_first_byte: Option<TcpInfo>,
+    at_end: Option<TcpInfo>,
+) -> Option<TcpInfoSnapshots> {
+    let snapshots = TcpInfoSnapshots {
+        at_connect,
+        at_first_byte,
+        at_end,
+    };
+    (snapshots != TcpInfoSnapshots::default()).then_some(snapshots)
+}
+
 fn headers_for(plan: &Plan, url: &Url) -> Vec<(http::HeaderName, http::HeaderValue)> {
     let same_origin = url.scheme() == plan.url.scheme()
         && url.host() == plan.url.host()

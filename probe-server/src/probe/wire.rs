@@ -7,10 +7,13 @@
 //! HEADERS frame on the request's own stream.
 
 use super::h2_frames::{FrameHead, FrameScanner, TYPE_HEADERS};
+use super::tcp_info::TcpSocket;
 use super::trace;
+use h123_shared::TcpInfo;
 use std::io::{self, IoSlice};
+use std::os::fd::AsFd;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -50,6 +53,8 @@ pub struct WireTap {
     /// Whether bytes are watched at all (a bench's connections are not).
     listening: bool,
     state: Mutex<TapState>,
+    /// The TCP socket under the stream, for its kernel facts.
+    socket: OnceLock<TcpSocket>,
 }
 
 impl WireTap {
@@ -61,6 +66,7 @@ impl WireTap {
                 armed: false,
                 marks: RequestMarks::default(),
             }),
+            socket: OnceLock::new(),
         })
     }
 
@@ -87,6 +93,7 @@ impl WireTap {
                 armed: false,
                 marks: RequestMarks::default(),
             }),
+            socket: OnceLock::new(),
         })
     }
 
@@ -109,6 +116,21 @@ impl WireTap {
     /// What the wire saw of the current request so far.
     pub fn marks(&self) -> RequestMarks {
         self.lock().marks
+    }
+
+    /// Keeps the TCP socket under the stream so [`WireTap::tcp_info`] can
+    /// read its facts; a silent tap keeps nothing.
+    pub fn watch_socket(&self, socket: &impl AsFd) {
+        if self.listening
+            && let Some(watched) = TcpSocket::watch(socket)
+        {
+            let _ = self.socket.set(watched);
+        }
+    }
+
+    /// The kernel's facts of the watched TCP socket now, if one is watched.
+    pub fn tcp_info(&self) -> Option<TcpInfo> {
+        self.socket.get()?.info()
     }
 
     fn on_write(&self, bytes: &[u8]) {
