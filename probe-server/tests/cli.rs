@@ -422,6 +422,10 @@ fn bad_input_exits_2_with_one_readable_line() {
             "sends no body",
         ),
         (
+            vec!["probe", "https://e.test/", "-4", "-6"],
+            "-4 (IPv4 only) and -6 (IPv6 only) exclude each other",
+        ),
+        (
             vec!["probe", "https://e.test/", "-u", "alice"],
             "user:password",
         ),

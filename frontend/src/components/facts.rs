@@ -1,5 +1,6 @@
 //! Connection and TLS facts per protocol, and what happened with HTTP/3.
 
+use super::addresses::AddressTable;
 use h123_shared::chain::{ConnState, chains};
 use h123_shared::format::ms;
 use h123_shared::{Attempt, H3Discovery, H3Via, ProbeResult, Protocol, ProtocolRun};
@@ -253,6 +254,7 @@ pub fn Facts(
                                         <article class="card">
                                             <h3>{run.protocol.http_version()}</h3>
                                             <FactList facts=run_facts(run) />
+                                            <AddressTable run=run.clone() />
                                         </article>
                                     }
                                 })
