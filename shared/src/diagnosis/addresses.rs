@@ -58,20 +58,24 @@ pub(super) fn families(result: &ProbeResult, out: &mut Vec<Finding>) {
             .into_iter()
             .chain(slower(result, run, &groups))
         {
+            // "IPv6 (::1) is slower than IPv4 (127.0.0.1)" is one finding,
+            // whatever the gap over each protocol.
+            let key = |f: &Finding| f.title.split(" by ").next().unwrap_or_default().to_owned();
             match found
                 .iter_mut()
-                .find(|f| f.id == finding.id && f.title == finding.title)
+                .find(|f| f.id == finding.id && key(f) == key(&finding))
             {
                 Some(earlier) => {
-                    earlier.evidence.detail.push_str(&format!(
-                        " The same over {}: {}",
-                        run.protocol.http_version(),
-                        finding.evidence.detail
-                    ));
+                    earlier.evidence.detail.push(' ');
+                    earlier.evidence.detail.push_str(&finding.evidence.detail);
                 }
                 None => found.push(finding),
             }
         }
+    }
+    for f in found.iter_mut().filter(|f| f.id == "address_family_slower") {
+        f.evidence.detail.push(' ');
+        f.evidence.detail.push_str(SIGNIFICANCE_RULE);
     }
     out.extend(found);
 }
@@ -255,17 +259,20 @@ fn slower(result: &ProbeResult, run: &ProtocolRun, groups: &[FamilyGroup<'_>]) -
             phase: head_metric.phase(),
             duration: Some(*head_gap),
             detail: format!(
-                "New connections over {}, medians: {}. {SIGNIFICANCE_RULE}",
+                "Over {}, new connections' medians: {}.",
                 run.protocol.http_version(),
                 figures.join("; ")
             ),
         },
         format!(
-            "Clients that prefer {} (most do, for IPv6) pay this on every new connection. Look at \
-             the {} path to {} (`mtr {}`; a proxy, tunnel or load balancer in front of that family \
-             only?), or publish only the fast family's {} record; `h123 probe {flag} {url}` measures \
-             the fast family alone.",
-            slow_g.family.name(),
+            "{} Look at the {} path to {} (`mtr {}`; a proxy, tunnel or load balancer in front of \
+             that family only?), or publish only the fast family's {} record; `h123 probe {flag} {url}` \
+             measures the fast family alone.",
+            if slow_g.family == AddressFamily::V6 {
+                "Most clients try IPv6 first (Happy Eyeballs, RFC 8305), so they pay this on every new connection."
+            } else {
+                "Clients that reach the host over IPv4 pay this on every new connection."
+            },
             slow_g.family.name(),
             host,
             slow_g.addresses[0],
