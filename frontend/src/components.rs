@@ -1,6 +1,7 @@
 //! The building blocks of the pages, one job each.
 
 mod actions;
+mod addresses;
 mod bench;
 mod comparison;
 mod facts;

@@ -1,5 +1,6 @@
 //! The `h123` command line: argument parsing and dispatch to the engine.
 
+pub mod address_text;
 pub mod bench_cmd;
 pub mod bench_text;
 pub mod exit;

@@ -1,6 +1,7 @@
 //! The probe engine: runs a [`Plan`] over each protocol and returns the
 //! measured [`ProbeResult`].
 
+pub mod addresses;
 pub mod budget;
 pub mod cert;
 pub mod connection;
@@ -101,28 +102,12 @@ impl Engine {
             let budget = RecordBudget::share(&plan.options);
             let run = match protocol {
                 Protocol::H1 => {
-                    ProtocolRunner::<h1::H1>::new(
-                        protocol,
-                        plan,
-                        &resolver,
-                        &settings,
-                        progress.clone(),
-                    )
-                    .budget(&budget)
-                    .run()
-                    .await
+                    run_tcp::<h1::H1>(protocol, plan, &resolver, &settings, &progress, &budget)
+                        .await
                 }
                 Protocol::H2 => {
-                    ProtocolRunner::<h2::H2>::new(
-                        protocol,
-                        plan,
-                        &resolver,
-                        &settings,
-                        progress.clone(),
-                    )
-                    .budget(&budget)
-                    .run()
-                    .await
+                    run_tcp::<h2::H2>(protocol, plan, &resolver, &settings, &progress, &budget)
+                        .await
                 }
                 Protocol::H3 => {
                     self.run_h3(plan, &runs, &resolver, &settings, &progress, &budget)
@@ -168,6 +153,7 @@ impl Engine {
                 cut_short: None,
                 attempts: Vec::new(),
                 discovery: None,
+                other_addresses: Vec::new(),
             };
         }
         let mut discovery = discover::discover(plan, earlier, resolver).await;
@@ -183,16 +169,49 @@ impl Engine {
                 cut_short: None,
                 attempts: Vec::new(),
                 discovery: Some(discovery),
+                other_addresses: Vec::new(),
             };
         };
         let mut run =
             ProtocolRunner::<h3::H3>::new(Protocol::H3, plan, resolver, settings, progress.clone())
-                .connect_to(Some(endpoint))
+                .connect_to(Some(endpoint.clone()))
                 .budget(budget)
                 .run()
                 .await;
         discover::conclude(&mut discovery, &run);
+        let ips = addresses::others(plan, &run, settings, endpoint.1);
+        run.other_addresses = addresses::side_runs::<h3::H3>(
+            Protocol::H3,
+            plan,
+            resolver,
+            settings,
+            budget,
+            Some(endpoint),
+            ips,
+        )
+        .await;
         run.discovery = Some(discovery);
         run
     }
+}
+
+/// One TCP protocol's run (HTTP/1.1 or HTTP/2), then with `--all-addresses`
+/// its side runs to the host's other addresses.
+async fn run_tcp<C: connection::Connection>(
+    protocol: Protocol,
+    plan: &Plan,
+    resolver: &NameResolver,
+    settings: &ConnectSettings,
+    progress: &Progress,
+    budget: &RecordBudget,
+) -> ProtocolRun {
+    let mut run = ProtocolRunner::<C>::new(protocol, plan, resolver, settings, progress.clone())
+        .budget(budget)
+        .run()
+        .await;
+    let port = plan.url.port_or_known_default().unwrap_or(443);
+    let ips = addresses::others(plan, &run, settings, port);
+    run.other_addresses =
+        addresses::side_runs::<C>(protocol, plan, resolver, settings, budget, None, ips).await;
+    run
 }

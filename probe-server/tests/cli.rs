@@ -87,8 +87,13 @@ async fn har_output_passes_a_har_1_2_validator() {
             assert_eq!(entry["_h3_discovery"]["outcome"], "ok");
         }
     }
+    assert_valid_har(&output.stdout);
+}
+
+/// Checks `har` with the HAR 1.2 validator in tests/har.
+fn assert_valid_har(har: &[u8]) {
     let file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(file.path(), &output.stdout).unwrap();
+    std::fs::write(file.path(), har).unwrap();
     let validator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/har/validate.js");
     assert!(
         validator.with_file_name("node_modules").exists(),
@@ -422,6 +427,10 @@ fn bad_input_exits_2_with_one_readable_line() {
             "sends no body",
         ),
         (
+            vec!["probe", "https://e.test/", "-4", "-6"],
+            "-4 (IPv4 only) and -6 (IPv6 only) exclude each other",
+        ),
+        (
             vec!["probe", "https://e.test/", "-u", "alice"],
             "user:password",
         ),
@@ -636,4 +645,84 @@ async fn qlog_writes_one_json_seq_file_per_quic_connection() {
         assert!(names.contains(&"transport:packet_sent"), "{names:?}");
         assert!(names.contains(&"transport:packet_received"), "{names:?}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_addresses_show_side_by_side_in_text_and_har() {
+    let _timing = TIMING.lock().await;
+    let v4: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+    let v6: std::net::IpAddr = "::1".parse().unwrap();
+    let target = TestTarget::start(TargetConfig {
+        dns_records: vec![
+            ("dual.h123.test".to_owned(), v4),
+            ("dual.h123.test".to_owned(), v6),
+        ],
+        ipv6_https_delay: Some(std::time::Duration::from_millis(60)),
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let url = format!("https://dual.h123.test:{}/", target.https_addr.port());
+    let dns = target.dns_addr.to_string();
+    let ca = target.ca_file().to_str().unwrap().to_owned();
+    let args = move |output: &'static str| {
+        let (url, dns, ca) = (url.clone(), dns.clone(), ca.clone());
+        move || {
+            h123(&[
+                "probe",
+                &url,
+                "--dns-server",
+                &dns,
+                "--cacert",
+                &ca,
+                "--proto",
+                "h1,h2",
+                "--cold",
+                "-n",
+                "3",
+                "--all-addresses",
+                "-o",
+                output,
+            ])
+        }
+    };
+    let text = tokio::task::spawn_blocking(args("text")).await.unwrap();
+    let report = stdout(&text);
+    assert!(text.status.success(), "{report}");
+    assert_eq!(
+        report.matches("  addresses (medians;").count(),
+        2,
+        "{report}"
+    );
+    // A row per address and protocol (which one is main is the resolver's order).
+    for address in ["127.0.0.1", "::1"] {
+        let rows = report
+            .lines()
+            .filter(|l| l.starts_with(&format!("    {address} ")))
+            .count();
+        assert_eq!(rows, 2, "{address}: {report}");
+    }
+    assert_eq!(report.matches(" (main) ").count(), 2, "{report}");
+    assert!(
+        report.contains("IPv6 (::1) is slower than IPv4 (127.0.0.1) by "),
+        "{report}"
+    );
+    println!("{report}");
+    let har = tokio::task::spawn_blocking(args("har")).await.unwrap();
+    assert!(har.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&har.stdout).unwrap();
+    let entries = doc["log"]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 12, "3 attempts, 2 addresses, 2 protocols");
+    for entry in entries {
+        // Each entry says which address it went to, as it really did.
+        assert_eq!(entry["_address"]["address"], entry["serverIPAddress"]);
+    }
+    for address in ["127.0.0.1", "::1"] {
+        let n = entries
+            .iter()
+            .filter(|e| e["serverIPAddress"] == address)
+            .count();
+        assert_eq!(n, 6, "{address}");
+    }
+    assert_valid_har(&har.stdout);
 }

@@ -323,3 +323,55 @@ async fn allow_private_probes_localhost() {
     assert!(attempt.failure.is_none(), "{:?}", attempt.failure);
     assert_eq!(attempt.response.as_ref().unwrap().status, 200);
 }
+
+#[tokio::test]
+async fn all_addresses_cannot_reach_a_private_second_address() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&target);
+    config.guard.policy = ConnectPolicy::public_only(allowed(&target));
+    let state = state(config, &dir);
+    let port = target.https_addr.port();
+    // dual.h123.test: A 127.0.0.1 (allowed here) and AAAA ::1 (not).
+    for family in ["any", "v6"] {
+        let body = serde_json::json!({
+            "url": format!("https://dual.h123.test:{port}/"),
+            "protocols": ["h1", "h2"],
+            "repeat": 1,
+            "all_addresses": true,
+            "family": family,
+        })
+        .to_string();
+        let answer = call(&state, post_json("/api/v1/probes", &body), CLIENT).await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.text());
+        assert_eq!(answer.code(), "blocked_target");
+        let message = answer.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            message.contains("dual.h123.test resolves to a non-public address")
+                && !message.contains("::1"),
+            "{message}"
+        );
+    }
+    // The options themselves are accepted: an allowed name runs with them,
+    // and its one address gives no side runs.
+    let body = serde_json::json!({
+        "url": format!("https://target.h123.test:{port}/"),
+        "protocols": ["h2"],
+        "repeat": 1,
+        "all_addresses": true,
+        "family": "v4",
+    })
+    .to_string();
+    let record = run_to_end(&state, &body).await;
+    assert!(record.result.options.all_addresses);
+    let run = &record.result.runs[0];
+    assert!(
+        run.attempts[0].failure.is_none(),
+        "{:?}",
+        run.attempts[0].failure
+    );
+    assert!(run.other_addresses.is_empty());
+}

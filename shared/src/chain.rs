@@ -144,8 +144,14 @@ impl<'a> Chain<'a> {
 /// The chains of a run, in attempt order. Hops belong to the attempt before
 /// them; a hop without a hop 0 before it starts a chain of its own.
 pub fn chains(run: &ProtocolRun) -> Vec<Chain<'_>> {
+    chains_of(run.protocol, &run.attempts)
+}
+
+/// The chains of `attempts` made over `protocol` (a run's, or one of its
+/// [`crate::schema::AddressRun`]s'), as [`chains`] makes them.
+pub fn chains_of(protocol: Protocol, attempts: &[Attempt]) -> Vec<Chain<'_>> {
     let mut out: Vec<Chain<'_>> = Vec::new();
-    for attempt in &run.attempts {
+    for attempt in attempts {
         match out.last_mut() {
             Some(chain) if attempt.hop > 0 && chain.attempt() == attempt.attempt => {
                 let (previous, start) = chain.hops[chain.hops.len() - 1];
@@ -155,7 +161,7 @@ pub fn chains(run: &ProtocolRun) -> Vec<Chain<'_>> {
                 chain.hops.push((attempt, placed));
             }
             _ => out.push(Chain {
-                protocol: run.protocol,
+                protocol,
                 hops: vec![(attempt, Micros(0))],
             }),
         }

@@ -15,6 +15,7 @@ use crate::schema::{Attempt, Micros, Phase, ProbeResult, Protocol, ProtocolRun, 
 use crate::uri;
 use serde::{Deserialize, Serialize};
 
+mod addresses;
 mod connection;
 mod failure;
 mod h3;
@@ -96,6 +97,7 @@ pub fn diagnose(result: &ProbeResult) -> Vec<Finding> {
     http::errors(result, &mut findings);
     http::redirects(result, &mut findings);
     failure::failures(result, &mut findings);
+    addresses::families(result, &mut findings);
     truncated(result, &mut findings);
     capped(result, &mut findings);
     if working {

@@ -114,6 +114,7 @@ pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
         stopped: None,
         cut_short: None,
         discovery: None,
+        other_addresses: Vec::new(),
         attempts,
     }
 }

@@ -20,7 +20,10 @@
 //! went wrong. Custom fields start with `_`: `_protocol`, `_attempt`, `_hop`,
 //! `_reused`, `_failure`, `_tls`, `_tcp_info` (the kernel's TCP facts at
 //! connect, first byte and end, on h1 and h2 entries), `_quic` (QUIC's path
-//! statistics), `_h3_discovery` (on HTTP/3 entries).
+//! statistics), `_h3_discovery` (on HTTP/3 entries), and with
+//! `--all-addresses` `_address` (`address`, `family`, `main`) on every entry
+//! of a run with other addresses, whose attempts follow the main run's on
+//! the same page.
 
 use crate::schema::{
     Attempt, Method, Micros, ProbeResult, Protocol, ProtocolRun, RequestBody, Span,
@@ -116,7 +119,40 @@ pub fn to_har(result: &ProbeResult) -> Value {
     let entries: Vec<Value> = result
         .runs
         .iter()
-        .flat_map(|run| run.attempts.iter().map(move |a| entry(result, run, a)))
+        .flat_map(|run| {
+            let main = run.attempts.iter().map(move |a| {
+                let mut e = entry(result, run, a);
+                if !run.other_addresses.is_empty() {
+                    let ip = crate::addresses::main_address(&run.attempts);
+                    e["_address"] = json!({
+                        "address": ip.map(|ip| ip.to_string()),
+                        "family": ip.map(crate::schema::AddressFamily::of),
+                        "main": true,
+                    });
+                }
+                e
+            });
+            main.chain(run.other_addresses.iter().flat_map(move |other| {
+                other.attempts.iter().map(move |a| {
+                    let mut e = entry(result, run, a);
+                    e["_address"] = json!({
+                        "address": other.address,
+                        "family": other.family,
+                        "main": false,
+                    });
+                    // Each address's run numbers its own connections.
+                    if let Some(c) = &a.connection {
+                        e["connection"] = json!(format!(
+                            "{}-{}-{}",
+                            run.protocol.as_str(),
+                            other.address,
+                            c.id
+                        ));
+                    }
+                    e
+                })
+            }))
+        })
         .collect();
     let skipped: Vec<String> = result
         .runs

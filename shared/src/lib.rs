@@ -4,6 +4,7 @@
 //! as natively, so the web UI, the server and the CLI share one definition of
 //! every figure they show.
 
+pub mod addresses;
 pub mod alt_svc;
 pub mod analysis;
 pub mod api;

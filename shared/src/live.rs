@@ -142,6 +142,7 @@ fn run_mut(result: &mut ProbeResult, protocol: Protocol) -> &mut ProtocolRun {
                 stopped: None,
                 cut_short: None,
                 discovery: None,
+                other_addresses: Vec::new(),
                 attempts: Vec::new(),
             });
             result.runs.len() - 1

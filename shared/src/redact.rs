@@ -109,6 +109,12 @@ pub fn redact_result(result: &mut ProbeResult) {
             *reason = redact_urls_in(reason);
         }
         run.attempts.iter_mut().for_each(redact_attempt);
+        for other in &mut run.other_addresses {
+            if let Some(reason) = other.stopped.as_mut() {
+                *reason = redact_urls_in(reason);
+            }
+            other.attempts.iter_mut().for_each(redact_attempt);
+        }
     }
     if result.analysis.is_some() {
         result.analysis = None;
@@ -244,5 +250,33 @@ mod tests {
         let json = serde_json::to_string(&event).unwrap();
         assert!(!json.contains("pw") && !json.contains("sid=2"), "{json}");
         assert!(json.contains("\"server\""), "{json}");
+    }
+
+    #[test]
+    fn side_runs_of_other_addresses_are_redacted_too() {
+        let mut result = crate::fixture::result(vec![crate::fixture::run(
+            crate::schema::Protocol::H2,
+            Vec::new(),
+        )]);
+        let mut attempt = crate::fixture::fresh(1, 1_000, 300, 2_000, 3_000);
+        attempt.url = "https://u:pw@example.com/".into();
+        attempt
+            .response
+            .as_mut()
+            .unwrap()
+            .headers
+            .push(header("Set-Cookie", "sid=2"));
+        result.runs[0]
+            .other_addresses
+            .push(crate::schema::AddressRun {
+                address: "::1".into(),
+                family: crate::schema::AddressFamily::V6,
+                stopped: None,
+                cut_short: None,
+                attempts: vec![attempt],
+            });
+        redact_result(&mut result);
+        let json = serde_json::to_string(&result).unwrap();
+        assert!(!json.contains("pw") && !json.contains("sid=2"), "{json}");
     }
 }

@@ -318,6 +318,88 @@ pub struct ProbeOptions {
     pub h3_direct: bool,
     /// Who may find the probe in a server's list (the permalink opens it either way).
     pub visibility: Visibility,
+    /// Which address family is resolved and dialled (curl's `-4` / `-6`):
+    /// `any` (the default), `v4` or `v6`. A name without an address of the
+    /// family fails in the dns phase.
+    #[serde(skip_serializing_if = "AddressFamily::is_any")]
+    pub family: AddressFamily,
+    /// Whether every other resolved address (of the family, deduplicated, at
+    /// most [`MAX_OTHER_ADDRESSES`] per protocol) gets its own run of the same
+    /// attempts beside the main run, pinned to it, in
+    /// [`ProtocolRun::other_addresses`]. The server accepts it: each address
+    /// is checked against its target policy, and the record's size cap holds.
+    #[serde(skip_serializing_if = "is_false")]
+    pub all_addresses: bool,
+}
+
+/// Most addresses besides the main run's that one protocol probes with
+/// [`ProbeOptions::all_addresses`] (so at most four side by side).
+pub const MAX_OTHER_ADDRESSES: usize = 3;
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// An address family: which addresses a probe resolves and dials, or which
+/// family an address belongs to.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum AddressFamily {
+    /// Either family, in the resolver's order.
+    #[default]
+    Any,
+    /// IPv4 only (A records).
+    V4,
+    /// IPv6 only (AAAA records).
+    V6,
+}
+
+impl AddressFamily {
+    /// Whether this is [`AddressFamily::Any`].
+    pub fn is_any(&self) -> bool {
+        *self == AddressFamily::Any
+    }
+
+    /// The family of `ip`.
+    pub fn of(ip: std::net::IpAddr) -> AddressFamily {
+        match ip {
+            std::net::IpAddr::V4(_) => AddressFamily::V4,
+            std::net::IpAddr::V6(_) => AddressFamily::V6,
+        }
+    }
+
+    /// Whether `ip` may be dialled under this choice.
+    pub fn admits(self, ip: std::net::IpAddr) -> bool {
+        self == AddressFamily::Any || AddressFamily::of(ip) == self
+    }
+
+    /// The lowercase name, as on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AddressFamily::Any => "any",
+            AddressFamily::V4 => "v4",
+            AddressFamily::V6 => "v6",
+        }
+    }
+
+    /// The family's name in prose: "IPv4", "IPv6" (or "any family").
+    pub fn name(self) -> &'static str {
+        match self {
+            AddressFamily::Any => "any family",
+            AddressFamily::V4 => "IPv4",
+            AddressFamily::V6 => "IPv6",
+        }
+    }
+
+    /// The DNS record type that carries this family's addresses.
+    pub fn record(self) -> &'static str {
+        match self {
+            AddressFamily::Any => "A or AAAA",
+            AddressFamily::V4 => "A",
+            AddressFamily::V6 => "AAAA",
+        }
+    }
 }
 
 /// Whether a probe stored by a server shows in its public list.
@@ -364,6 +446,8 @@ impl Default for ProbeOptions {
             dns_server: None,
             h3_direct: false,
             visibility: Visibility::Unlisted,
+            family: AddressFamily::Any,
+            all_addresses: false,
         }
     }
 }
@@ -409,6 +493,30 @@ pub struct ProtocolRun {
     /// How HTTP/3 was discovered and whether it was reachable (h3 runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discovery: Option<H3Discovery>,
+    /// With [`ProbeOptions::all_addresses`]: the same attempts against each
+    /// other resolved address, one run per address, pinned to it (the main
+    /// run above dialled the first address, as without the option).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_addresses: Vec<AddressRun>,
+}
+
+/// One protocol's attempts against one address of the host (see
+/// [`ProtocolRun::other_addresses`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AddressRun {
+    /// The address every new connection of this run dialled, e.g. `::1`.
+    pub address: String,
+    /// Its family (`v4` or `v6`).
+    pub family: AddressFamily,
+    /// Why the later attempts were not made, when the run stopped early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// Why the run stopped at the record's size cap, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_short: Option<String>,
+    /// Attempts in order, as in [`ProtocolRun::attempts`].
+    pub attempts: Vec<Attempt>,
 }
 
 /// How HTTP/3 was found, where it was tried, and what came of it.

@@ -289,13 +289,8 @@ pub fn compare(
     };
     let fastest = samples[0].median;
     let single = samples.iter().any(|s| s.count == 1);
-    let share = Micros(fastest.0 * SINGLE_ATTEMPT_PERCENT / 100);
-    let beaten = |s: &ProtocolSample| {
-        noise.is_some_and(|noise| {
-            let gap = s.median.saturating_sub(fastest);
-            gap > NOISE_FLOOR && gap > noise && (!single || gap > share)
-        })
-    };
+    let beaten =
+        |s: &ProtocolSample| significant(s.median.saturating_sub(fastest), noise, fastest, single);
     let leaders: Vec<Protocol> = samples
         .iter()
         .filter(|s| !beaten(s))
@@ -312,6 +307,15 @@ pub fn compare(
         leaders,
         margin,
     }
+}
+
+/// Whether `gap` (a slower median less the `fastest` one) is called under
+/// [`SIGNIFICANCE_RULE`]: over [`NOISE_FLOOR`], over the `noise` (nothing is
+/// called without one), and, when a side has a `single` attempt, over
+/// [`SINGLE_ATTEMPT_PERCENT`] of the fastest.
+pub fn significant(gap: Micros, noise: Option<Micros>, fastest: Micros, single: bool) -> bool {
+    let share = Micros(fastest.0 * SINGLE_ATTEMPT_PERCENT / 100);
+    noise.is_some_and(|noise| gap > NOISE_FLOOR && gap > noise && (!single || gap > share))
 }
 
 /// One called difference as a sentence, e.g. "HTTP/3 is faster on a new connection by 38 ms (about 1 round trip) than HTTP/1.1 and HTTP/2."

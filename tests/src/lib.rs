@@ -21,7 +21,7 @@ mod silent;
 mod slow_tls;
 pub mod upload;
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -87,6 +87,13 @@ pub struct TargetConfig {
     /// The authority the `Alt-Svc` advertisement names (`host:port`); default `:<https port>`,
     /// the target itself.
     pub alt_svc_authority: Option<String>,
+    /// When set, the HTTPS port number answers on `[::1]` too: a TCP front there
+    /// relays to the HTTPS listener, holding the server's first handshake flight
+    /// for this long (zero: no hold), and HTTP/3 is served there as well (without
+    /// a hold), so a name with A `127.0.0.1` and AAAA `::1` reaches the target on
+    /// both families, IPv6's TLS slowed. Default none (nothing on `[::1]`, so
+    /// IPv6 connects are refused).
+    pub ipv6_https_delay: Option<Duration>,
     /// Whether HTTPS (h1, h2 and h3) asks for a client certificate signed by the
     /// target's CA and refuses handshakes without one (mutual TLS). Default false.
     pub require_client_cert: bool,
@@ -113,6 +120,7 @@ impl Default for TargetConfig {
             advertise_h3: true,
             alt_svc_authority: None,
             require_client_cert: false,
+            ipv6_https_delay: None,
         }
     }
 }
@@ -139,6 +147,8 @@ pub struct TestTarget {
     pub silent_addr: SocketAddr,
     /// A TCP address where nothing listens: connecting is refused.
     pub refused_addr: SocketAddr,
+    /// The HTTPS port number on `[::1]`, with [`TargetConfig::ipv6_https_delay`].
+    pub ipv6_https_addr: Option<SocketAddr>,
     /// The CA that signed the server certificate, and an unrelated one.
     pub ca: TestCa,
     dns_stats: Arc<dns::DnsStats>,
@@ -206,6 +216,24 @@ impl TestTarget {
         tasks.spawn(https::serve_tls(https, acceptor, alt_svc));
         tasks.spawn(https::serve_plain(http));
         tasks.spawn(slow_tls::serve(slow, https_addr, config.slow_tls_delay));
+        let ipv6_https_addr = match config.ipv6_https_delay {
+            Some(delay) => {
+                let v6 = SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), https_addr.port());
+                let front = TcpListener::bind(v6)
+                    .await
+                    .with_context(|| format!("binding the IPv6 HTTPS front on {v6}"))?;
+                tasks.spawn(slow_tls::serve(front, https_addr, delay));
+                if config.h3 == H3Mode::Serve {
+                    tasks.spawn(h3::serve(h3::endpoint(
+                        v6,
+                        &ca,
+                        config.require_client_cert,
+                    )?));
+                }
+                Some(v6)
+            }
+            None => None,
+        };
         tasks.spawn(silent::serve(silent));
         tasks.spawn(dns::serve(dns, zone, config.dns_delay, dns_stats.clone()));
 
@@ -214,6 +242,7 @@ impl TestTarget {
             http_addr,
             narrow_addr,
             slow_tls_addr,
+            ipv6_https_addr,
             dns_addr,
             silent_addr,
             refused_addr,

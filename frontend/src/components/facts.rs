@@ -1,6 +1,7 @@
 //! Connection, transport (TCP_INFO, QUIC path) and TLS facts per protocol,
 //! and what happened with HTTP/3.
 
+use super::addresses::AddressTable;
 use h123_shared::chain::{ConnState, chains};
 use h123_shared::format::ms;
 use h123_shared::transport;
@@ -255,6 +256,7 @@ pub fn Facts(
                                         <article class="card">
                                             <h3>{run.protocol.http_version()}</h3>
                                             <FactList facts=run_facts(run) />
+                                            <AddressTable run=run.clone() />
                                         </article>
                                     }
                                 })

@@ -126,6 +126,20 @@ pub struct ProbeArgs {
     /// Try HTTP/3 on the URL's host and port even if nothing advertises it.
     #[arg(long)]
     pub h3_direct: bool,
+    /// Resolve and connect over IPv4 only (like curl -4); a name without an
+    /// A record fails in the dns phase.
+    #[arg(short = '4', long = "ipv4")]
+    pub ipv4: bool,
+    /// Resolve and connect over IPv6 only (like curl -6); a name without an
+    /// AAAA record fails in the dns phase.
+    #[arg(short = '6', long = "ipv6")]
+    pub ipv6: bool,
+    /// Also probe every other address the host resolves to (of the family
+    /// chosen by -4/-6; at most 3 more per protocol), each with the same
+    /// attempts, shown side by side; the diagnosis says when a family is
+    /// slower or broken.
+    #[arg(long)]
+    pub all_addresses: bool,
     /// Write a qlog of every QUIC connection into this directory (one
     /// `.sqlog` file per connection, for qvis or any qlog viewer).
     #[arg(long, value_name = "DIR")]
@@ -193,7 +207,26 @@ impl ProbeArgs {
             dns_server: self.dns_server.clone(),
             h3_direct: self.h3_direct,
             visibility: h123_shared::Visibility::Unlisted,
+            family: self.family()?,
+            all_addresses: self.all_addresses,
         })
+    }
+}
+
+impl ProbeArgs {
+    /// The address family of `-4` / `-6`.
+    ///
+    /// # Errors
+    /// A readable line when both are given.
+    fn family(&self) -> Result<h123_shared::AddressFamily, String> {
+        match (self.ipv4, self.ipv6) {
+            (true, true) => {
+                Err("-4 (IPv4 only) and -6 (IPv6 only) exclude each other; give one".into())
+            }
+            (true, false) => Ok(h123_shared::AddressFamily::V4),
+            (false, true) => Ok(h123_shared::AddressFamily::V6),
+            (false, false) => Ok(h123_shared::AddressFamily::Any),
+        }
     }
 }
 

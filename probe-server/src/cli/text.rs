@@ -161,6 +161,7 @@ fn write_run(out: &mut String, run: &ProtocolRun, rows: &[Row], color: bool) {
     if let Some(why) = &run.stopped {
         let _ = writeln!(out, "  stopped: {why}");
     }
+    super::address_text::write_addresses(out, run);
 }
 
 fn draw_bar(row: &Row, color: bool) -> String {

@@ -206,6 +206,7 @@ mod tests {
             stopped: None,
             cut_short: None,
             discovery: None,
+            other_addresses: Vec::new(),
             attempts: vec![Attempt {
                 attempt: 1,
                 hop: 0,

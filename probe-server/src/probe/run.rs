@@ -17,7 +17,7 @@ use h123_shared::{
     Protocol, ProtocolRun, ProxyInfo, QuicInfo, TcpInfo, TcpInfoSnapshots, TlsInfo, TtfbSource,
 };
 use rustls_pki_types::CertificateDer;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Instant;
 use url::{Host, Url};
@@ -56,6 +56,7 @@ pub struct ProtocolRunner<'a, C> {
     pool: Vec<Pooled<C>>,
     next_id: u32,
     connect_to: Option<(String, u16)>,
+    pin: Option<IpAddr>,
     budget: Option<&'a RecordBudget>,
 }
 
@@ -113,6 +114,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             pool: Vec::new(),
             next_id: 1,
             connect_to: None,
+            pin: None,
             budget: None,
         }
     }
@@ -122,6 +124,13 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
     /// for TLS: how an `Alt-Svc` or HTTPS-record endpoint is reached.
     pub fn connect_to(mut self, endpoint: Option<(String, u16)>) -> Self {
         self.connect_to = endpoint;
+        self
+    }
+
+    /// Dials only `ip` for requests to the plan's origin (after the lookup,
+    /// which is still made and timed): a side run of `--all-addresses`.
+    pub fn pin(mut self, ip: IpAddr) -> Self {
+        self.pin = Some(ip);
         self
     }
 
@@ -196,6 +205,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             stopped,
             cut_short,
             discovery: None,
+            other_addresses: Vec::new(),
             attempts,
         }
     }
@@ -465,6 +475,8 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 (addrs, Some(Tunnel { proxy, to }))
             }
         };
+        let on_origin = url.origin() == self.plan.url.origin() && tunnel.is_none();
+        let addrs = self.chosen(&host, addrs, on_origin)?;
         let target = Target {
             host: host_text,
             https: url.scheme() == "https",
@@ -493,6 +505,50 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             proxy: opened.proxy,
             tcp_at_connect: opened.tcp_at_connect,
         })
+    }
+
+    /// The resolved `addrs` this run may dial: those of the probe's family
+    /// (`-4` / `-6`) and, `on_origin`, only a side run's pinned address; a
+    /// dns-phase failure saying why when none is left.
+    fn chosen(
+        &self,
+        host: &Host<&str>,
+        addrs: Vec<SocketAddr>,
+        on_origin: bool,
+    ) -> Result<Vec<SocketAddr>, Failure> {
+        let family = self.plan.options.family;
+        let kept: Vec<SocketAddr> = addrs
+            .into_iter()
+            .filter(|a| family.admits(a.ip()))
+            .collect();
+        if kept.is_empty() {
+            let message = match host {
+                Host::Domain(name) => format!(
+                    "{name} has no {} address ({} record), and the probe asks for {} only",
+                    family.name(),
+                    family.record(),
+                    family.name()
+                ),
+                literal => format!(
+                    "{literal} is not an {} address, and the probe asks for {} only",
+                    family.name(),
+                    family.name()
+                ),
+            };
+            return Err(failure(Phase::Dns, FailureKind::NameNotFound, message));
+        }
+        let Some(pin) = self.pin.filter(|_| on_origin) else {
+            return Ok(kept);
+        };
+        let pinned: Vec<SocketAddr> = kept.into_iter().filter(|a| a.ip() == pin).collect();
+        if pinned.is_empty() {
+            return Err(failure(
+                Phase::Dns,
+                FailureKind::Dns,
+                format!("{host} no longer resolves to {pin}, the address this run is pinned to"),
+            ));
+        }
+        Ok(pinned)
     }
 
     /// Where a proxy tunnel leads: the URL's name, which the proxy resolves

@@ -246,6 +246,7 @@ fn run_mut(record: &mut ProbeRecord, protocol: Protocol) -> &mut ProtocolRun {
                     stopped: None,
                     cut_short: None,
                     discovery: None,
+                    other_addresses: Vec::new(),
                     attempts: Vec::new(),
                 },
             );

@@ -28,6 +28,8 @@ pub async fn target() -> TestTarget {
             ("target.h123.test".to_owned(), localhost),
             ("evil.h123.test".to_owned(), localhost),
             ("v6.h123.test".to_owned(), "::1".parse().expect("ip")),
+            ("dual.h123.test".to_owned(), localhost),
+            ("dual.h123.test".to_owned(), "::1".parse().expect("ip")),
             (
                 "rebind.h123.test".to_owned(),
                 "10.0.0.5".parse().expect("ip"),

@@ -121,6 +121,7 @@ mod tests {
             cut_short: None,
             attempts: Vec::new(),
             discovery: Some(d),
+            other_addresses: Vec::new(),
         });
         result
     }

@@ -1,0 +1,93 @@
+//! The addresses of a run side by side (`--all-addresses`): one table row per
+//! address, with its family, setup and total medians, and failures.
+
+use h123_shared::addresses::rows;
+use h123_shared::format::ms;
+use h123_shared::{Micros, Protocol, ProtocolRun};
+use leptos::prelude::*;
+
+/// One row's cells: address, family, connect, handshake, ttfb, total, failed.
+fn cells(run: &ProtocolRun) -> Vec<[String; 7]> {
+    let cell = |v: Option<Micros>| v.map_or_else(|| "–".to_owned(), ms);
+    rows(run)
+        .iter()
+        .map(|row| {
+            let f = row.figures(run.protocol);
+            let failed = match &f.first_failure {
+                Some(first) => format!(
+                    "{} of {} ({} in {})",
+                    f.failures,
+                    f.chains,
+                    first.kind.as_str(),
+                    first.phase.as_str()
+                ),
+                None => format!("0 of {}", f.chains),
+            };
+            [
+                if row.main {
+                    format!("{} (main)", row.address)
+                } else {
+                    row.address.clone()
+                },
+                row.family.name().to_owned(),
+                cell(f.connect),
+                cell(f.handshake),
+                cell(f.ttfb),
+                cell(f.total),
+                failed,
+            ]
+        })
+        .collect()
+}
+
+/// The address table of `run`; nothing when it probed one address.
+#[component]
+pub fn AddressTable(
+    /// The run whose addresses are shown.
+    run: ProtocolRun,
+) -> impl IntoView {
+    let rows = cells(&run);
+    let handshake = if run.protocol == Protocol::H3 {
+        "QUIC"
+    } else {
+        "TLS"
+    };
+    (!rows.is_empty()).then(|| {
+        view! {
+            <div class="table-scroll addresses">
+                <table>
+                    <caption>"Addresses (medians; connect and " {handshake} " over new connections)"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Address"</th>
+                            <th scope="col">"Family"</th>
+                            <th scope="col">"Connect"</th>
+                            <th scope="col">{handshake}</th>
+                            <th scope="col">"TTFB"</th>
+                            <th scope="col">"Total"</th>
+                            <th scope="col">"Failed"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {rows
+                            .into_iter()
+                            .map(|[address, family, connect, tls, ttfb, total, failed]| {
+                                view! {
+                                    <tr>
+                                        <th scope="row">{address}</th>
+                                        <td>{family}</td>
+                                        <td>{connect}</td>
+                                        <td>{tls}</td>
+                                        <td>{ttfb}</td>
+                                        <td>{total}</td>
+                                        <td>{failed}</td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        }
+    })
+}
