@@ -334,7 +334,10 @@ async fn a_closed_stdout_ends_the_output_without_a_panic() {
 }
 
 /// The same for a POST of 100 kB (`--data-binary @file`, curl without
-/// `Expect: 100-continue`), over plain HTTP where every figure compares as is.
+/// `Expect: 100-continue`), over plain HTTP. Debian's curl (7.88) sets
+/// `time_starttransfer` of an upload when the body starts to go out, not at
+/// the response's first byte (about 0.4 ms here, before the 100 kB are
+/// sent), so that one figure means something else and is only printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_figures_agree_with_curl_within_a_millisecond() {
     let _alone = TIMING.lock().await;
@@ -362,7 +365,15 @@ async fn post_figures_agree_with_curl_within_a_millisecond() {
             ours.copy_from_slice(&o);
             curls.copy_from_slice(&c);
             for (i, name) in names.iter().enumerate() {
-                assert_close(&format!("{protocol} POST time_{name}"), ours[i], curls[i]);
+                let what = format!("{protocol} POST time_{name}");
+                if *name == "starttransfer" {
+                    println!(
+                        "{what}: h123 {:.3} ms, curl {:.3} ms (not compared)",
+                        ours[i], curls[i]
+                    );
+                } else {
+                    assert_close(&what, ours[i], curls[i]);
+                }
             }
         }
     })
