@@ -157,17 +157,25 @@ fn h123_figures(url: &str, ca: &Path, protocol: Protocol, extra: &[&str]) -> Fig
     ]
 }
 
-/// Medians (ms) of each figure over 20 alternating runs of curl and h123.
-fn medians(url: &str, ca: &Path, protocol: Protocol, extra: &[&str]) -> (Figures, Figures) {
+/// The same request's extra arguments, as each tool spells them.
+#[derive(Clone, Copy, Default)]
+struct Extra<'a> {
+    curl: &'a [&'a str],
+    h123: &'a [&'a str],
+}
+
+/// Medians (ms) of each figure over 20 alternating runs of curl and h123:
+/// (h123's, curl's).
+fn medians(url: &str, ca: &Path, protocol: Protocol, extra: Extra) -> (Figures, Figures) {
     let (mut ours, mut theirs) = (vec![Vec::new(); 5], vec![Vec::new(); 5]);
     for _ in 0..20 {
-        for (i, v) in curl_figures(url, ca, protocol, extra)
+        for (i, v) in curl_figures(url, ca, protocol, extra.curl)
             .into_iter()
             .enumerate()
         {
             theirs[i].push(v * 1000.0);
         }
-        for (i, v) in h123_figures(url, ca, protocol, extra)
+        for (i, v) in h123_figures(url, ca, protocol, extra.h123)
             .into_iter()
             .enumerate()
         {
@@ -207,11 +215,11 @@ async fn curl_figures_agree_with_curl_within_a_millisecond() {
     tokio::task::spawn_blocking(move || {
         let names = ["namelookup", "connect", "appconnect", "starttransfer", "total"];
         for protocol in [Protocol::H1, Protocol::H2] {
-            let (ours, curls) = medians(&plain, &ca, protocol, &[]);
+            let (ours, curls) = medians(&plain, &ca, protocol, Extra::default());
             for (i, name) in names.iter().enumerate() {
                 assert_close(&format!("{protocol} http time_{name}"), ours[i], curls[i]);
             }
-            let (ours, curls) = medians(&tls, &ca, protocol, &[]);
+            let (ours, curls) = medians(&tls, &ca, protocol, Extra::default());
             println!(
                 "{protocol} https TLS handshake (appconnect - connect): h123/rustls {:.3} ms, curl/OpenSSL {:.3} ms",
                 ours[2] - ours[1],
@@ -333,20 +341,29 @@ async fn a_closed_stdout_ends_the_output_without_a_panic() {
     }
 }
 
-/// The same for a POST of 100 kB (`--data-binary @file`, curl without
-/// `Expect: 100-continue`), over plain HTTP. Debian's curl (7.88) sets
-/// `time_starttransfer` of an upload when the body starts to go out, not at
-/// the response's first byte (about 0.4 ms here, before the 100 kB are
-/// sent), so that one figure means something else and is only printed.
+/// The same for a POST of 1 MB (`--data-binary @file`, curl without
+/// `Expect: 100-continue`), over plain HTTP, to a route that holds the body
+/// unread for 50 ms, the upload delay the bodies test injects.
+///
+/// Two figures differ by the client, not by the measurement, so they are
+/// printed and not compared both ways:
+/// - `time_starttransfer`: Debian's curl (7.88) sets it for an upload when the
+///   body starts to go out, not at the response's first byte.
+/// - HTTP/1.1 `time_total`: after the hold, the rest of the megabyte moves at
+///   the client's own pace, and curl sends it 64 KB per wake-up (15 `sendto`
+///   of 65,536 bytes under strace) where h123 writes what the socket takes,
+///   so curl's is the longer (by 2.3 ms in one run). There h123 must not be
+///   the slower by more than a millisecond. Over HTTP/2 the target's stream
+///   window holds all but the last ~17 KB, so both finish with the server.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_figures_agree_with_curl_within_a_millisecond() {
     let _alone = TIMING.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
-    let url = target.http_url("/upload");
+    let url = target.http_url("/upload?read_delay_ms=50");
     let ca = target.ca_file().to_owned();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("body.bin");
-    std::fs::write(&file, vec![b'x'; 100_000]).unwrap();
+    std::fs::write(&file, vec![b'x'; 1_000_000]).unwrap();
     let data = format!("@{}", file.display());
     tokio::task::spawn_blocking(move || {
         let names = [
@@ -357,13 +374,11 @@ async fn post_figures_agree_with_curl_within_a_millisecond() {
             "total",
         ];
         for protocol in [Protocol::H1, Protocol::H2] {
-            let curl = ["-H", "Expect:", "--data-binary", data.as_str()];
-            let h123 = ["--data-binary", data.as_str()];
-            let (mut ours, mut curls) = ([0.0; 5], [0.0; 5]);
-            let (o, _) = medians(&url, &ca, protocol, &h123);
-            let (_, c) = medians(&url, &ca, protocol, &curl);
-            ours.copy_from_slice(&o);
-            curls.copy_from_slice(&c);
+            let extra = Extra {
+                curl: &["-H", "Expect:", "--data-binary", data.as_str()],
+                h123: &["--data-binary", data.as_str()],
+            };
+            let (ours, curls) = medians(&url, &ca, protocol, extra);
             for (i, name) in names.iter().enumerate() {
                 let what = format!("{protocol} POST time_{name}");
                 if *name == "starttransfer" {
@@ -371,6 +386,12 @@ async fn post_figures_agree_with_curl_within_a_millisecond() {
                         "{what}: h123 {:.3} ms, curl {:.3} ms (not compared)",
                         ours[i], curls[i]
                     );
+                } else if *name == "total" && protocol == Protocol::H1 {
+                    println!(
+                        "{what}: h123 {:.3} ms, curl {:.3} ms (h123 not slower by over 1 ms)",
+                        ours[i], curls[i]
+                    );
+                    assert!(ours[i] - curls[i] <= 1.0, "{what}: h123 is the slower");
                 } else {
                     assert_close(&what, ours[i], curls[i]);
                 }

@@ -152,6 +152,7 @@ async fn browser(driver: &str, profile: &Path) -> Client {
     let caps = json!({
         "browserName": "chrome",
         "goog:chromeOptions": { "binary": "/usr/bin/chromium", "args": args },
+        "goog:loggingPrefs": { "browser": "ALL" },
     });
     let Value::Object(caps) = caps else {
         unreachable!()
@@ -208,28 +209,67 @@ fn unavailable() -> bool {
     true
 }
 
-/// Whether a script returns something other than null/false within `secs`.
-async fn within(client: &Client, script: &str, secs: u64) -> bool {
+/// What a script returns once it is something other than null/false, trying for `secs`.
+async fn within(client: &Client, script: &str, secs: u64) -> Option<Value> {
     for _ in 0..secs * 20 {
         let v = client.execute(script, vec![]).await.expect("script");
         if !v.is_null() && v != Value::Bool(false) {
-            return true;
+            return Some(v);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    false
+    None
 }
 
-/// Runs a script until it returns something other than null/false, or panics after `secs`.
+/// Runs a script until it returns something other than null/false, or panics after `secs`
+/// showing the page's state.
 async fn until(client: &Client, script: &str, secs: u64) -> Value {
-    for _ in 0..secs * 20 {
-        let v = client.execute(script, vec![]).await.expect("script");
-        if !v.is_null() && v != Value::Bool(false) {
-            return v;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    match within(client, script, secs).await {
+        Some(v) => v,
+        None => panic!(
+            "timed out waiting for: {script}\n{}",
+            page_state(client).await
+        ),
     }
-    panic!("timed out waiting for: {script}");
+}
+
+/// Chromium's console messages since the last call, through chromedriver's `se/log`.
+#[derive(Debug)]
+struct BrowserLog;
+
+impl WebDriverCompatibleCommand for BrowserLog {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({ "type": "browser" }).to_string()),
+        )
+    }
+}
+
+/// The page's address, the start of its body and the browser's console, for a failure message.
+async fn page_state(client: &Client) -> String {
+    let page = client
+        .execute(
+            "return location.href + '\\n' + document.body.innerHTML.slice(0, 2000);",
+            vec![],
+        )
+        .await
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .unwrap_or_else(|e| format!("(page unreadable: {e})"));
+    let console = client
+        .issue_cmd(BrowserLog)
+        .await
+        .map(|log| log.to_string())
+        .unwrap_or_else(|e| format!("(console unreadable: {e})"));
+    format!("page: {page}\nconsole: {console}")
 }
 
 /// The waterfalls as drawn: per panel, per row, every bar's phase, x and width (percent).
@@ -502,19 +542,16 @@ async fn web_ui_end_to_end() {
     let mut found = false;
     for _ in 0..3 {
         client.goto(&base).await.unwrap();
-        if within(&client, &listed, 5).await {
+        if within(&client, &listed, 5).await.is_some() {
             found = true;
             break;
         }
     }
-    let recent = client
-        .execute(
-            "return document.querySelector('.recent')?.innerText ?? null;",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert!(found, "{id} not in the recent list: {recent}");
+    assert!(
+        found,
+        "{id} not in the recent list: {}",
+        page_state(&client).await
+    );
     let config = client
         .execute_async(
             "const done = arguments[0]; fetch('/api/v1/config').then(r => r.json()).then(done);",

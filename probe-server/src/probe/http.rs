@@ -120,57 +120,45 @@ where
     S: FnOnce() -> F,
     F: Future<Output = hyper::Result<http::Response<Incoming>>>,
 {
-    let result = exchange_steps(send, tap, ttfb_source, spec, trace, out).await;
+    let result = async {
+        tap.arm();
+        trace.record_once(TraceEvent::RequestStart);
+        let sent = tokio::time::timeout(spec.phase_limit, send()).await;
+        let marks = tap.marks();
+        if let Some(at) = marks.written {
+            trace.record_instant(TraceEvent::RequestWritten, at);
+        }
+        if let Some(at) = marks.first_byte {
+            trace.record_instant(TraceEvent::FirstByte, at);
+        }
+        let phase = trace.open_phase().unwrap_or(Phase::Send);
+        let response = match sent {
+            Err(_) => return Err(timed_out(phase, spec.phase_limit)),
+            Ok(Err(e)) => return Err(from_hyper(phase, &e)),
+            Ok(Ok(response)) => response,
+        };
+        out.ttfb_source = Some(ttfb_source);
+        if !trace.has(TraceEvent::RequestWritten) {
+            trace.record(TraceEvent::RequestWritten);
+        }
+        if !trace.has(TraceEvent::FirstByte) {
+            trace.record(TraceEvent::FirstByte);
+            out.ttfb_source = Some(TtfbSource::ResponseHeaders);
+        }
+        out.tcp_at_first_byte = tap.tcp_info();
+        let (parts, body) = response.into_parts();
+        out.response = Some(response_facts(&parts));
+        let (bytes, truncated) = read_body(body, spec, trace).await?;
+        if let Some(r) = out.response.as_mut() {
+            r.body_bytes = bytes;
+            r.truncated = truncated;
+        }
+        out.reusable = !truncated;
+        Ok(())
+    }
+    .await;
     out.tcp_at_end = tap.tcp_info();
     result
-}
-
-async fn exchange_steps<S, F>(
-    send: S,
-    tap: &WireTap,
-    ttfb_source: TtfbSource,
-    spec: &RequestSpec,
-    trace: &mut AttemptTrace,
-    out: &mut Exchange,
-) -> Result<(), Failure>
-where
-    S: FnOnce() -> F,
-    F: Future<Output = hyper::Result<http::Response<Incoming>>>,
-{
-    tap.arm();
-    trace.record_once(TraceEvent::RequestStart);
-    let sent = tokio::time::timeout(spec.phase_limit, send()).await;
-    let marks = tap.marks();
-    if let Some(at) = marks.written {
-        trace.record_instant(TraceEvent::RequestWritten, at);
-    }
-    if let Some(at) = marks.first_byte {
-        trace.record_instant(TraceEvent::FirstByte, at);
-    }
-    let phase = trace.open_phase().unwrap_or(Phase::Send);
-    let response = match sent {
-        Err(_) => return Err(timed_out(phase, spec.phase_limit)),
-        Ok(Err(e)) => return Err(from_hyper(phase, &e)),
-        Ok(Ok(response)) => response,
-    };
-    out.ttfb_source = Some(ttfb_source);
-    if !trace.has(TraceEvent::RequestWritten) {
-        trace.record(TraceEvent::RequestWritten);
-    }
-    if !trace.has(TraceEvent::FirstByte) {
-        trace.record(TraceEvent::FirstByte);
-        out.ttfb_source = Some(TtfbSource::ResponseHeaders);
-    }
-    out.tcp_at_first_byte = tap.tcp_info();
-    let (parts, body) = response.into_parts();
-    out.response = Some(response_facts(&parts));
-    let (bytes, truncated) = read_body(body, spec, trace).await?;
-    if let Some(r) = out.response.as_mut() {
-        r.body_bytes = bytes;
-        r.truncated = truncated;
-    }
-    out.reusable = !truncated;
-    Ok(())
 }
 
 async fn read_body(
