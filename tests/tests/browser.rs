@@ -164,30 +164,43 @@ async fn browser(driver: &str, profile: &Path) -> Client {
         .expect("WebDriver session")
 }
 
-/// A Chrome DevTools command, through chromedriver's `goog/cdp/execute`.
+/// A chromedriver extension command: a POST of `body` to `session/{id}/{path}`
+/// (`goog/cdp/execute` for a DevTools command, `se/log` for the console).
 #[derive(Debug)]
-struct Cdp(Value);
+struct DriverPost {
+    path: &'static str,
+    body: Value,
+}
 
-impl WebDriverCompatibleCommand for Cdp {
+impl WebDriverCompatibleCommand for DriverPost {
     fn endpoint(
         &self,
         base: &url::Url,
         session: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
         base.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session.unwrap_or_default()
+            "session/{}/{}",
+            session.unwrap_or_default(),
+            self.path
         ))
     }
 
     fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(self.0.to_string()))
+        (http::Method::POST, Some(self.body.to_string()))
+    }
+}
+
+/// A Chrome DevTools command, through chromedriver.
+fn cdp(body: Value) -> DriverPost {
+    DriverPost {
+        path: "goog/cdp/execute",
+        body,
     }
 }
 
 async fn color_scheme(client: &Client, scheme: &str) {
     client
-        .issue_cmd(Cdp(json!({
+        .issue_cmd(cdp(json!({
             "cmd": "Emulation.setEmulatedMedia",
             "params": { "features": [{ "name": "prefers-color-scheme", "value": scheme }] },
         })))
@@ -233,27 +246,6 @@ async fn until(client: &Client, script: &str, secs: u64) -> Value {
     }
 }
 
-/// Chromium's console messages since the last call, through chromedriver's `se/log`.
-#[derive(Debug)]
-struct BrowserLog;
-
-impl WebDriverCompatibleCommand for BrowserLog {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (
-            http::Method::POST,
-            Some(json!({ "type": "browser" }).to_string()),
-        )
-    }
-}
-
 /// The page's address, the start of its body and the browser's console, for a failure message.
 async fn page_state(client: &Client) -> String {
     let page = client
@@ -265,7 +257,10 @@ async fn page_state(client: &Client) -> String {
         .map(|v| v.as_str().unwrap_or_default().to_string())
         .unwrap_or_else(|e| format!("(page unreadable: {e})"));
     let console = client
-        .issue_cmd(BrowserLog)
+        .issue_cmd(DriverPost {
+            path: "se/log",
+            body: json!({ "type": "browser" }),
+        })
         .await
         .map(|log| log.to_string())
         .unwrap_or_else(|e| format!("(console unreadable: {e})"));
