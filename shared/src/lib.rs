@@ -32,6 +32,7 @@ pub mod stats;
 pub mod table;
 pub mod transport;
 mod uri;
+pub mod vantage;
 pub mod verdict;
 pub mod waterfall;
 
