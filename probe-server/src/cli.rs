@@ -6,6 +6,7 @@ pub mod bench_text;
 pub mod exit;
 pub mod junit;
 pub mod probe_cmd;
+pub mod remote;
 pub mod request_body;
 pub mod serve_cmd;
 pub mod slo_text;

@@ -11,7 +11,8 @@ use std::process::ExitCode;
 pub enum Exit {
     /// 0: every attempt answered below 400 and every SLO gate was met.
     Success = 0,
-    /// 1: h123 itself could not finish (its output or JUnit file could not be written).
+    /// 1: h123 itself could not finish (its output or JUnit file could not be
+    /// written, or the `--server` could not be reached or did not finish the probe).
     Trouble = 1,
     /// 2: the options were refused.
     Usage = 2,
@@ -35,7 +36,8 @@ pub enum Exit {
 pub const HELP: &str = "\
 Exit codes (stable; when several apply, the highest wins):
   0  every attempt answered below 400 and every --slo gate was met
-  1  h123 could not write its output or the --junit file
+  1  h123 could not write its output or the --junit file, or the --server
+     could not be reached or did not finish the probe
   2  bad options (one line on stderr)
   3  an --slo gate was breached
   4  an attempt answered 4xx

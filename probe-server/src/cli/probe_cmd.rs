@@ -1,6 +1,7 @@
 //! `h123 probe URL`: options, running the engine, and choosing the output.
 
 use super::exit::Exit;
+use super::remote::{self, RemoteError};
 use super::request_body::{self, BodyArgs};
 use crate::probe::Engine;
 use crate::probe::guard::ConnectPolicy;
@@ -9,6 +10,7 @@ use crate::probe::plan::{Limits, Plan};
 use crate::probe::proxy::{Proxy, ProxySettings};
 use crate::probe::tls::TrustSettings;
 use clap::{Args, ValueEnum};
+use h123_shared::api::ProbeStatus;
 use h123_shared::slo::{self, Gate, SloReport};
 use h123_shared::{
     ConnectionMode, Header, Method, ProbeOptions, ProbeResult, Protocol, ResolveOverride,
@@ -162,6 +164,21 @@ pub struct ProbeArgs {
     /// Also write the result as JUnit XML to FILE (with any --output).
     #[arg(long, value_name = "FILE", conflicts_with = "arms")]
     pub junit: Option<PathBuf>,
+    /// Run the probe on this h123 server (its REST API) instead of here, and
+    /// print what it measured, with the permalink on standard error. The
+    /// server's own limits and safety policy apply; options about this
+    /// machine's side (proxy, client certificate, key log, qlog, CA file)
+    /// do not travel.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "H123_SERVER",
+        conflicts_with_all = ["arms", "proxy", "proxy_env", "cert", "keylog", "qlog", "cacert"]
+    )]
+    pub server: Option<String>,
+    /// Trust only the CA certificates in this PEM file for an https --server.
+    #[arg(long, value_name = "FILE", requires = "server")]
+    pub server_cacert: Option<PathBuf>,
 }
 
 impl ProbeArgs {
@@ -266,6 +283,18 @@ fn parse_resolve(entry: &str) -> Result<ResolveOverride, String> {
 pub async fn run(args: ProbeArgs) -> ExitCode {
     let outcome = match slo_gates(&args) {
         Err(message) => Err(message),
+        Ok(gates) if args.server.is_some() => match remote_probe(&args).await {
+            Ok(result) => {
+                let slo = gates.map(|g| slo::evaluate(&result, &g));
+                let text = render(&result, args.output, slo.as_ref());
+                Ok((text, vec![result], slo))
+            }
+            Err(RemoteError::Refused(message)) => Err(message),
+            Err(RemoteError::Trouble(message)) => {
+                eprintln!("h123: {message}");
+                return Exit::Trouble.into();
+            }
+        },
         Ok(gates) if args.arms.is_empty() => probe(&args).await.map(|result| {
             let slo = gates.map(|g| slo::evaluate(&result, &g));
             let text = render(&result, args.output, slo.as_ref());
@@ -304,6 +333,22 @@ fn slo_gates(args: &ProbeArgs) -> Result<Option<Vec<Gate>>, String> {
     let gates = slo::parse_gates(&args.slo)?;
     slo::check_protocols(&gates, &args.protocols)?;
     Ok(Some(gates))
+}
+
+/// Runs the probe on `--server` and returns the result it measured, saying
+/// where to see it. A probe the server did not finish is trouble, not a result.
+async fn remote_probe(args: &ProbeArgs) -> Result<ProbeResult, RemoteError> {
+    let server = args.server.as_deref().unwrap_or_default();
+    let options = args.options().map_err(RemoteError::Refused)?;
+    let finished = remote::probe(server, args.server_cacert.as_deref(), &options).await?;
+    eprintln!("h123: measured by {server}: {}", finished.permalink);
+    match finished.record.status {
+        ProbeStatus::Done => Ok(finished.record.result),
+        status => Err(RemoteError::Trouble(format!(
+            "the server ended the probe as {} before it finished",
+            crate::store::status_str(status)
+        ))),
+    }
 }
 
 /// Validates the arguments and runs the probe. The CLI runs with its user's
