@@ -18,6 +18,7 @@ pub mod read_limit;
 pub mod security;
 pub mod static_files;
 pub mod svg;
+pub mod vantages;
 
 use crate::server::AppState;
 use axum::Router;
@@ -70,6 +71,7 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
         )
         .route("/api/v1/benches/{id}", methods(get(benches::benches_get)))
         .route("/api/v1/config", methods(get(config::config_get)))
+        .route("/api/v1/vantages", methods(get(vantages::vantages_get)))
         .route("/api/openapi.json", methods(get(openapi::openapi_get)))
         .route("/api", methods(get(api_not_found)))
         .route("/api/{*rest}", methods(get(api_not_found)))

@@ -118,6 +118,7 @@ impl Engine {
         }
         runs.sort_by_key(|r| plan.options.protocols.iter().position(|p| *p == r.protocol));
         ProbeResult {
+            vantage: None,
             schema_version: SCHEMA_VERSION,
             started_at_unix_ms,
             options: plan.options.clone(),

@@ -23,6 +23,7 @@ use bench_slot::BenchSlot;
 use client::ClientKey;
 use fair::FairSlots;
 use h123_shared::Method;
+use h123_shared::vantage::{OWN_VANTAGE, Vantage};
 use limit::{RateConfig, RateLimiter};
 use metrics::{Gauges, Metrics};
 use registry::Registry;
@@ -61,6 +62,8 @@ pub struct ServerConfig {
     pub max_probe_time: Duration,
     /// Benches (load comparisons): `None` unless `h123 serve --enable-bench`.
     pub bench: Option<BenchConfig>,
+    /// The server's own vantage: its name, label and tags, stamped on what it measures.
+    pub vantage: Vantage,
 }
 
 /// How a server with benches enabled runs them.
@@ -104,6 +107,7 @@ impl Default for ServerConfig {
             max_concurrent_reads: 32,
             max_probe_time: Duration::from_secs(120),
             bench: None,
+            vantage: Vantage::named(OWN_VANTAGE),
         }
     }
 }

@@ -645,3 +645,87 @@ async fn methods_outside_the_list_and_bodies_over_the_cap_are_refused() {
     .await;
     assert_eq!(fits.status, StatusCode::ACCEPTED, "{}", fits.text());
 }
+
+#[tokio::test]
+async fn vantages_are_listed_checked_and_stamped_on_results() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&target);
+    config.vantage = h123_shared::vantage::Vantage {
+        name: "fra1".into(),
+        label: Some("Frankfurt, DE".into()),
+        tags: vec!["eu".into()],
+    };
+    let state = state(config, &dir);
+
+    let listed = call(&state, get("/api/v1/vantages"), CLIENT).await;
+    assert_eq!(listed.status, StatusCode::OK);
+    assert_eq!(
+        listed.json(),
+        serde_json::json!({"items": [{"name": "fra1", "label": "Frankfurt, DE", "tags": ["eu"],
+            "kind": "server", "version": env!("CARGO_PKG_VERSION"), "online": true}]})
+    );
+
+    // Named (twice: one run), or not named at all: the server's own vantage measures it.
+    let url = target.https_url("/delay/1");
+    for vantages in [serde_json::json!(["fra1", "fra1"]), serde_json::json!([])] {
+        let body =
+            serde_json::json!({"url": url, "protocols": ["h2"], "repeat": 1, "vantages": vantages});
+        let created = create(&state, &body.to_string()).await;
+        let record = done_record(&events(&state, &created.id).await);
+        assert_eq!(record.status, ProbeStatus::Done);
+        let vantage = record
+            .result
+            .vantage
+            .expect("the result says where it was measured");
+        assert_eq!(
+            (vantage.name.as_str(), vantage.label.as_deref()),
+            ("fra1", Some("Frankfurt, DE"))
+        );
+        assert!(
+            record.options.vantages.len() <= 1,
+            "{:?}",
+            record.options.vantages
+        );
+    }
+
+    // Unknown or malformed names: 422 naming the problem, nothing created.
+    for (vantages, says) in [
+        (
+            serde_json::json!(["sfo1"]),
+            "no vantage `sfo1`; it has: fra1",
+        ),
+        (serde_json::json!(["a b"]), "`a b` is not a vantage name"),
+        (
+            serde_json::json!(["fra1", "x".repeat(33)]),
+            "is not a vantage name",
+        ),
+    ] {
+        let body = serde_json::json!({"url": url, "vantages": vantages});
+        let answer = call(
+            &state,
+            post_json("/api/v1/probes", &body.to_string()),
+            CLIENT,
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(answer.code(), "unknown_vantage");
+        assert!(
+            answer.json()["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(says),
+            "{}",
+            answer.text()
+        );
+    }
+
+    // A record stored before vantages existed still reads: no vantage, no list.
+    let old: ProbeRecord = serde_json::from_value(serde_json::json!({
+        "id": "old-record-01", "status": "done", "created_at_unix_ms": 1,
+        "options": {"url": "https://example.com/"},
+        "result": {"schema_version": 3, "started_at_unix_ms": 1, "options": {"url": "https://example.com/"}, "runs": []}
+    }))
+    .expect("an old record");
+    assert!(old.result.vantage.is_none() && old.options.vantages.is_empty());
+}

@@ -222,6 +222,41 @@ pub struct ServerInfo {
     pub max_request_body: u64,
 }
 
+/// A vantage a probe can be measured from, as `GET /api/v1/vantages` lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VantageInfo {
+    /// Its name, label and tags.
+    #[serde(flatten)]
+    pub vantage: crate::vantage::Vantage,
+    /// `server` for the server's own, `agent` for an `h123 agent`.
+    pub kind: VantageKind,
+    /// The h123 version it runs, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Whether it can take a probe now.
+    pub online: bool,
+}
+
+/// What runs a vantage.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum VantageKind {
+    /// The server itself.
+    Server,
+    /// An `h123 agent` connected to the server.
+    Agent,
+}
+
+/// `GET /api/v1/vantages`: every vantage this server knows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VantageList {
+    /// The server's own first, then the agents by name.
+    pub items: Vec<VantageInfo>,
+}
+
 /// The largest values a bench may ask for on this server.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -122,6 +122,7 @@ pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
 /// A result for `https://example.com/path?q=1` with these runs.
 pub(crate) fn result(runs: Vec<ProtocolRun>) -> ProbeResult {
     ProbeResult {
+        vantage: None,
         schema_version: SCHEMA_VERSION,
         started_at_unix_ms: 1_700_000_000_000,
         options: ProbeOptions {

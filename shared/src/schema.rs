@@ -330,6 +330,10 @@ pub struct ProbeOptions {
     /// is checked against its target policy, and the record's size cap holds.
     #[serde(skip_serializing_if = "is_false")]
     pub all_addresses: bool,
+    /// Where to measure from, by vantage name (`GET /api/v1/vantages` lists
+    /// them): each runs the whole probe. Empty: the server's own vantage.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub vantages: Vec<String>,
 }
 
 /// Most addresses besides the main run's that one protocol probes with
@@ -448,6 +452,7 @@ impl Default for ProbeOptions {
             visibility: Visibility::Unlisted,
             family: AddressFamily::Any,
             all_addresses: false,
+            vantages: Vec::new(),
         }
     }
 }
@@ -462,6 +467,10 @@ pub struct ProbeResult {
     pub started_at_unix_ms: u64,
     /// The options the probe ran with.
     pub options: ProbeOptions,
+    /// Where it was measured from; absent in a result measured by the CLI
+    /// or by the server itself before vantages existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vantage: Option<crate::vantage::Vantage>,
     /// One run per requested protocol, in the order asked.
     pub runs: Vec<ProtocolRun>,
     /// What the result means (outcome, verdict, findings), computed by

@@ -156,6 +156,7 @@ fn empty_result() -> ProbeResult {
         schema_version: h123_shared::SCHEMA_VERSION,
         started_at_unix_ms: 0,
         options: h123_shared::ProbeOptions::default(),
+        vantage: None,
         runs: Vec::new(),
         analysis: None,
     }

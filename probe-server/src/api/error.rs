@@ -41,6 +41,9 @@ pub enum ApiError {
     /// body over the server's cap.
     #[error("{0}")]
     Plan(#[from] PlanError),
+    /// 422 `unknown_vantage`: a vantage the server does not have, or a malformed name.
+    #[error("{0}")]
+    UnknownVantage(String),
     /// 403 `blocked_target`: the target is not allowed, and why.
     #[error("blocked target: {0}")]
     BlockedTarget(String),
@@ -88,7 +91,9 @@ impl ApiError {
             | ApiError::InvalidQuery(_)
             | ApiError::InvalidOwnerToken => StatusCode::BAD_REQUEST,
             ApiError::Plan(PlanError::BodyTooLarge { .. }) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::InvalidBody(_) | ApiError::Plan(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::InvalidBody(_) | ApiError::Plan(_) | ApiError::UnknownVantage(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
@@ -113,6 +118,7 @@ impl ApiError {
             ApiError::UriTooLong(_) => "uri_too_long",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::Plan(e) => e.code(),
+            ApiError::UnknownVantage(_) => "unknown_vantage",
             ApiError::BlockedTarget(_) => "blocked_target",
             ApiError::BenchDisabled => "bench_disabled",
             ApiError::BenchBusy(_) => "bench_busy",

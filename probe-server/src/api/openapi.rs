@@ -26,6 +26,7 @@ use utoipa::OpenApi;
         super::benches::benches_list,
         super::benches::benches_get,
         super::config::config_get,
+        super::vantages::vantages_get,
         super::health::health_get,
         super::metrics::metrics_get,
         openapi_get,

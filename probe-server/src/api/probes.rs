@@ -5,6 +5,7 @@ use super::error::{ApiError, Result, rate_headers};
 use super::events::event_stream;
 use super::extract::{ApiJson, ClientIp, OwnerToken, ProbeId};
 use super::svg;
+use super::vantages;
 use crate::probe::plan::Plan;
 use crate::server::AppState;
 use crate::server::owner;
@@ -94,7 +95,7 @@ pub fn list_page(page: impl serde::Serialize) -> Response {
         (status = 408, description = "The body did not arrive within the time limit (`request_timeout`).", body = ErrorBody),
         (status = 413, description = "The body is too large (`payload_too_large`), or the request body in it is over the server's `--max-request-body` (`body_too_large`).", body = ErrorBody),
         (status = 415, description = "The body is not declared as JSON.", body = ErrorBody),
-        (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `out_of_range`, `invalid_header`, `forbidden_header` (framing, hop-by-hop, proxy or pseudo-header), `method_not_allowed` (outside the server's `--allow-methods`, see `/api/v1/config`), `invalid_request_body` (neither or both of text and base64, bad base64, a body with GET or HEAD), ...", body = ErrorBody),
+        (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `out_of_range`, `invalid_header`, `forbidden_header` (framing, hop-by-hop, proxy or pseudo-header), `method_not_allowed` (outside the server's `--allow-methods`, see `/api/v1/config`), `invalid_request_body` (neither or both of text and base64, bad base64, a body with GET or HEAD), `unknown_vantage` (a name `GET /api/v1/vantages` does not list), ...", body = ErrorBody),
         (status = 429, description = "`rate_limited` or `too_many_probes`; see `Retry-After`.", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 503, description = "`server_busy` (queue full) or `shutting_down`.", body = ErrorBody,
@@ -116,7 +117,8 @@ pub async fn probes_create(
         state.metrics.rejected("rate");
         return Err(ApiError::RateLimited(decision));
     }
-    let ApiJson(options) = ApiJson::<ProbeOptions>::from_request(request, &()).await?;
+    let ApiJson(mut options) = ApiJson::<ProbeOptions>::from_request(request, &()).await?;
+    options.vantages = vantages::checked(&state, &options.vantages)?;
     let mut plan = Plan::new(options, &state.config.limits)?;
     // A DNS server named in the request is checked by the guard; the server's own is trusted.
     let default_dns = state.config.dns_server;
@@ -146,6 +148,7 @@ pub async fn probes_create(
         created_at_unix_ms: now,
         options: options.clone(),
         result: ProbeResult {
+            vantage: None,
             schema_version: SCHEMA_VERSION,
             started_at_unix_ms: now,
             options,

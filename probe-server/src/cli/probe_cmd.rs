@@ -226,6 +226,7 @@ impl ProbeArgs {
             visibility: h123_shared::Visibility::Unlisted,
             family: self.family()?,
             all_addresses: self.all_addresses,
+            vantages: Vec::new(),
         })
     }
 }

@@ -88,6 +88,16 @@ pub struct ServeArgs {
     /// On SIGTERM or Ctrl-C, how long in-flight probes may finish before being stored as cancelled.
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     pub shutdown_grace_secs: u64,
+    /// This server's own vantage name, stamped on what it measures and named
+    /// in a probe's `vantages` (letters, digits, `-` and `_`, at most 32).
+    #[arg(long, default_value = h123_shared::vantage::OWN_VANTAGE, value_name = "NAME")]
+    pub vantage_name: String,
+    /// What people read for this server's vantage, e.g. "Frankfurt, DE".
+    #[arg(long, value_name = "TEXT")]
+    pub vantage_label: Option<String>,
+    /// Tags of this server's vantage, comma-separated, e.g. eu,datacenter.
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    pub vantage_tags: Vec<String>,
     /// Accept benches (load comparisons, `POST /api/v1/benches`), one at a time,
     /// against the --bench-target addresses only.
     #[arg(long)]
@@ -157,6 +167,12 @@ impl ServeArgs {
     /// A readable line when the CA file or DNS server is unusable, or the
     /// bench flags do not go together.
     pub fn config(&self) -> Result<ServerConfig, String> {
+        if !h123_shared::vantage::valid_name(&self.vantage_name) {
+            return Err(format!(
+                "--vantage-name `{}` must be 1 to 32 letters, digits, `-` or `_`",
+                self.vantage_name
+            ));
+        }
         let bench = match (self.enable_bench, self.bench_targets.is_empty()) {
             (true, true) => {
                 return Err(
@@ -227,6 +243,11 @@ impl ServeArgs {
             max_concurrent_reads: self.max_concurrent_reads.max(1),
             max_probe_time: Duration::from_secs(self.max_probe_secs.max(1)),
             bench,
+            vantage: h123_shared::vantage::Vantage {
+                name: self.vantage_name.clone(),
+                label: self.vantage_label.clone(),
+                tags: self.vantage_tags.clone(),
+            },
         })
     }
 }

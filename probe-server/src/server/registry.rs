@@ -271,6 +271,7 @@ mod tests {
             status: ProbeStatus::Running,
             created_at_unix_ms: 0,
             result: ProbeResult {
+                vantage: None,
                 schema_version: SCHEMA_VERSION,
                 started_at_unix_ms: 0,
                 options: options.clone(),

@@ -46,6 +46,7 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
             let mut record = live.record();
             record.status = ProbeStatus::Done;
             let mut result = result;
+            result.vantage = Some(state.config.vantage.clone());
             redact::redact_result(&mut result);
             record.result = h123_shared::analysis::analyzed(result);
             record

@@ -563,6 +563,7 @@ mod tests {
             status,
             created_at_unix_ms: 1,
             result: ProbeResult {
+                vantage: None,
                 schema_version: SCHEMA_VERSION,
                 started_at_unix_ms: 1,
                 options: options.clone(),

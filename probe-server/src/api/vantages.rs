@@ -1,0 +1,63 @@
+//! `GET /api/v1/vantages`: the places this server can measure from, and the
+//! check of a probe's `vantages` against them.
+
+use super::error::{ApiError, Result};
+use crate::server::AppState;
+use axum::Json;
+use axum::extract::State;
+use h123_shared::api::{VantageInfo, VantageKind, VantageList};
+use h123_shared::vantage::valid_name;
+
+/// Most vantages one probe may ask for.
+pub const MAX_VANTAGES: usize = 8;
+
+/// Every vantage this server knows, the server's own first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/vantages",
+    tag = "probes",
+    responses((status = 200, description = "The vantages a probe may name in `vantages`", body = VantageList))
+)]
+pub async fn vantages_get(State(state): State<AppState>) -> Json<VantageList> {
+    Json(VantageList {
+        items: vec![VantageInfo {
+            vantage: state.config.vantage.clone(),
+            kind: VantageKind::Server,
+            version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+            online: true,
+        }],
+    })
+}
+
+/// `asked` without repeats, in order, when every name is a vantage of this
+/// server; empty stays empty (the server's own).
+///
+/// # Errors
+/// [`ApiError::UnknownVantage`] naming the first unknown or malformed name
+/// and the known ones, or when more than [`MAX_VANTAGES`] are asked for.
+pub fn checked(state: &AppState, asked: &[String]) -> Result<Vec<String>> {
+    let own = &state.config.vantage.name;
+    let mut names: Vec<String> = Vec::new();
+    for name in asked {
+        if !valid_name(name) {
+            let shown: String = name.chars().take(40).collect();
+            return Err(ApiError::UnknownVantage(format!(
+                "`{shown}` is not a vantage name (letters, digits, `-` and `_`, at most 32)"
+            )));
+        }
+        if name != own {
+            return Err(ApiError::UnknownVantage(format!(
+                "this server has no vantage `{name}`; it has: {own} (see GET /api/v1/vantages)"
+            )));
+        }
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    if names.len() > MAX_VANTAGES {
+        return Err(ApiError::UnknownVantage(format!(
+            "at most {MAX_VANTAGES} vantages per probe"
+        )));
+    }
+    Ok(names)
+}
