@@ -39,9 +39,8 @@ pub fn Findings(
     #[prop(into)]
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
-    let findings = Memo::new(move |_| {
-        result.with(|r| r.analysis.as_ref().map(|a| a.findings.clone()))
-    });
+    let findings =
+        Memo::new(move |_| result.with(|r| r.analysis.as_ref().map(|a| a.findings.clone())));
     view! {
         <section class="findings" aria-labelledby="findings-title">
             <h2 id="findings-title">"Findings"</h2>

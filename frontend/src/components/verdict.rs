@@ -12,9 +12,8 @@ pub fn VerdictPanel(
     #[prop(into)]
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
-    let verdict = Memo::new(move |_| {
-        result.with(|r| r.analysis.as_ref().map(|a| a.verdict.clone()))
-    });
+    let verdict =
+        Memo::new(move |_| result.with(|r| r.analysis.as_ref().map(|a| a.verdict.clone())));
     move || {
         let v = verdict.get()?;
         let class = match v.kind {
