@@ -272,7 +272,7 @@ async fn a_permalink_page_carries_its_verdict_and_preview_tags_and_nothing_leaks
     assert!(html.contains(&format!(
         "<meta property=\"og:image\" content=\"{image}\" />"
     )));
-    assert!(html.contains(&format!("<p class=\"verdict-summary\">{escaped}</p>")));
+    assert!(html.contains(&format!("<p class=\"shell-verdict\">{escaped}</p>")));
     assert!(
         !html.contains("Where does the time go?"),
         "the summary replaces the intro"

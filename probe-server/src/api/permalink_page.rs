@@ -73,7 +73,7 @@ pub fn fill(index: &str, record: &ProbeRecord, origin: Option<&str>) -> String {
     let body = format!(
         "<section class=\"shell-summary\" aria-labelledby=\"shell-summary-title\">\
          <h1 id=\"shell-summary-title\">{title}</h1>\
-         <p class=\"verdict-summary\">{description}</p>\
+         <p class=\"shell-verdict\">{description}</p>\
          <p class=\"hint\">Loading the waterfalls…</p></section>",
         title = escape(&title),
         description = escape(&description),
