@@ -55,7 +55,7 @@ pub fn accepts(headers: &HeaderMap, encoding: Encoding) -> bool {
         let name = parts.next().unwrap_or("").trim();
         let weight_ok = parts
             .filter_map(|p| p.trim().strip_prefix("q=").or(p.trim().strip_prefix("Q=")))
-            .all(|q| q.trim().parse::<f32>().map_or(false, |q| q > 0.0));
+            .all(|q| q.trim().parse::<f32>().is_ok_and(|q| q > 0.0));
         if name.eq_ignore_ascii_case(token)
             || (encoding == Encoding::Gzip && name.eq_ignore_ascii_case("x-gzip"))
         {
