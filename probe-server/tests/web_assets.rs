@@ -192,6 +192,21 @@ async fn precompressed_files_follow_accept_encoding_with_cache_headers_and_etags
         assert_eq!(got.header("content-encoding"), Some("br"), "{path}");
         assert_eq!(decode(Some("br"), &got.body), INDEX.as_bytes(), "{path}");
     }
+    // Revalidating the page keeps the page's policy (a browser stores the 304's headers).
+    let page = curl(&format!("http://{}/", server.addr), &[]);
+    let tag = page.header("etag").expect("an ETag");
+    let revalidated = curl(
+        &format!("http://{}/", server.addr),
+        &[&format!("If-None-Match: {tag}")],
+    );
+    assert_eq!(revalidated.status, 304);
+    for answer in [&page, &revalidated] {
+        let csp = answer.header("content-security-policy").unwrap_or_default();
+        assert!(
+            csp.contains("script-src 'self' 'wasm-unsafe-eval' 'sha256-"),
+            "{csp}"
+        );
+    }
     let css = curl(&format!("http://{}/{CSS}", server.addr), &[]);
     assert_eq!(css.header("content-type"), Some("text/css; charset=utf-8"));
     assert_eq!(

@@ -144,7 +144,8 @@ struct Representation {
 }
 
 /// 200 with the body (none for `HEAD`), or 304 when `If-None-Match` holds
-/// this encoding's ETag (each encoding's bytes have their own tag).
+/// this encoding's ETag (each encoding's bytes have their own tag), with the
+/// same caching headers and media type either way.
 fn respond(rep: Representation, request_headers: &HeaderMap, method: &Method) -> Response {
     let tag = conditional::etag(&rep.body);
     let not_modified = conditional::matches(request_headers, &tag);
@@ -160,14 +161,17 @@ fn respond(rep: Representation, request_headers: &HeaderMap, method: &Method) ->
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(rep.cache));
     headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-    if not_modified {
-        *response.status_mut() = StatusCode::NOT_MODIFIED;
-        return response;
-    }
+    // On a 304 too: the hardening middleware picks the page's policy by it, and
+    // a browser replaces the cached page's headers with the 304's, so a 304
+    // with an asset's policy would stop the cached page's scripts.
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(rep.content_type),
     );
+    if not_modified {
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+        return response;
+    }
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     if let Some(token) = rep.encoding.token() {
         headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
