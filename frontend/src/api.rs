@@ -7,6 +7,9 @@ use h123_shared::api::{
     ProbeRecord, ServerInfo,
 };
 use h123_shared::bench::BenchOptions;
+use h123_shared::timeline::TimedEvent;
+use h123_shared::{Attempt, Protocol};
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
@@ -198,12 +201,7 @@ impl EventStream {
             let closing = source.clone();
             let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
                 let data = event.data().as_string().unwrap_or_default();
-                let message = if name == "done" {
-                    serde_json::from_str(&data).map(|r| StreamMessage::Done(Box::new(r)))
-                } else {
-                    serde_json::from_str(&data).map(StreamMessage::Event)
-                };
-                let message = message.unwrap_or(StreamMessage::Lost);
+                let message = parse_message(name, &data).unwrap_or(StreamMessage::Lost);
                 if !matches!(message, StreamMessage::Event(_)) {
                     closing.close();
                 }
@@ -234,4 +232,61 @@ impl Drop for EventStream {
     fn drop(&mut self) {
         self.source.close();
     }
+}
+
+/// A `phase` event's fields. The stream's event name already says which
+/// [`ProbeEvent`] a message is, so each is read as a plain struct (its `type`
+/// field ignored): serde's internally tagged path would buffer every message
+/// and compile a second reader for every type inside an attempt.
+#[derive(Deserialize)]
+struct PhaseMessage {
+    protocol: Protocol,
+    attempt: u32,
+    hop: u32,
+    event: TimedEvent,
+}
+
+/// An `attempt` event's fields.
+#[derive(Deserialize)]
+struct AttemptMessage {
+    protocol: Protocol,
+    attempt: Box<Attempt>,
+}
+
+/// A `skipped` event's fields.
+#[derive(Deserialize)]
+struct SkippedMessage {
+    protocol: Protocol,
+    reason: String,
+}
+
+/// Reads the data of the stream's event `name`.
+fn parse_message(name: &str, data: &str) -> serde_json::Result<StreamMessage> {
+    let event = match name {
+        "done" => return serde_json::from_str(data).map(|r| StreamMessage::Done(Box::new(r))),
+        "phase" => {
+            let m: PhaseMessage = serde_json::from_str(data)?;
+            ProbeEvent::Phase {
+                protocol: m.protocol,
+                attempt: m.attempt,
+                hop: m.hop,
+                event: m.event,
+            }
+        }
+        "attempt" => {
+            let m: AttemptMessage = serde_json::from_str(data)?;
+            ProbeEvent::Attempt {
+                protocol: m.protocol,
+                attempt: m.attempt,
+            }
+        }
+        _ => {
+            let m: SkippedMessage = serde_json::from_str(data)?;
+            ProbeEvent::Skipped {
+                protocol: m.protocol,
+                reason: m.reason,
+            }
+        }
+    };
+    Ok(StreamMessage::Event(event))
 }

@@ -7,12 +7,14 @@
 pub mod benches;
 pub mod conditional;
 pub mod config;
+pub mod encoding;
 pub mod error;
 pub mod events;
 pub mod extract;
 pub mod health;
 pub mod metrics;
 pub mod openapi;
+pub mod permalink_page;
 pub mod probes;
 pub mod read_limit;
 pub mod security;

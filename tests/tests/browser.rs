@@ -97,6 +97,16 @@ async fn serve(target: &TestTarget, db_dir: &Path) -> (Killed, String) {
 
 /// Like [`serve`], with `extra` flags.
 async fn serve_with(target: &TestTarget, db_dir: &Path, extra: &[&str]) -> (Killed, String) {
+    serve_root(target, db_dir, &workspace().join("dist"), extra).await
+}
+
+/// Like [`serve_with`], serving the web UI from `web_root`.
+async fn serve_root(
+    target: &TestTarget,
+    db_dir: &Path,
+    web_root: &Path,
+    extra: &[&str],
+) -> (Killed, String) {
     let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let child = Command::new(h123_binary().unwrap())
         .arg("serve")
@@ -104,7 +114,7 @@ async fn serve_with(target: &TestTarget, db_dir: &Path, extra: &[&str]) -> (Kill
         .arg("--db")
         .arg(db_dir.join("h123.sqlite"))
         .arg("--web-root")
-        .arg(workspace().join("dist"))
+        .arg(web_root)
         .arg("--cacert")
         .arg(target.ca_file())
         .args(["--allow-target", &target.https_addr.to_string()])
@@ -849,5 +859,117 @@ async fn bench_page_end_to_end() {
     assert_eq!(problem.text().await.unwrap(), "No result with this id");
 
     fresh.close().await.unwrap();
+    client.close().await.unwrap();
+}
+
+/// Records, from the first script of every document, when the probe form (`#url`) first appears.
+const FORM_READY: &str = "new MutationObserver((_, o) => { if (document.getElementById('url')) \
+    { window.h123FormReady = performance.now(); o.disconnect(); } }) \
+    .observe(document, { childList: true, subtree: true });";
+
+/// First contentful paint, and when the page was ready (ms from navigation start): the
+/// form for the home page, the waterfalls drawn for a permalink; plus the bytes transferred.
+const PAINT_FIGURES: &str = "\
+const fcp = performance.getEntriesByName('first-contentful-paint'); \
+const drawn = performance.getEntriesByName('h123:waterfall-painted'); \
+const ready = arguments[0] ? (drawn.length ? drawn[0].startTime : null) : (window.h123FormReady ?? null); \
+if (!fcp.length || ready === null) return null; \
+const bytes = performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation')) \
+  .reduce((n, e) => n + e.transferSize, 0); \
+return [fcp[0].startTime, ready, bytes];";
+
+/// First contentful paint and ready time of the home page and a finished result's permalink
+/// on the slow 4G profile (1.6 Mbps down, 750 kbps up, 150 ms RTT, 4x CPU slowdown), cold
+/// cache, through Chromium's emulation. Printed, never asserted: a timing on a shared machine.
+/// `H123_PAINT_WEB_ROOT` measures another build (say, an older `dist/`) on the same server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_4g_first_paint_and_ready() {
+    if unavailable() {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let target = TestTarget::start(TargetConfig::default())
+        .await
+        .expect("target");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let web_root = std::env::var_os("H123_PAINT_WEB_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("dist"));
+    let (_server, base) = serve_root(&target, tmp.path(), &web_root, &[]).await;
+    let (_driver, driver) = chromedriver().await;
+    let client = browser(&driver, &tmp.path().join("profile")).await;
+
+    // A finished result to open, made at full speed.
+    client.goto(&base).await.expect("home");
+    let options = json!({ "url": target.https_url("/"), "protocols": ["h1", "h2"], "repeat": 3 });
+    let script = "const done = arguments[1]; fetch('/api/v1/probes', {method: 'POST', \
+                  headers: {'content-type': 'application/json'}, body: JSON.stringify(arguments[0])}) \
+                  .then(r => r.json()).then(j => done(j.id));";
+    let id = client
+        .execute_async(script, vec![options])
+        .await
+        .expect("create");
+    let id = id.as_str().expect("id").to_string();
+    let status = format!(
+        "const done = arguments[0]; fetch('/api/v1/probes/{id}').then(r => r.json()) \
+         .then(r => done(r.status !== 'running'));"
+    );
+    let mut finished = false;
+    for _ in 0..300 {
+        finished = client.execute_async(&status, vec![]).await.expect("status") == json!(true);
+        if finished {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(finished, "the probe finishes within 30 s");
+
+    for (cmd, params) in [
+        ("Network.enable", json!({})),
+        ("Network.setCacheDisabled", json!({ "cacheDisabled": true })),
+        (
+            "Network.emulateNetworkConditions",
+            json!({ "offline": false, "latency": 150,
+                    "downloadThroughput": 1_600_000 / 8, "uploadThroughput": 750_000 / 8 }),
+        ),
+        ("Emulation.setCPUThrottlingRate", json!({ "rate": 4 })),
+        (
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": FORM_READY }),
+        ),
+    ] {
+        client
+            .issue_cmd(cdp(json!({ "cmd": cmd, "params": params })))
+            .await
+            .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    }
+    for (page, path, result) in [
+        ("home", "/".to_owned(), false),
+        ("permalink", format!("/r/{id}"), true),
+    ] {
+        client.goto(&format!("{base}{path}")).await.expect("page");
+        let mut figures = Value::Null;
+        for _ in 0..300 {
+            figures = client
+                .execute(PAINT_FIGURES, vec![json!(result)])
+                .await
+                .expect("figures");
+            if !figures.is_null() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(
+            !figures.is_null(),
+            "{page}: no paint or ready figure within 30 s"
+        );
+        eprintln!(
+            "slow 4G ({}): {page}: first contentful paint {:.0} ms, ready {:.0} ms, {} bytes transferred",
+            web_root.display(),
+            figures[0].as_f64().unwrap_or_default(),
+            figures[1].as_f64().unwrap_or_default(),
+            figures[2],
+        );
+    }
     client.close().await.unwrap();
 }

@@ -1,7 +1,6 @@
 //! The diagnosis: findings most severe first, each with its evidence and next step.
 
 use h123_shared::ProbeResult;
-use h123_shared::analysis;
 use h123_shared::diagnosis::{Finding, Severity};
 use leptos::prelude::*;
 
@@ -33,19 +32,23 @@ fn FindingItem(finding: Finding) -> impl IntoView {
     }
 }
 
-/// All findings of a result.
+/// All findings of a result, from the server's analysis (attached to every finished record).
 #[component]
 pub fn Findings(
     /// The finished result.
     #[prop(into)]
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
-    let findings = Memo::new(move |_| result.with(|r| analysis::of(r).findings));
+    let findings =
+        Memo::new(move |_| result.with(|r| r.analysis.as_ref().map(|a| a.findings.clone())));
     view! {
         <section class="findings" aria-labelledby="findings-title">
             <h2 id="findings-title">"Findings"</h2>
             {move || {
-                let findings = findings.get();
+                let Some(findings) = findings.get() else {
+                    return view! { <p class="hint">"The server sent no analysis with this result."</p> }
+                        .into_any();
+                };
                 if findings.is_empty() {
                     view! { <p class="hint">"Nothing stands out: every attempt succeeded and every phase is within the usual thresholds."</p> }
                         .into_any()

@@ -1,32 +1,33 @@
 //! The verdict: the answer to "which protocol is faster here, and why", first on the page.
 
 use h123_shared::ProbeResult;
-use h123_shared::analysis;
 use h123_shared::verdict::VerdictKind;
 use leptos::prelude::*;
 
-/// The verdict of a finished result, with the significance rule on hover and below.
+/// The verdict of a finished result (the server's analysis, attached to every
+/// finished record), with the significance rule on hover and below.
 #[component]
 pub fn VerdictPanel(
     /// The finished result.
     #[prop(into)]
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
-    let verdict = Memo::new(move |_| result.with(|r| analysis::of(r).verdict));
+    let verdict =
+        Memo::new(move |_| result.with(|r| r.analysis.as_ref().map(|a| a.verdict.clone())));
     move || {
-        let v = verdict.get();
+        let v = verdict.get()?;
         let class = match v.kind {
             VerdictKind::Faster => "verdict faster",
             VerdictKind::NoDifference => "verdict no_difference",
             VerdictKind::NotComparable => "verdict not_comparable",
             VerdictKind::Failed => "verdict failed",
         };
-        view! {
+        Some(view! {
             <section class=class aria-labelledby="verdict-title" data-kind=format!("{:?}", v.kind)>
                 <h2 id="verdict-title">"Verdict"</h2>
                 <p class="verdict-summary" title=v.rule.clone()>{v.summary}</p>
                 <p class="rule">{v.rule}</p>
             </section>
-        }
+        })
     }
 }

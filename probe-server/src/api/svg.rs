@@ -45,7 +45,8 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-fn shorten(text: &str, max: usize) -> String {
+/// `text` cut to `max` characters, the last one an ellipsis when cut.
+pub fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         text.to_owned()
     } else {

@@ -277,6 +277,17 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts `h123 serve` on a free port with `db` and the target allowed, plus `extra` flags.
     pub async fn start(target: &TestTarget, db: &std::path::Path, extra: &[&str]) -> Self {
+        let no_ui = db.parent().expect("db folder").join("no-ui");
+        Self::start_with_web_root(target, db, &no_ui, extra).await
+    }
+
+    /// Starts `h123 serve` as [`ServerProcess::start`] does, serving the web UI from `web_root`.
+    pub async fn start_with_web_root(
+        target: &TestTarget,
+        db: &std::path::Path,
+        web_root: &std::path::Path,
+        extra: &[&str],
+    ) -> Self {
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"));
         command
             .arg("serve")
@@ -292,7 +303,7 @@ impl ServerProcess {
             .arg("--cacert")
             .arg(target.ca_file())
             .arg("--web-root")
-            .arg(db.parent().expect("db folder").join("no-ui"))
+            .arg(web_root)
             .args(extra)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())

@@ -1,0 +1,173 @@
+//! A permalink's page (`/r/{id}`): `index.html` with the record's answer filled in
+//! before any script runs: the verdict in the page's shell and `og:` tags for link previews.
+//!
+//! The summary only says what the record's own JSON says to anyone holding
+//! the link (an unlisted record's page is its permalink; nothing here lists
+//! it elsewhere). Every string from the record is escaped. The record is read
+//! under the API's read limits: when they refuse, or the record is unknown,
+//! the caller serves the plain `index.html` and the app says what is wrong.
+
+use super::probes;
+use super::svg::{escape, shorten};
+use crate::server::AppState;
+use axum::extract::ConnectInfo;
+use axum::http::request::Parts;
+use axum::http::uri::Authority;
+use axum::http::{HeaderMap, header};
+use h123_shared::api::{ProbeLinks, ProbeRecord, ProbeStatus};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::Path;
+
+/// Where the summary goes in `index.html`'s shell: it replaces everything
+/// from this marker to [`SUMMARY_END`] (the home page's introduction).
+pub const SUMMARY_MARKER: &str = "<!--h123:summary-->";
+
+/// The end of the part the summary replaces.
+pub const SUMMARY_END: &str = "<!--/h123:summary-->";
+
+/// The page for probe `id`, or `None` when the plain `index.html` should be
+/// served instead (unknown record, read limits reached, no `index.html`).
+pub async fn render(state: &AppState, root: &Path, id: &str, request: &Parts) -> Option<String> {
+    if !crate::store::is_valid_id(id) {
+        return None;
+    }
+    let ip = request
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
+        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    if !state.read_limiter.check(state.client_key(ip)).allowed {
+        state.metrics.rejected("read_rate");
+        return None;
+    }
+    let Ok(_permit) = state.reads.clone().try_acquire_owned() else {
+        state.metrics.rejected("reads_busy");
+        return None;
+    };
+    let record = probes::load(state, id).await.ok()?;
+    let index = tokio::fs::read_to_string(root.join("index.html"))
+        .await
+        .ok()?;
+    Some(fill(&index, &record, origin(&request.headers).as_deref()))
+}
+
+/// `index` with `record`'s `og:` tags before `</head>` and its summary in
+/// place of [`SUMMARY_MARKER`] .. [`SUMMARY_END`]; `origin` (`http://host`) makes the image URL absolute,
+/// as link previews want.
+pub fn fill(index: &str, record: &ProbeRecord, origin: Option<&str>) -> String {
+    let (title, description) = summary(record);
+    let links = ProbeLinks::for_id(&record.id);
+    let absolute = |path: &str| format!("{}{path}", origin.unwrap_or(""));
+    let meta = format!(
+        "<meta property=\"og:type\" content=\"website\" />\
+         <meta property=\"og:title\" content=\"{title}\" />\
+         <meta property=\"og:description\" content=\"{description}\" />\
+         <meta property=\"og:image\" content=\"{image}\" />\
+         <meta property=\"og:url\" content=\"{url}\" />\
+         <meta name=\"twitter:card\" content=\"summary_large_image\" />",
+        title = escape(&title),
+        description = escape(&description),
+        image = escape(&absolute(&links.waterfall_svg)),
+        url = escape(&absolute(&links.permalink)),
+    );
+    let body = format!(
+        "<section class=\"shell-summary\" aria-labelledby=\"shell-summary-title\">\
+         <h1 id=\"shell-summary-title\">{title}</h1>\
+         <p class=\"shell-verdict\">{description}</p>\
+         <p class=\"hint\">Loading the waterfalls…</p></section>",
+        title = escape(&title),
+        description = escape(&description),
+    );
+    let page = match index.split_once("</head>") {
+        Some((head, rest)) => format!("{head}{meta}</head>{rest}"),
+        None => index.to_owned(),
+    };
+    match page.split_once(SUMMARY_MARKER) {
+        Some((before, after)) => {
+            let after = after
+                .split_once(SUMMARY_END)
+                .map_or(after, |(_, rest)| rest);
+            format!("{before}{body}{after}")
+        }
+        None => page,
+    }
+}
+
+/// The page's title and description: the URL, and the verdict (or the
+/// record's state when there is none yet).
+fn summary(record: &ProbeRecord) -> (String, String) {
+    let title = format!("h123: {}", shorten(&record.options.url, 200));
+    let verdict = record
+        .result
+        .analysis
+        .as_ref()
+        .map(|a| a.verdict.summary.as_str());
+    let description = match (record.status, verdict) {
+        (ProbeStatus::Running, _) => "Running: the attempts are being measured.".to_owned(),
+        (ProbeStatus::Cancelled, Some(v)) => format!("Cancelled. {v}"),
+        (_, Some(v)) => v.to_owned(),
+        (_, None) => "No verdict.".to_owned(),
+    };
+    (title, shorten(&description, 300))
+}
+
+/// `scheme://host` of the request, when its `Host` is a valid authority
+/// (`X-Forwarded-Proto: https` from a TLS-terminating proxy gives `https`).
+fn origin(headers: &HeaderMap) -> Option<String> {
+    let host = headers.get(header::HOST)?.to_str().ok()?;
+    let authority: Authority = host.parse().ok()?;
+    let https = headers
+        .get("x-forwarded-proto")
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"https"));
+    let scheme = if https { "https" } else { "http" };
+    Some(format!("{scheme}://{authority}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn record(url: &str) -> ProbeRecord {
+        let options = serde_json::json!({ "url": url });
+        serde_json::from_value(serde_json::json!({
+            "id": "abcDEF123",
+            "status": "running",
+            "created_at_unix_ms": 0,
+            "options": options,
+            "result": { "schema_version": h123_shared::SCHEMA_VERSION, "started_at_unix_ms": 0, "options": options, "runs": [] },
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn record_strings_are_escaped_in_tags_and_body() {
+        let index = "<html><head><title>t</title></head><body>\
+                     <!--h123:summary--><p>intro</p><!--/h123:summary--></body></html>";
+        let page = fill(
+            index,
+            &record("https://x.test/\"><script>alert(1)</script>"),
+            Some("http://h.test"),
+        );
+        assert!(!page.contains("<script>"), "{page}");
+        assert!(page.contains("&lt;script&gt;"), "{page}");
+        assert!(page.contains(
+            "<meta property=\"og:image\" content=\"http://h.test/api/v1/probes/abcDEF123/waterfall.svg\" />"
+        ));
+        assert!(page.contains("class=\"shell-summary\""));
+        assert!(!page.contains(SUMMARY_MARKER));
+        assert!(!page.contains("intro"), "{page}");
+    }
+
+    #[test]
+    fn the_origin_comes_from_a_valid_host_only() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(origin(&headers), None);
+        headers.insert(header::HOST, HeaderValue::from_static("h.test:8080"));
+        assert_eq!(origin(&headers).as_deref(), Some("http://h.test:8080"));
+        headers.insert("x-forwarded-proto", HeaderValue::from_static("https"));
+        assert_eq!(origin(&headers).as_deref(), Some("https://h.test:8080"));
+        headers.insert(header::HOST, HeaderValue::from_static("a b"));
+        assert_eq!(origin(&headers), None);
+    }
+}
