@@ -279,6 +279,7 @@ mod tests {
             },
             options,
             queued_ms: None,
+            cancel_reason: None,
         }
     }
 

@@ -277,6 +277,18 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts `h123 serve` on a free port with `db` and the target allowed, plus `extra` flags.
     pub async fn start(target: &TestTarget, db: &std::path::Path, extra: &[&str]) -> Self {
+        let folder = db.parent().expect("db folder");
+        Self::start_with_db(target, db.as_os_str(), folder, extra).await
+    }
+
+    /// Starts `h123 serve` on a free port with `--db db` (a path or a
+    /// `postgres://` URL), no web UI (`folder`/no-ui), the target allowed, plus `extra` flags.
+    pub async fn start_with_db(
+        target: &TestTarget,
+        db: &std::ffi::OsStr,
+        folder: &std::path::Path,
+        extra: &[&str],
+    ) -> Self {
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"));
         command
             .arg("serve")
@@ -292,7 +304,7 @@ impl ServerProcess {
             .arg("--cacert")
             .arg(target.ca_file())
             .arg("--web-root")
-            .arg(db.parent().expect("db folder").join("no-ui"))
+            .arg(folder.join("no-ui"))
             .args(extra)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
