@@ -20,12 +20,10 @@ pub enum StoreError {
     /// The database refused or failed the operation.
     #[error("database error: {0}")]
     Database(#[from] rusqlite::Error),
-    /// PostgreSQL refused or failed the operation.
-    #[error("PostgreSQL error: {0}")]
-    Postgres(#[from] tokio_postgres::Error),
-    /// No PostgreSQL connection could be had in time.
-    #[error("PostgreSQL unavailable: {0}")]
-    Pool(#[from] deadpool_postgres::PoolError),
+    /// PostgreSQL refused or failed the operation, or could not be reached
+    /// (the message carries the cause: the server's own words, or the I/O error).
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
     /// A stored record no longer parses.
     #[error("stored record {id} is unreadable: {reason}")]
     Corrupt {
@@ -46,6 +44,21 @@ pub enum StoreError {
     /// The database file or its folder could not be prepared.
     #[error("{0}")]
     Setup(String),
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        StoreError::Postgres(postgres::describe(&e))
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for StoreError {
+    fn from(e: deadpool_postgres::PoolError) -> Self {
+        match e {
+            deadpool_postgres::PoolError::Backend(e) => e.into(),
+            other => StoreError::Postgres(other.to_string()),
+        }
+    }
 }
 
 /// `Result` with a [`StoreError`].

@@ -144,7 +144,11 @@ async fn two_servers_on_one_database_read_each_others_permalinks() {
             .iter()
             .map(|item| item["id"].as_str().unwrap().to_owned())
             .collect();
-        assert_eq!(ids, [&on_b.id, &on_a.id], "newest first, on either server");
+        assert_eq!(
+            ids,
+            [on_b.id.as_str(), on_a.id.as_str()],
+            "newest first, on either server"
+        );
     }
     // The finished events stream of a probe run elsewhere is replayed from the store.
     let replay = http(
@@ -157,4 +161,31 @@ async fn two_servers_on_one_database_read_each_others_permalinks() {
     .await;
     let events = parse_sse(&replay.text());
     assert_eq!(events.last().map(|e| e.event.as_str()), Some("done"));
+}
+
+#[tokio::test]
+async fn serve_refuses_a_malformed_or_unreachable_database_in_one_line() {
+    let refused = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = refused.local_addr().unwrap().port();
+    drop(refused);
+    let run = |db: String| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_h123"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--db", &db])
+            .output()
+            .unwrap()
+    };
+    let unreachable = run(format!("postgres://h123:SECRET@127.0.0.1:{port}/h123"));
+    assert_eq!(unreachable.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&unreachable.stderr);
+    assert_eq!(said.trim_end().lines().count(), 1, "{said}");
+    assert!(said.contains("Connection refused"), "{said}");
+    assert!(
+        said.contains(&format!("h123:***@127.0.0.1:{port}/h123")),
+        "{said}"
+    );
+    assert!(!said.contains("SECRET"), "{said}");
+    let malformed = run("postgresql://h123@127.0.0.1:notaport/h123".to_owned());
+    assert_eq!(malformed.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&malformed.stderr);
+    assert!(said.contains("not a usable PostgreSQL URL"), "{said}");
 }

@@ -98,7 +98,8 @@ impl PostgresStore {
             .create_timeout(Some(settings.connect_timeout))
             .build()
             .map_err(|e| StoreError::Setup(format!("connection pool: {e}")))?;
-        let setup = |e: StoreError| StoreError::Setup(format!("PostgreSQL at {url}: {e}"));
+        let setup =
+            |e: StoreError| StoreError::Setup(format!("cannot use the database at {url}: {e}"));
         let mut client = pool.get().await.map_err(|e| setup(e.into()))?;
         migrate::run(&mut client).await.map_err(setup)?;
         let instance = new_id().map_err(|e| StoreError::Setup(format!("random source: {e}")))?;
@@ -451,4 +452,24 @@ fn running_updated(changed: Result<u64, tokio_postgres::Error>, id: &str) -> Res
         }
         Err(other) => Err(other.into()),
     }
+}
+
+/// A PostgreSQL error in words: the server's message (with its detail and
+/// hint) for a database error, else the error and its causes, since the
+/// driver's own `Display` leaves both out ("db error", "error connecting to server").
+pub fn describe(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        let mut text = format!("{}: {}", db.severity(), db.message());
+        for extra in [db.detail(), db.hint()].into_iter().flatten() {
+            text.push_str(&format!(" ({extra})"));
+        }
+        return text;
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
 }
