@@ -189,3 +189,69 @@ async fn serve_refuses_a_malformed_or_unreachable_database_in_one_line() {
     let said = String::from_utf8_lossy(&malformed.stderr);
     assert!(said.contains("not a usable PostgreSQL URL"), "{said}");
 }
+
+#[tokio::test]
+async fn a_probe_finished_by_another_instance_ends_its_live_stream_with_the_stored_record() {
+    let Some(cluster) = PgCluster::shared() else {
+        return;
+    };
+    let url = cluster.create_database().unwrap();
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve(&target, &url, dir.path()).await;
+    let health = http(server.addr, FROM, Method::GET, "/healthz", None).await;
+    let instance = health.json()["instance"].as_str().unwrap().to_owned();
+    let body = probe_body(&target.https_url("/delay/1500"), &["h1"], 1);
+    let created = http(
+        server.addr,
+        FROM,
+        Method::POST,
+        "/api/v1/probes",
+        Some(&body),
+    )
+    .await;
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let events_path = format!("/api/v1/probes/{id}/events");
+    let stream =
+        tokio::spawn(async move { http(server.addr, FROM, Method::GET, &events_path, None).await });
+
+    // The server looks dead to a second instance (as after a long stall past
+    // its lease), which finishes the running probe as cancelled.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let reaper = match url.parse().unwrap() {
+        h123::store::location::DbLocation::Postgres(url) => {
+            h123::store::postgres::PostgresStore::connect(&url, Default::default())
+                .await
+                .unwrap()
+        }
+        sqlite => panic!("{sqlite:?}"),
+    };
+    client
+        .execute(
+            "UPDATE instances SET heartbeat_at = now() - INTERVAL '1 hour' WHERE id = $1",
+            &[&instance],
+        )
+        .await
+        .unwrap();
+    assert_eq!(reaper.cancel_running().await.unwrap(), 1);
+
+    // When the server's probe ends, its final write finds the record
+    // finished: its subscribers get the stored record, and so does a reader.
+    let events = parse_sse(&stream.await.unwrap().text());
+    let done = events.last().unwrap();
+    assert_eq!(done.event, "done");
+    let streamed: ProbeRecord = serde_json::from_value(done.data.clone()).unwrap();
+    assert_eq!(streamed.status, ProbeStatus::Cancelled);
+    assert!(
+        streamed
+            .cancel_reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains(&instance)
+    );
+    assert_eq!(stored(server.addr, &id).await, streamed);
+}

@@ -66,6 +66,8 @@ pub async fn reap_probes(client: &mut deadpool_postgres::Object, lease: Duration
         let mut record: ProbeRecord = parse(id, row.get(1))?;
         record.status = ProbeStatus::Cancelled;
         record.cancel_reason = Some(reason(row.get(2), lease));
+        // Analysed as a probe cancelled at shutdown is (`Live::cancelled_record`).
+        record.result = h123_shared::analysis::analyzed(record.result);
         tx.execute(
             "UPDATE probes SET status = 'cancelled', record = $2 WHERE id = $1",
             &[&id, &to_json(&record)?],
