@@ -2,7 +2,12 @@
 //! (module `sqlite`) and against PostgreSQL (module `postgres`, on a
 //! throwaway cluster this binary starts once; skipped when PostgreSQL is not
 //! installed, required when `H123_POSTGRES_TESTS=1`). PostgreSQL alone adds
-//! the cases of several instances on one database.
+//! the cases of several instances on one database, and `serve` runs the real
+//! `h123 serve` on it (one test binary for both, to link one less).
+
+#[path = "store/serve.rs"]
+mod serve;
+mod support;
 
 use h123::store::location::DbLocation;
 use h123::store::postgres::{PostgresSettings, PostgresStore};

@@ -1,16 +1,15 @@
 //! `h123 serve --db postgres://...` end to end: the real binary on a
 //! throwaway PostgreSQL cluster serves probes over h1, h2 and h3, a record
-//! survives a restart, and two servers on one database read each other's
-//! permalinks and lists. Skipped when PostgreSQL is not installed, required
-//! when `H123_POSTGRES_TESTS=1`.
+//! survives a restart, two servers on one database read each other's
+//! permalinks and lists, and a probe another instance finished ends its
+//! stream with the stored record. Skipped when PostgreSQL is not installed,
+//! required when `H123_POSTGRES_TESTS=1`.
 
-mod support;
-
+use crate::support::*;
 use axum::http::{Method, StatusCode};
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use h123_target::postgres::PgCluster;
 use std::net::{IpAddr, SocketAddr};
-use support::*;
 
 const FROM: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
