@@ -1,13 +1,17 @@
-//! Where probe and bench records live: the [`Store`] interface and its SQLite implementation.
-//!
-//! The interface is synchronous (SQLite is); async callers go through
-//! [`SharedStore`], which runs each call on tokio's blocking pool. A second
-//! implementation (PostgreSQL, for several server instances) would implement
-//! [`Store`] and nothing else would change.
+//! Where probe and bench records live: [`SharedStore`], the one async
+//! interface the server uses, over two back ends: SQLite (the embedded
+//! default; its synchronous [`Store`] runs on tokio's blocking pool) and
+//! PostgreSQL (async, for several server instances on one database).
 
+pub mod codec;
+pub mod location;
+pub mod postgres;
 pub mod sqlite;
 
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
+use location::DbLocation;
+use postgres::{PostgresSettings, PostgresStore};
+use sqlite::SqliteStore;
 use std::sync::Arc;
 
 /// Why a store call failed.
@@ -16,6 +20,10 @@ pub enum StoreError {
     /// The database refused or failed the operation.
     #[error("database error: {0}")]
     Database(#[from] rusqlite::Error),
+    /// PostgreSQL refused or failed the operation, or could not be reached
+    /// (the message carries the cause: the server's own words, or the I/O error).
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
     /// A stored record no longer parses.
     #[error("stored record {id} is unreadable: {reason}")]
     Corrupt {
@@ -38,11 +46,27 @@ pub enum StoreError {
     Setup(String),
 }
 
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        StoreError::Postgres(postgres::describe(&e))
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for StoreError {
+    fn from(e: deadpool_postgres::PoolError) -> Self {
+        match e {
+            deadpool_postgres::PoolError::Backend(e) => e.into(),
+            other => StoreError::Postgres(other.to_string()),
+        }
+    }
+}
+
 /// `Result` with a [`StoreError`].
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// Durable probe and bench records, each kind with its own ids. Every write
-/// returns only once it is on disk.
+/// returns only once it is on disk. The synchronous interface of the SQLite
+/// back end; the server calls it through [`SharedStore`].
 pub trait Store: Send + Sync + 'static {
     /// Stores a new record (normally `running`), owned by the owner token
     /// whose hash is `owner_hash` (see `server::owner`); its visibility is
@@ -87,7 +111,8 @@ pub trait Store: Send + Sync + 'static {
     fn prune(&self, older_than_unix_ms: Option<u64>, max_bytes: Option<u64>) -> Result<usize>;
 
     /// Marks every record still `running` as `cancelled` (called at start-up,
-    /// when no probe can be running) and returns how many there were.
+    /// when no probe can be running: one instance per SQLite file) and
+    /// returns how many there were.
     ///
     /// # Errors
     /// When the database fails.
@@ -125,130 +150,214 @@ pub trait Store: Send + Sync + 'static {
     fn cancel_running_benches(&self, now_unix_ms: u64) -> Result<usize>;
 }
 
-/// A [`Store`] shared by the server's tasks, called from async code.
+/// The store shared by the server's tasks, called from async code: the one
+/// interface the API, the server and the CLI use, whichever the back end.
 #[derive(Clone)]
-pub struct SharedStore(Arc<dyn Store>);
+pub struct SharedStore(Backend);
+
+/// The back ends behind [`SharedStore`].
+#[derive(Clone)]
+enum Backend {
+    /// A synchronous [`Store`] (SQLite), called on the blocking pool.
+    Blocking(Arc<dyn Store>),
+    /// PostgreSQL, called directly.
+    Postgres(PostgresStore),
+}
+
+/// Calls `$method` on the back end: on the blocking pool for a [`Store`]
+/// (with `$sync` as the call), directly for PostgreSQL (with `$async`).
+macro_rules! dispatch {
+    ($self:ident, |$s:ident| $sync:expr, |$pg:ident| $async:expr) => {
+        match &$self.0 {
+            Backend::Blocking(store) => {
+                let store = store.clone();
+                tokio::task::spawn_blocking(move || {
+                    let $s: &dyn Store = store.as_ref();
+                    $sync
+                })
+                .await
+                .map_err(|e| StoreError::Task(e.to_string()))?
+            }
+            Backend::Postgres($pg) => $async,
+        }
+    };
+}
 
 impl SharedStore {
-    /// Shares `store`.
+    /// Shares a synchronous `store` (SQLite).
     pub fn new(store: impl Store) -> Self {
-        SharedStore(Arc::new(store))
+        SharedStore(Backend::Blocking(Arc::new(store)))
     }
 
-    async fn call<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&dyn Store) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
-        let store = self.0.clone();
-        tokio::task::spawn_blocking(move || f(store.as_ref()))
-            .await
-            .map_err(|e| StoreError::Task(e.to_string()))?
+    /// Shares a PostgreSQL store.
+    pub fn postgres(store: PostgresStore) -> Self {
+        SharedStore(Backend::Postgres(store))
     }
 
-    /// See [`Store::insert`].
+    /// Opens the store `--db` names: a SQLite file (created and migrated),
+    /// or a PostgreSQL database (connected, migrated, this instance
+    /// registered with its heartbeat running).
     ///
     /// # Errors
-    /// As [`Store::insert`].
+    /// When the file or database cannot be opened, reached or migrated.
+    pub async fn open(location: &DbLocation) -> Result<Self> {
+        match location {
+            DbLocation::Sqlite(path) => {
+                let path = path.clone();
+                let store = tokio::task::spawn_blocking(move || SqliteStore::open(&path))
+                    .await
+                    .map_err(|e| StoreError::Task(e.to_string()))??;
+                Ok(SharedStore::new(store))
+            }
+            DbLocation::Postgres(url) => Ok(SharedStore::postgres(
+                PostgresStore::connect(url, PostgresSettings::default()).await?,
+            )),
+        }
+    }
+
+    /// Which back end this is: `sqlite` or `postgres`.
+    pub fn kind(&self) -> &'static str {
+        match &self.0 {
+            Backend::Blocking(_) => "sqlite",
+            Backend::Postgres(_) => "postgres",
+        }
+    }
+
+    /// This server instance's id when several share the database (PostgreSQL).
+    pub fn instance_id(&self) -> Option<&str> {
+        match &self.0 {
+            Backend::Blocking(_) => None,
+            Backend::Postgres(pg) => Some(pg.instance_id()),
+        }
+    }
+
+    /// Stores a new record (normally `running`), owned by the owner token
+    /// whose hash is `owner_hash` (see `server::owner`); its visibility is
+    /// `record.options.visibility`. Returns once it is on disk.
+    ///
+    /// # Errors
+    /// When the id exists already or the database fails.
     pub async fn insert(&self, record: ProbeRecord, owner_hash: Option<String>) -> Result<()> {
-        self.call(move |s| s.insert(&record, owner_hash.as_deref()))
-            .await
+        dispatch!(self, |s| s.insert(&record, owner_hash.as_deref()), |pg| pg
+            .insert(&record, owner_hash.as_deref())
+            .await)
     }
 
-    /// See [`Store::update`].
+    /// Replaces a `running` record with its final (or later partial) state.
     ///
     /// # Errors
-    /// As [`Store::update`].
+    /// [`StoreError::Immutable`] when the stored record is finished already.
     pub async fn update(&self, record: ProbeRecord) -> Result<()> {
-        self.call(move |s| s.update(&record)).await
+        dispatch!(self, |s| s.update(&record), |pg| pg.update(&record).await)
     }
 
-    /// See [`Store::get`].
+    /// The record with this id, if any.
     ///
     /// # Errors
-    /// As [`Store::get`].
+    /// When the database fails or the record is unreadable.
     pub async fn get(&self, id: String) -> Result<Option<ProbeRecord>> {
-        self.call(move |s| s.get(&id)).await
+        dispatch!(self, |s| s.get(&id), |pg| pg.get(&id).await)
     }
 
-    /// See [`Store::list`].
+    /// Up to `limit` summaries, newest first, older than `before` when given:
+    /// the public probes and those owned by `owner_hash`.
     ///
     /// # Errors
-    /// As [`Store::list`].
+    /// [`StoreError::UnknownCursor`] when `before` is not a stored id.
     pub async fn list(
         &self,
         limit: usize,
         before: Option<String>,
         owner_hash: Option<String>,
     ) -> Result<Vec<ProbeSummary>> {
-        self.call(move |s| s.list(limit, before.as_deref(), owner_hash.as_deref()))
-            .await
+        dispatch!(
+            self,
+            |s| s.list(limit, before.as_deref(), owner_hash.as_deref()),
+            |pg| pg
+                .list(limit, before.as_deref(), owner_hash.as_deref())
+                .await
+        )
     }
 
-    /// See [`Store::prune`].
+    /// Deletes finished records created before `older_than_unix_ms`, then the
+    /// oldest finished ones while the records use more than `max_bytes`
+    /// (SQLite: the database's used pages; PostgreSQL: the stored JSON's
+    /// bytes). Returns how many were deleted.
     ///
     /// # Errors
-    /// As [`Store::prune`].
+    /// When the database fails.
     pub async fn prune(
         &self,
         older_than_unix_ms: Option<u64>,
         max_bytes: Option<u64>,
     ) -> Result<usize> {
-        self.call(move |s| s.prune(older_than_unix_ms, max_bytes))
-            .await
+        dispatch!(self, |s| s.prune(older_than_unix_ms, max_bytes), |pg| pg
+            .prune(older_than_unix_ms, max_bytes)
+            .await)
     }
 
-    /// See [`Store::cancel_running`].
+    /// Marks as `cancelled` the records no live server runs and returns how
+    /// many there were: with SQLite every `running` one (called at start-up,
+    /// one instance per file); with PostgreSQL those of instances whose
+    /// heartbeat is older than the lease, never a live instance's.
     ///
     /// # Errors
-    /// As [`Store::cancel_running`].
+    /// When the database fails.
     pub async fn cancel_running(&self) -> Result<usize> {
-        self.call(|s| s.cancel_running()).await
+        dispatch!(self, |s| s.cancel_running(), |pg| pg.cancel_running().await)
     }
 
-    /// See [`Store::insert_bench`].
+    /// Stores a new bench (normally `running`, without a result).
     ///
     /// # Errors
-    /// As [`Store::insert_bench`].
+    /// When the id exists already or the database fails.
     pub async fn insert_bench(&self, record: BenchRecord) -> Result<()> {
-        self.call(move |s| s.insert_bench(&record)).await
+        dispatch!(self, |s| s.insert_bench(&record), |pg| pg
+            .insert_bench(&record)
+            .await)
     }
 
-    /// See [`Store::finish_bench`].
+    /// Stores the final state (`done` with its result, or `cancelled`) of a running bench.
     ///
     /// # Errors
-    /// As [`Store::finish_bench`].
+    /// [`StoreError::Immutable`] when the stored bench is finished already (or unknown).
     pub async fn finish_bench(&self, record: BenchRecord) -> Result<()> {
-        self.call(move |s| s.finish_bench(&record)).await
+        dispatch!(self, |s| s.finish_bench(&record), |pg| pg
+            .finish_bench(&record)
+            .await)
     }
 
-    /// See [`Store::get_bench`].
+    /// The bench with this id, if any (without `progress`: that lives in memory).
     ///
     /// # Errors
-    /// As [`Store::get_bench`].
+    /// When the database fails or the record is unreadable.
     pub async fn get_bench(&self, id: String) -> Result<Option<BenchRecord>> {
-        self.call(move |s| s.get_bench(&id)).await
+        dispatch!(self, |s| s.get_bench(&id), |pg| pg.get_bench(&id).await)
     }
 
-    /// See [`Store::list_benches`].
+    /// Up to `limit` benches, newest first, older than `before` when given.
     ///
     /// # Errors
-    /// As [`Store::list_benches`].
+    /// [`StoreError::UnknownCursor`] when `before` is not a stored bench id.
     pub async fn list_benches(
         &self,
         limit: usize,
         before: Option<String>,
     ) -> Result<Vec<BenchSummary>> {
-        self.call(move |s| s.list_benches(limit, before.as_deref()))
-            .await
+        dispatch!(self, |s| s.list_benches(limit, before.as_deref()), |pg| pg
+            .list_benches(limit, before.as_deref())
+            .await)
     }
 
-    /// See [`Store::cancel_running_benches`].
+    /// Marks as `cancelled` at `now_unix_ms` the benches no live server runs
+    /// (as [`SharedStore::cancel_running`] does for probes).
     ///
     /// # Errors
-    /// As [`Store::cancel_running_benches`].
+    /// When the database fails.
     pub async fn cancel_running_benches(&self, now_unix_ms: u64) -> Result<usize> {
-        self.call(move |s| s.cancel_running_benches(now_unix_ms))
-            .await
+        dispatch!(self, |s| s.cancel_running_benches(now_unix_ms), |pg| pg
+            .cancel_running_benches(now_unix_ms)
+            .await)
     }
 }
 

@@ -469,6 +469,7 @@ async fn health_metrics_openapi_and_ui_fallback() {
     let health = call(&state, get("/healthz"), CLIENT).await;
     assert_eq!(health.status, StatusCode::OK);
     assert_eq!(health.json()["status"], "ok");
+    assert_eq!(health.json()["store"], "sqlite");
     let metrics = call(&state, get("/metrics"), CLIENT).await.text();
     for needle in [
         "h123_protocol_runs_total{protocol=\"h2\",outcome=\"ok\"} 1",

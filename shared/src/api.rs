@@ -37,6 +37,10 @@ pub struct ProbeRecord {
     /// shared fairly between clients), in milliseconds; absent until it started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queued_ms: Option<u64>,
+    /// Why a `cancelled` probe stopped, when the server knows more than the
+    /// status says (e.g. the server instance that ran it stopped answering).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_reason: Option<String>,
 }
 
 /// Links to a probe's representations.
@@ -140,6 +144,10 @@ pub struct BenchRecord {
     /// The measured figures; only when done (a cancelled bench has none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<BenchResult>,
+    /// Why a `cancelled` bench stopped, when the server knows more than the
+    /// status says (e.g. the server instance that ran it stopped answering).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_reason: Option<String>,
 }
 
 /// Links to a bench.

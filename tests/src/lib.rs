@@ -16,6 +16,7 @@ mod dns;
 mod h3;
 mod https;
 mod net;
+pub mod postgres;
 pub mod routes;
 mod silent;
 mod slow_tls;

@@ -122,6 +122,7 @@ fn record_bytes(result: &ProbeResult) -> usize {
         created_at_unix_ms: result.started_at_unix_ms,
         options: result.options.clone(),
         queued_ms: None,
+        cancel_reason: None,
         result: h123_shared::analysis::analyzed(result.clone()),
     };
     serde_json::to_vec(&record).unwrap().len()

@@ -84,6 +84,7 @@ pub async fn benches_create(
         options: plan.options().clone(),
         progress: None,
         result: None,
+        cancel_reason: None,
     };
     let live = state
         .bench

@@ -15,6 +15,11 @@ pub struct Health {
     pub in_flight: usize,
     /// The server's version.
     pub version: String,
+    /// The store's back end: `sqlite` or `postgres`.
+    pub store: String,
+    /// This server instance's id, when several share a PostgreSQL store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
 }
 
 /// Liveness and store health.
@@ -33,6 +38,8 @@ pub async fn health_get(State(state): State<AppState>) -> (StatusCode, Json<Heal
         status: if store_ok { "ok" } else { "degraded" }.to_owned(),
         in_flight: state.gauges().in_flight,
         version: env!("CARGO_PKG_VERSION").to_owned(),
+        store: state.store.kind().to_owned(),
+        instance: state.store.instance_id().map(str::to_owned),
     };
     let status = if store_ok {
         StatusCode::OK

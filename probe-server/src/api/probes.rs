@@ -156,6 +156,7 @@ pub async fn probes_create(
             analysis: None,
         },
         queued_ms: None,
+        cancel_reason: None,
     };
     let config = &state.config;
     let live = state

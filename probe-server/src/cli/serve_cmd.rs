@@ -13,7 +13,7 @@ use crate::server::{
     server_limits,
 };
 use crate::store::SharedStore;
-use crate::store::sqlite::SqliteStore;
+use crate::store::location::DbLocation;
 use clap::Args;
 use h123_shared::Method;
 use std::net::SocketAddr;
@@ -27,9 +27,11 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
     pub listen: SocketAddr,
-    /// SQLite database file (created with its folder if missing).
-    #[arg(long, default_value = "./data/h123.sqlite", value_name = "FILE")]
-    pub db: PathBuf,
+    /// SQLite database file (created with its folder if missing), or a
+    /// PostgreSQL URL, postgres://USER[:PASSWORD]@HOST[:PORT]/DB (several
+    /// instances may share it; no TLS to the database).
+    #[arg(long, default_value = "./data/h123.sqlite", value_name = "FILE|URL")]
+    pub db: DbLocation,
     /// The built web UI; default ./dist when it exists, else a built-in page.
     #[arg(long, value_name = "DIR")]
     pub web_root: Option<PathBuf>,
@@ -273,8 +275,7 @@ pub async fn run(args: ServeArgs) -> ExitCode {
 
 async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
     raise_nofile_limit();
-    let store = SqliteStore::open(&args.db)?;
-    let store = SharedStore::new(store);
+    let store = SharedStore::open(&args.db).await?;
     let recovered = store.cancel_running().await?;
     if recovered > 0 {
         eprintln!(
@@ -321,9 +322,12 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
         ),
         None => "benches off".to_owned(),
     };
+    let db = match state.store.instance_id() {
+        Some(instance) => format!("{} as instance {instance}", args.db),
+        None => args.db.to_string(),
+    };
     eprintln!(
-        "h123 serve: listening on http://{local} (db {}, web {}, {bench})",
-        args.db.display(),
+        "h123 serve: listening on http://{local} (db {db}, web {}, {bench})",
         web_root
             .as_deref()
             .map_or_else(|| "built-in page".to_owned(), |p| p.display().to_string())

@@ -280,6 +280,7 @@ mod tests {
             },
             options,
             queued_ms: None,
+            cancel_reason: None,
         }
     }
 

@@ -59,8 +59,17 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
             state.metrics.probe_finished(record.status, &record.result);
             live.finish(record);
         }
-        // Shutdown stored it as cancelled already; nothing more to do.
-        Err(crate::store::StoreError::Immutable(_)) => {}
+        // Finished already: by shutdown (which finished the live probe too),
+        // or, with PostgreSQL, by another instance that found this one's
+        // lease expired. Subscribers get what the store holds.
+        Err(crate::store::StoreError::Immutable(_)) => {
+            if !live.is_finished() {
+                match state.store.get(record.id.clone()).await {
+                    Ok(Some(stored)) => live.finish(stored),
+                    _ => live.finish(record),
+                };
+            }
+        }
         Err(e) => {
             eprintln!("h123 serve: cannot store probe {}: {e}", record.id);
             live.finish(record);

@@ -1,12 +1,13 @@
 //! The SQLite [`Store`]: WAL, `synchronous=FULL`, versioned migrations, immutable finished records.
 
+use super::codec::{
+    BENCH_COLUMNS, BenchRow, bench_result_json, json_of, parse, status_from, to_i64, to_json,
+};
 use super::{Result, Store, StoreError, status_str};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
-use h123_shared::bench::{BenchOptions, BenchResult};
+use h123_shared::bench::BenchOptions;
 use h123_shared::{Protocol, Visibility, redact};
 use rusqlite::{Connection, OptionalExtension, params};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, mpsc};
 use std::time::Duration;
@@ -184,88 +185,20 @@ fn redact_and_summarise(tx: &rusqlite::Transaction<'_>) -> Result<()> {
     Ok(())
 }
 
-/// The record as stored: redacted again (cheap, and no caller can forget).
-fn to_json(record: &ProbeRecord) -> Result<String> {
-    let mut record = record.clone();
-    redact::redact_record(&mut record);
-    json_of(&record.id, &record)
-}
-
 fn from_json(id: &str, json: &str) -> Result<ProbeRecord> {
     parse(id, json)
 }
 
-fn json_of(id: &str, value: &impl Serialize) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt {
-        id: id.to_owned(),
-        reason: e.to_string(),
+fn bench_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<BenchRow> {
+    Ok(BenchRow {
+        id: row.get(0)?,
+        created_at_unix_ms: row.get(1)?,
+        finished_at_unix_ms: row.get(2)?,
+        status: row.get(3)?,
+        options: row.get(4)?,
+        result: row.get(5)?,
+        cancel_reason: None,
     })
-}
-
-fn parse<T: DeserializeOwned>(id: &str, json: &str) -> Result<T> {
-    serde_json::from_str(json).map_err(|e| StoreError::Corrupt {
-        id: id.to_owned(),
-        reason: e.to_string(),
-    })
-}
-
-fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-fn status_from(id: &str, text: &str) -> Result<ProbeStatus> {
-    match text {
-        "running" => Ok(ProbeStatus::Running),
-        "done" => Ok(ProbeStatus::Done),
-        "cancelled" => Ok(ProbeStatus::Cancelled),
-        other => Err(StoreError::Corrupt {
-            id: id.to_owned(),
-            reason: format!("unknown status `{other}`"),
-        }),
-    }
-}
-
-/// The columns of a `benches` row, as read.
-struct BenchRow {
-    id: String,
-    created_at_unix_ms: i64,
-    finished_at_unix_ms: Option<i64>,
-    status: String,
-    options: String,
-    result: Option<String>,
-}
-
-const BENCH_COLUMNS: &str = "id, created_at_unix_ms, finished_at_unix_ms, status, options, result";
-
-impl BenchRow {
-    fn read(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        Ok(BenchRow {
-            id: row.get(0)?,
-            created_at_unix_ms: row.get(1)?,
-            finished_at_unix_ms: row.get(2)?,
-            status: row.get(3)?,
-            options: row.get(4)?,
-            result: row.get(5)?,
-        })
-    }
-
-    fn record(self) -> Result<BenchRecord> {
-        Ok(BenchRecord {
-            status: status_from(&self.id, &self.status)?,
-            created_at_unix_ms: u64::try_from(self.created_at_unix_ms).unwrap_or(0),
-            finished_at_unix_ms: self
-                .finished_at_unix_ms
-                .map(|t| u64::try_from(t).unwrap_or(0)),
-            options: parse::<BenchOptions>(&self.id, &self.options)?,
-            progress: None,
-            result: self
-                .result
-                .as_deref()
-                .map(|json| parse::<BenchResult>(&self.id, json))
-                .transpose()?,
-            id: self.id,
-        })
-    }
 }
 
 impl Store for SqliteStore {
@@ -433,11 +366,7 @@ impl Store for SqliteStore {
     }
 
     fn insert_bench(&self, record: &BenchRecord) -> Result<()> {
-        let result = record
-            .result
-            .as_ref()
-            .map(|r| json_of(&record.id, r))
-            .transpose()?;
+        let result = bench_result_json(record)?;
         self.writer().execute(
             "INSERT INTO benches (id, created_at_unix_ms, finished_at_unix_ms, status, options, result) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -454,11 +383,7 @@ impl Store for SqliteStore {
     }
 
     fn finish_bench(&self, record: &BenchRecord) -> Result<()> {
-        let result = record
-            .result
-            .as_ref()
-            .map(|r| json_of(&record.id, r))
-            .transpose()?;
+        let result = bench_result_json(record)?;
         let changed = self.writer().execute(
             "UPDATE benches SET status = ?2, finished_at_unix_ms = ?3, result = ?4 \
              WHERE id = ?1 AND status = 'running'",
@@ -478,7 +403,7 @@ impl Store for SqliteStore {
             .query_row(
                 &format!("SELECT {BENCH_COLUMNS} FROM benches WHERE id = ?1"),
                 [id],
-                BenchRow::read,
+                bench_row,
             )
             .optional()?;
         row.map(BenchRow::record).transpose()
@@ -550,6 +475,8 @@ fn running_updated(changed: rusqlite::Result<usize>, id: &str) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    //! The SQLite-only cases (migrations); the behaviour every back end shares
+    //! is tested by the store suite, `probe-server/tests/store.rs`.
     use super::*;
     use h123_shared::{ProbeOptions, ProbeResult, SCHEMA_VERSION};
 
@@ -572,168 +499,8 @@ mod tests {
             },
             options,
             queued_ms: None,
+            cancel_reason: None,
         }
-    }
-
-    #[test]
-    fn records_round_trip_and_become_immutable() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("sub/db.sqlite")).unwrap();
-        store
-            .insert(&record("a", ProbeStatus::Running), None)
-            .unwrap();
-        assert_eq!(
-            store.get("a").unwrap().unwrap().status,
-            ProbeStatus::Running
-        );
-        store.update(&record("a", ProbeStatus::Done)).unwrap();
-        assert_eq!(store.get("a").unwrap().unwrap().status, ProbeStatus::Done);
-        let again = store.update(&record("a", ProbeStatus::Running));
-        assert!(matches!(again, Err(StoreError::Immutable(_))), "{again:?}");
-        assert!(store.get("missing").unwrap().is_none());
-        // The database itself refuses, whatever the code does.
-        let raw = store
-            .writer()
-            .execute("UPDATE probes SET status = 'running' WHERE id = 'a'", []);
-        assert!(raw.is_err());
-    }
-
-    #[test]
-    fn concurrent_inserts_are_all_committed_and_duplicates_fail_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = std::sync::Arc::new(SqliteStore::open(&dir.path().join("db.sqlite")).unwrap());
-        store
-            .insert(&record("dup", ProbeStatus::Running), Some("o"))
-            .unwrap();
-        let threads: Vec<_> = (0..32)
-            .map(|i| {
-                let store = store.clone();
-                std::thread::spawn(move || {
-                    let id = if i == 7 {
-                        "dup".to_owned()
-                    } else {
-                        format!("id{i}")
-                    };
-                    (
-                        i,
-                        store.insert(&record(&id, ProbeStatus::Running), Some("o")),
-                    )
-                })
-            })
-            .collect();
-        for t in threads {
-            let (i, outcome) = t.join().unwrap();
-            assert_eq!(outcome.is_err(), i == 7, "insert {i}: {outcome:?}");
-        }
-        assert_eq!(store.list(100, None, Some("o")).unwrap().len(), 32);
-    }
-
-    #[test]
-    fn list_pages_newest_first() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("db.sqlite")).unwrap();
-        for id in ["a", "b", "c"] {
-            store
-                .insert(&record(id, ProbeStatus::Done), Some("o"))
-                .unwrap();
-        }
-        let ids = |v: Vec<ProbeSummary>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
-        assert_eq!(ids(store.list(2, None, Some("o")).unwrap()), ["c", "b"]);
-        assert_eq!(ids(store.list(2, Some("b"), Some("o")).unwrap()), ["a"]);
-        assert!(matches!(
-            store.list(2, Some("zz"), None),
-            Err(StoreError::UnknownCursor(_))
-        ));
-    }
-
-    fn bench(id: &str) -> BenchRecord {
-        BenchRecord {
-            id: id.into(),
-            status: ProbeStatus::Running,
-            created_at_unix_ms: 5,
-            finished_at_unix_ms: None,
-            options: BenchOptions {
-                url: "https://example.com/".into(),
-                ..BenchOptions::default()
-            },
-            progress: None,
-            result: None,
-        }
-    }
-
-    #[test]
-    fn benches_round_trip_apart_from_probes_and_become_immutable() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("db.sqlite")).unwrap();
-        store
-            .insert(&record("same", ProbeStatus::Running), None)
-            .unwrap();
-        store.insert_bench(&bench("same")).unwrap();
-        let stored = store.get_bench("same").unwrap().unwrap();
-        assert_eq!(stored, bench("same"));
-        assert_eq!(
-            store.get("same").unwrap().unwrap().options.url,
-            "https://example.com/",
-            "a probe and a bench with the same id do not meet"
-        );
-        let mut done = bench("same");
-        done.status = ProbeStatus::Done;
-        done.finished_at_unix_ms = Some(9);
-        done.result = Some(BenchResult::new(done.options.clone(), 6));
-        store.finish_bench(&done).unwrap();
-        assert_eq!(store.get_bench("same").unwrap().unwrap(), done);
-        let again = store.finish_bench(&done);
-        assert!(matches!(again, Err(StoreError::Immutable(_))), "{again:?}");
-        assert!(matches!(
-            store.finish_bench(&bench("unknown")),
-            Err(StoreError::Immutable(_))
-        ));
-        let raw = store
-            .writer()
-            .execute("UPDATE benches SET result = NULL WHERE id = 'same'", []);
-        assert!(raw.is_err(), "the database itself refuses");
-        assert!(store.get_bench("missing").unwrap().is_none());
-        assert_eq!(
-            store.get("same").unwrap().unwrap().status,
-            ProbeStatus::Running
-        );
-    }
-
-    #[test]
-    fn bench_list_pages_and_leftovers_are_cancelled() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db.sqlite");
-        {
-            let store = SqliteStore::open(&path).unwrap();
-            for id in ["a", "b", "c"] {
-                store.insert_bench(&bench(id)).unwrap();
-            }
-            let mut done = bench("a");
-            done.status = ProbeStatus::Done;
-            done.finished_at_unix_ms = Some(7);
-            store.finish_bench(&done).unwrap();
-            let ids = |v: Vec<BenchSummary>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
-            assert_eq!(ids(store.list_benches(2, None).unwrap()), ["c", "b"]);
-            assert_eq!(ids(store.list_benches(2, Some("b")).unwrap()), ["a"]);
-            assert!(matches!(
-                store.list_benches(2, Some("zz")),
-                Err(StoreError::UnknownCursor(_))
-            ));
-        }
-        let store = SqliteStore::open(&path).unwrap();
-        assert_eq!(store.cancel_running_benches(42).unwrap(), 2);
-        let b = store.get_bench("b").unwrap().unwrap();
-        assert_eq!(b.status, ProbeStatus::Cancelled);
-        assert_eq!(b.finished_at_unix_ms, Some(42));
-        let a = store.get_bench("a").unwrap().unwrap();
-        assert_eq!(
-            (a.status, a.finished_at_unix_ms),
-            (ProbeStatus::Done, Some(7))
-        );
-        assert_eq!(
-            store.list_benches(10, None).unwrap()[0].url,
-            "https://example.com/"
-        );
     }
 
     #[test]
@@ -774,65 +541,11 @@ mod tests {
     }
 
     #[test]
-    fn pruning_by_age_and_size_keeps_running_and_recent_records() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("db.sqlite")).unwrap();
-        let mut old = record("old", ProbeStatus::Done);
-        old.created_at_unix_ms = 1_000;
-        store.insert(&old, Some("o")).unwrap();
-        let mut old_running = record("oldrun", ProbeStatus::Running);
-        old_running.created_at_unix_ms = 1_000;
-        store.insert(&old_running, Some("o")).unwrap();
-        let mut recent = record("new", ProbeStatus::Done);
-        recent.created_at_unix_ms = 5_000;
-        store.insert(&recent, Some("o")).unwrap();
-        assert_eq!(store.prune(Some(2_000), None).unwrap(), 1);
-        assert!(store.get("old").unwrap().is_none());
-        assert!(
-            store.get("oldrun").unwrap().is_some(),
-            "running records stay"
-        );
-        assert!(store.get("new").unwrap().is_some());
-        assert_eq!(store.prune(None, None).unwrap(), 0, "no bound, no deletion");
-
-        // Fill with big finished records, then cap the size.
-        for i in 0..200 {
-            let mut big = record(&format!("big{i}"), ProbeStatus::Done);
-            big.options.headers = vec![h123_shared::Header {
-                name: "x-pad".into(),
-                value: "p".repeat(4000),
-            }];
-            big.created_at_unix_ms = 10_000 + i;
-            store.insert(&big, Some("o")).unwrap();
-        }
-        let deleted = store.prune(None, Some(256 * 1024)).unwrap();
-        assert!(deleted > 100, "deleted {deleted}");
-        assert!(store.get("big0").unwrap().is_none(), "the oldest go first");
-        assert!(store.get("big199").unwrap().is_some(), "the newest stay");
-        assert!(
-            store.get("oldrun").unwrap().is_some(),
-            "running records stay"
-        );
-    }
-
-    #[test]
-    fn reopening_migrates_once_and_cancels_leftovers() {
+    fn reopening_migrates_once() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db.sqlite");
-        {
-            let store = SqliteStore::open(&path).unwrap();
-            store
-                .insert(&record("r", ProbeStatus::Running), None)
-                .unwrap();
-            store.insert(&record("d", ProbeStatus::Done), None).unwrap();
-        }
+        drop(SqliteStore::open(&path).unwrap());
         let store = SqliteStore::open(&path).unwrap();
-        assert_eq!(store.cancel_running().unwrap(), 1);
-        assert_eq!(
-            store.get("r").unwrap().unwrap().status,
-            ProbeStatus::Cancelled
-        );
-        assert_eq!(store.get("d").unwrap().unwrap().status, ProbeStatus::Done);
         let version: i64 = store
             .reader()
             .pragma_query_value(None, "user_version", |r| r.get(0))

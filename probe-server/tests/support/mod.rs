@@ -278,13 +278,35 @@ impl ServerProcess {
     /// Starts `h123 serve` on a free port with `db` and the target allowed, plus `extra` flags.
     pub async fn start(target: &TestTarget, db: &std::path::Path, extra: &[&str]) -> Self {
         let no_ui = db.parent().expect("db folder").join("no-ui");
-        Self::start_with_web_root(target, db, &no_ui, extra).await
+        Self::start_with(target, db.as_os_str(), &no_ui, extra).await
     }
 
     /// Starts `h123 serve` as [`ServerProcess::start`] does, serving the web UI from `web_root`.
     pub async fn start_with_web_root(
         target: &TestTarget,
         db: &std::path::Path,
+        web_root: &std::path::Path,
+        extra: &[&str],
+    ) -> Self {
+        Self::start_with(target, db.as_os_str(), web_root, extra).await
+    }
+
+    /// Starts `h123 serve` as [`ServerProcess::start`] does with `--db db` (a
+    /// path or a `postgres://` URL), no web UI (`folder`/no-ui).
+    pub async fn start_with_db(
+        target: &TestTarget,
+        db: &std::ffi::OsStr,
+        folder: &std::path::Path,
+        extra: &[&str],
+    ) -> Self {
+        Self::start_with(target, db, &folder.join("no-ui"), extra).await
+    }
+
+    /// Starts `h123 serve` on a free port with `--db db`, the web UI from
+    /// `web_root`, the target allowed, plus `extra` flags.
+    async fn start_with(
+        target: &TestTarget,
+        db: &std::ffi::OsStr,
         web_root: &std::path::Path,
         extra: &[&str],
     ) -> Self {

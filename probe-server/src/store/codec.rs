@@ -1,0 +1,124 @@
+//! How records become columns and back, the same for every back end: JSON
+//! (redacted on the way in), statuses as text, times as signed integers.
+
+use super::{Result, StoreError};
+use h123_shared::api::{BenchRecord, ProbeRecord, ProbeStatus};
+use h123_shared::bench::{BenchOptions, BenchResult};
+use h123_shared::redact;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// The record as stored: redacted again (cheap, and no caller can forget).
+///
+/// # Errors
+/// When the record does not serialise.
+pub fn to_json(record: &ProbeRecord) -> Result<String> {
+    let mut record = record.clone();
+    redact::redact_record(&mut record);
+    json_of(&record.id, &record)
+}
+
+/// `value` as JSON; an error names record `id`.
+///
+/// # Errors
+/// When the value does not serialise.
+pub fn json_of(id: &str, value: &impl Serialize) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt {
+        id: id.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// Stored JSON of record `id` parsed.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when it does not parse.
+pub fn parse<T: DeserializeOwned>(id: &str, json: &str) -> Result<T> {
+    serde_json::from_str(json).map_err(|e| StoreError::Corrupt {
+        id: id.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// A time or count as a signed database integer (saturating).
+pub fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A stored signed integer as a time or count (negative reads as 0).
+pub fn to_u64(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+/// A stored status of record `id`.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for an unknown status.
+pub fn status_from(id: &str, text: &str) -> Result<ProbeStatus> {
+    match text {
+        "running" => Ok(ProbeStatus::Running),
+        "done" => Ok(ProbeStatus::Done),
+        "cancelled" => Ok(ProbeStatus::Cancelled),
+        other => Err(StoreError::Corrupt {
+            id: id.to_owned(),
+            reason: format!("unknown status `{other}`"),
+        }),
+    }
+}
+
+/// The columns of a `benches` row, as read.
+pub struct BenchRow {
+    /// `id`.
+    pub id: String,
+    /// `created_at_unix_ms`.
+    pub created_at_unix_ms: i64,
+    /// `finished_at_unix_ms`.
+    pub finished_at_unix_ms: Option<i64>,
+    /// `status`.
+    pub status: String,
+    /// `options` (JSON).
+    pub options: String,
+    /// `result` (JSON).
+    pub result: Option<String>,
+    /// `cancel_reason` (PostgreSQL only).
+    pub cancel_reason: Option<String>,
+}
+
+/// The `benches` columns [`BenchRow`] reads, in its order (but `cancel_reason`).
+pub const BENCH_COLUMNS: &str =
+    "id, created_at_unix_ms, finished_at_unix_ms, status, options, result";
+
+impl BenchRow {
+    /// The bench record this row holds.
+    ///
+    /// # Errors
+    /// [`StoreError::Corrupt`] when a column does not parse.
+    pub fn record(self) -> Result<BenchRecord> {
+        Ok(BenchRecord {
+            status: status_from(&self.id, &self.status)?,
+            created_at_unix_ms: to_u64(self.created_at_unix_ms),
+            finished_at_unix_ms: self.finished_at_unix_ms.map(to_u64),
+            options: parse::<BenchOptions>(&self.id, &self.options)?,
+            progress: None,
+            result: self
+                .result
+                .as_deref()
+                .map(|json| parse::<BenchResult>(&self.id, json))
+                .transpose()?,
+            cancel_reason: self.cancel_reason,
+            id: self.id,
+        })
+    }
+}
+
+/// A bench's result as stored, if it has one.
+///
+/// # Errors
+/// When the result does not serialise.
+pub fn bench_result_json(record: &BenchRecord) -> Result<Option<String>> {
+    record
+        .result
+        .as_ref()
+        .map(|r| json_of(&record.id, r))
+        .transpose()
+}

@@ -1,0 +1,475 @@
+//! The PostgreSQL store: several `h123 serve` instances on one database.
+//!
+//! Same semantics as the SQLite store (unique ids, finished records immutable
+//! by trigger, newest-first lists with the same cursor, owner and visibility
+//! rules, retention), plus the instances sharing the database: each process
+//! has a random instance id, running records name the instance that runs
+//! them, and a record left `running` by an instance whose heartbeat is older
+//! than the lease is finished as cancelled by a live one (see [`instance`]).
+//! No TLS to the database in this version (`NoTls`). A write returns once
+//! committed, and PostgreSQL's default `synchronous_commit = on` makes that
+//! "on disk", as a `202` promises.
+
+pub mod instance;
+pub mod migrate;
+
+use super::codec::{
+    BENCH_COLUMNS, BenchRow, bench_result_json, json_of, parse, status_from, to_i64, to_json,
+    to_u64,
+};
+use super::location::PostgresUrl;
+use super::{Result, StoreError, new_id, status_str};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeSummary};
+use h123_shared::bench::BenchOptions;
+use h123_shared::{Protocol, Visibility, redact};
+use instance::Heartbeat;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_postgres::NoTls;
+
+/// How a PostgreSQL store connects and how instances watch each other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PostgresSettings {
+    /// Most connections this instance holds open.
+    pub pool_size: usize,
+    /// How often this instance refreshes its heartbeat and finishes the
+    /// records of dead instances.
+    pub heartbeat: Duration,
+    /// How old an instance's heartbeat may get before its running records
+    /// are finished as cancelled by the others.
+    pub lease: Duration,
+    /// Longest wait for a pooled connection (or a new one) before a call fails.
+    pub connect_timeout: Duration,
+}
+
+impl Default for PostgresSettings {
+    /// 16 connections, a heartbeat every 5 s, a 30 s lease, 10 s to connect.
+    fn default() -> Self {
+        PostgresSettings {
+            pool_size: 16,
+            heartbeat: Duration::from_secs(5),
+            lease: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A PostgreSQL database shared with other instances. Cloning shares the
+/// pool; the heartbeat stops when the last clone is dropped.
+#[derive(Clone)]
+pub struct PostgresStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    pool: Pool,
+    instance: String,
+    lease: Duration,
+    _heartbeat: Heartbeat,
+}
+
+const INSERT_SQL: &str = "INSERT INTO probes \
+     (id, created_at_unix_ms, status, record, visibility, owner_hash, url, protocols, instance_id) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+
+impl PostgresStore {
+    /// Connects to `url`, applies the migrations this version has not yet
+    /// applied, registers a new instance and starts its heartbeat.
+    ///
+    /// # Errors
+    /// [`StoreError::Setup`] when the database cannot be reached or migrated.
+    pub async fn connect(url: &PostgresUrl, settings: PostgresSettings) -> Result<Self> {
+        let config: tokio_postgres::Config = url
+            .secret_url()
+            .parse()
+            .map_err(|e| StoreError::Setup(format!("{url} is not a PostgreSQL URL: {e}")))?;
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(settings.pool_size.max(1))
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(settings.connect_timeout))
+            .create_timeout(Some(settings.connect_timeout))
+            .build()
+            .map_err(|e| StoreError::Setup(format!("connection pool: {e}")))?;
+        let setup =
+            |e: StoreError| StoreError::Setup(format!("cannot use the database at {url}: {e}"));
+        let mut client = pool.get().await.map_err(|e| setup(e.into()))?;
+        migrate::run(&mut client).await.map_err(setup)?;
+        let instance = new_id().map_err(|e| StoreError::Setup(format!("random source: {e}")))?;
+        instance::register(&client, &instance)
+            .await
+            .map_err(setup)?;
+        drop(client);
+        let heartbeat = Heartbeat::spawn(pool.clone(), instance.clone(), &settings);
+        Ok(PostgresStore {
+            inner: Arc::new(Inner {
+                pool,
+                instance,
+                lease: settings.lease,
+                _heartbeat: heartbeat,
+            }),
+        })
+    }
+
+    /// This process's instance id (random, made at connect).
+    pub fn instance_id(&self) -> &str {
+        &self.inner.instance
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object> {
+        Ok(self.inner.pool.get().await?)
+    }
+
+    /// Stores a new record, run by this instance. See `SharedStore::insert`.
+    ///
+    /// # Errors
+    /// When the id exists already or the database fails.
+    pub async fn insert(&self, record: &ProbeRecord, owner_hash: Option<&str>) -> Result<()> {
+        let client = self.client().await?;
+        let statement = client.prepare_cached(INSERT_SQL).await?;
+        client
+            .execute(
+                &statement,
+                &[
+                    &record.id,
+                    &to_i64(record.created_at_unix_ms),
+                    &status_str(record.status),
+                    &to_json(record)?,
+                    &record.options.visibility.as_str(),
+                    &owner_hash,
+                    &redact::redact_url(&record.options.url),
+                    &json_of(&record.id, &record.options.protocols)?,
+                    &self.inner.instance,
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Replaces a `running` record. See `SharedStore::update`.
+    ///
+    /// # Errors
+    /// [`StoreError::Immutable`] when the stored record is finished already.
+    pub async fn update(&self, record: &ProbeRecord) -> Result<()> {
+        let json = to_json(record)?;
+        let client = self.client().await?;
+        let changed = client
+            .execute(
+                "UPDATE probes SET status = $2, record = $3 WHERE id = $1 AND status = 'running'",
+                &[&record.id, &status_str(record.status), &json],
+            )
+            .await;
+        running_updated(changed, &record.id)
+    }
+
+    /// The record with this id, if any.
+    ///
+    /// # Errors
+    /// When the database fails or the record is unreadable.
+    pub async fn get(&self, id: &str) -> Result<Option<ProbeRecord>> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached("SELECT record FROM probes WHERE id = $1")
+            .await?;
+        let row = client.query_opt(&statement, &[&id]).await?;
+        row.map(|row| parse(id, row.get::<_, &str>(0))).transpose()
+    }
+
+    /// Up to `limit` summaries, newest first. See `SharedStore::list`.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownCursor`] when `before` is not a stored id.
+    pub async fn list(
+        &self,
+        limit: usize,
+        before: Option<&str>,
+        owner_hash: Option<&str>,
+    ) -> Result<Vec<ProbeSummary>> {
+        let client = self.client().await?;
+        let upper = cursor(&client, "probes", before).await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT id, url, protocols, status, created_at_unix_ms, visibility FROM probes \
+                 WHERE seq < $1 AND (visibility = 'public' OR owner_hash = $3) \
+                 ORDER BY seq DESC LIMIT $2",
+            )
+            .await?;
+        let rows = client
+            .query(&statement, &[&upper, &limit_of(limit), &owner_hash])
+            .await?;
+        rows.into_iter()
+            .map(|row| {
+                let id: String = row.get(0);
+                Ok(ProbeSummary {
+                    protocols: parse::<Vec<Protocol>>(&id, row.get(2))?,
+                    status: status_from(&id, row.get(3))?,
+                    created_at_unix_ms: to_u64(row.get(4)),
+                    visibility: if row.get::<_, &str>(5) == "public" {
+                        Visibility::Public
+                    } else {
+                        Visibility::Unlisted
+                    },
+                    url: row.get(1),
+                    id,
+                })
+            })
+            .collect()
+    }
+
+    /// Deletes finished records by age, then the oldest while the records'
+    /// stored bytes exceed `max_bytes`. See `SharedStore::prune`.
+    ///
+    /// The size is the sum of the stored JSON's byte lengths (`octet_length`
+    /// of a probe's record, of a bench's options and result), not the
+    /// tables' size on disk: that shrinks only once VACUUM has run, so a
+    /// bound on it would delete every finished record at once.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn prune(
+        &self,
+        older_than_unix_ms: Option<u64>,
+        max_bytes: Option<u64>,
+    ) -> Result<usize> {
+        let client = self.client().await?;
+        let mut deleted = 0;
+        if let Some(cutoff) = older_than_unix_ms {
+            for table in ["probes", "benches"] {
+                let sql = format!(
+                    "DELETE FROM {table} WHERE status <> 'running' AND created_at_unix_ms < $1"
+                );
+                deleted += client.execute(&sql, &[&to_i64(cutoff)]).await?;
+            }
+        }
+        if let Some(max) = max_bytes {
+            let row = client
+                .query_one(
+                    "SELECT (SELECT COALESCE(SUM(octet_length(record)), 0) FROM probes)::BIGINT \
+                     + (SELECT COALESCE(SUM(octet_length(options) \
+                        + COALESCE(octet_length(result), 0)), 0) FROM benches)::BIGINT",
+                    &[],
+                )
+                .await?;
+            let mut used = to_u64(row.get(0));
+            while used > max {
+                // The oldest finished records first, a batch at a time, probes and benches alike.
+                let probes = client
+                    .query(
+                        "DELETE FROM probes WHERE seq IN (SELECT seq FROM probes \
+                         WHERE status <> 'running' ORDER BY seq LIMIT 64) \
+                         RETURNING octet_length(record)::BIGINT",
+                        &[],
+                    )
+                    .await?;
+                let benches = client
+                    .query(
+                        "DELETE FROM benches WHERE seq IN (SELECT seq FROM benches \
+                         WHERE status <> 'running' ORDER BY seq LIMIT 8) \
+                         RETURNING (octet_length(options) + COALESCE(octet_length(result), 0))::BIGINT",
+                        &[],
+                    )
+                    .await?;
+                if probes.is_empty() && benches.is_empty() {
+                    break;
+                }
+                deleted += u64::try_from(probes.len() + benches.len()).unwrap_or(u64::MAX);
+                let freed: u64 = probes
+                    .iter()
+                    .chain(&benches)
+                    .map(|row| to_u64(row.get(0)))
+                    .sum();
+                used = used.saturating_sub(freed);
+            }
+        }
+        Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
+    }
+
+    /// Finishes as cancelled the probes left `running` by instances whose
+    /// heartbeat is older than the lease (never this instance's, nor a live
+    /// one's) and returns how many there were.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn cancel_running(&self) -> Result<usize> {
+        let mut client = self.client().await?;
+        instance::reap_probes(&mut client, self.inner.lease).await
+    }
+
+    /// Stores a new bench, run by this instance.
+    ///
+    /// # Errors
+    /// When the id exists already or the database fails.
+    pub async fn insert_bench(&self, record: &BenchRecord) -> Result<()> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "INSERT INTO benches (id, created_at_unix_ms, finished_at_unix_ms, status, \
+                 options, result, cancel_reason, instance_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                &[
+                    &record.id,
+                    &to_i64(record.created_at_unix_ms),
+                    &record.finished_at_unix_ms.map(to_i64),
+                    &status_str(record.status),
+                    &json_of(&record.id, &record.options)?,
+                    &bench_result_json(record)?,
+                    &record.cancel_reason,
+                    &self.inner.instance,
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Stores the final state of a running bench.
+    ///
+    /// # Errors
+    /// [`StoreError::Immutable`] when the stored bench is finished already (or unknown).
+    pub async fn finish_bench(&self, record: &BenchRecord) -> Result<()> {
+        let result = bench_result_json(record)?;
+        let client = self.client().await?;
+        let changed = client
+            .execute(
+                "UPDATE benches SET status = $2, finished_at_unix_ms = $3, result = $4, \
+                 cancel_reason = $5 WHERE id = $1 AND status = 'running'",
+                &[
+                    &record.id,
+                    &status_str(record.status),
+                    &record.finished_at_unix_ms.map(to_i64),
+                    &result,
+                    &record.cancel_reason,
+                ],
+            )
+            .await;
+        running_updated(changed, &record.id)
+    }
+
+    /// The bench with this id, if any.
+    ///
+    /// # Errors
+    /// When the database fails or the record is unreadable.
+    pub async fn get_bench(&self, id: &str) -> Result<Option<BenchRecord>> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(
+                &format!("SELECT {BENCH_COLUMNS}, cancel_reason FROM benches WHERE id = $1"),
+                &[&id],
+            )
+            .await?;
+        row.map(|row| {
+            BenchRow {
+                id: row.get(0),
+                created_at_unix_ms: row.get(1),
+                finished_at_unix_ms: row.get(2),
+                status: row.get(3),
+                options: row.get(4),
+                result: row.get(5),
+                cancel_reason: row.get(6),
+            }
+            .record()
+        })
+        .transpose()
+    }
+
+    /// Up to `limit` benches, newest first, older than `before` when given.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownCursor`] when `before` is not a stored bench id.
+    pub async fn list_benches(
+        &self,
+        limit: usize,
+        before: Option<&str>,
+    ) -> Result<Vec<BenchSummary>> {
+        let client = self.client().await?;
+        let upper = cursor(&client, "benches", before).await?;
+        let rows = client
+            .query(
+                "SELECT id, created_at_unix_ms, status, options FROM benches \
+                 WHERE seq < $1 ORDER BY seq DESC LIMIT $2",
+                &[&upper, &limit_of(limit)],
+            )
+            .await?;
+        rows.into_iter()
+            .map(|row| {
+                let id: String = row.get(0);
+                let options: BenchOptions = parse(&id, row.get(3))?;
+                Ok(BenchSummary {
+                    status: status_from(&id, row.get(2))?,
+                    created_at_unix_ms: to_u64(row.get(1)),
+                    url: options.url,
+                    protocols: options.protocols,
+                    id,
+                })
+            })
+            .collect()
+    }
+
+    /// Finishes as cancelled, at `now_unix_ms`, the benches left `running`
+    /// by instances whose heartbeat is older than the lease.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn cancel_running_benches(&self, now_unix_ms: u64) -> Result<usize> {
+        let client = self.client().await?;
+        instance::reap_benches(&client, self.inner.lease, now_unix_ms).await
+    }
+}
+
+/// The `seq` of the cursor record `before` in `table`, or past the newest.
+async fn cursor(client: &tokio_postgres::Client, table: &str, before: Option<&str>) -> Result<i64> {
+    let Some(id) = before else {
+        return Ok(i64::MAX);
+    };
+    let row = client
+        .query_opt(&format!("SELECT seq FROM {table} WHERE id = $1"), &[&id])
+        .await?;
+    row.map(|row| row.get(0))
+        .ok_or_else(|| StoreError::UnknownCursor(id.chars().take(40).collect()))
+}
+
+fn limit_of(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+/// The outcome of updating record `id` where it is still running: a finished
+/// record (the trigger's refusal, or no running row) is [`StoreError::Immutable`].
+fn running_updated(changed: Result<u64, tokio_postgres::Error>, id: &str) -> Result<()> {
+    match changed {
+        Ok(0) => Err(StoreError::Immutable(id.to_owned())),
+        Ok(_) => Ok(()),
+        Err(e)
+            if e.as_db_error()
+                .is_some_and(|db| db.message().contains("immutable")) =>
+        {
+            Err(StoreError::Immutable(id.to_owned()))
+        }
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// A PostgreSQL error in words: the server's message (with its detail and
+/// hint) for a database error, else the error and its causes, since the
+/// driver's own `Display` leaves both out ("db error", "error connecting to server").
+pub fn describe(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        let mut text = format!("{}: {}", db.severity(), db.message());
+        for extra in [db.detail(), db.hint()].into_iter().flatten() {
+            text.push_str(&format!(" ({extra})"));
+        }
+        return text;
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
