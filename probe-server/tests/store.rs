@@ -15,7 +15,7 @@ use h123::store::sqlite::SqliteStore;
 use h123::store::{SharedStore, StoreError};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use h123_shared::bench::{BenchOptions, BenchResult};
-use h123_shared::{Header, ProbeOptions, ProbeResult, SCHEMA_VERSION, Visibility};
+use h123_shared::{Header, ProbeOptions, ProbeResult, Visibility};
 use h123_target::postgres::PgCluster;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -123,14 +123,7 @@ fn record(id: &str, status: ProbeStatus) -> ProbeRecord {
         id: id.into(),
         status,
         created_at_unix_ms: 1,
-        result: ProbeResult {
-            vantage: None,
-            schema_version: SCHEMA_VERSION,
-            started_at_unix_ms: 1,
-            options: options.clone(),
-            runs: Vec::new(),
-            analysis: None,
-        },
+        result: ProbeResult::empty(options.clone(), 1, None),
         options,
         queued_ms: None,
         cancel_reason: None,

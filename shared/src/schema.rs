@@ -480,6 +480,25 @@ pub struct ProbeResult {
     pub analysis: Option<crate::analysis::Analysis>,
 }
 
+impl ProbeResult {
+    /// A result that has measured nothing yet (no runs, no analysis), as a
+    /// probe's record holds it from its creation until its first run.
+    pub fn empty(
+        options: ProbeOptions,
+        started_at_unix_ms: u64,
+        vantage: Option<crate::vantage::Vantage>,
+    ) -> Self {
+        ProbeResult {
+            schema_version: SCHEMA_VERSION,
+            started_at_unix_ms,
+            options,
+            vantage,
+            runs: Vec::new(),
+            analysis: None,
+        }
+    }
+}
+
 /// All attempts of one protocol.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

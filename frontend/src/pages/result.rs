@@ -152,12 +152,5 @@ fn ResultView(
 
 /// A result with no runs, shown for an instant before the first one arrives.
 fn empty_result() -> ProbeResult {
-    ProbeResult {
-        schema_version: h123_shared::SCHEMA_VERSION,
-        started_at_unix_ms: 0,
-        options: h123_shared::ProbeOptions::default(),
-        vantage: None,
-        runs: Vec::new(),
-        analysis: None,
-    }
+    ProbeResult::empty(h123_shared::ProbeOptions::default(), 0, None)
 }

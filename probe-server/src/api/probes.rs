@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use h123_shared::api::{
     ApiError as ErrorBody, ProbeCreated, ProbeLinks, ProbeList, ProbeRecord, ProbeStatus,
 };
-use h123_shared::{ProbeOptions, ProbeResult, SCHEMA_VERSION};
+use h123_shared::{ProbeOptions, ProbeResult};
 use serde::Deserialize;
 use std::fmt::Write as _;
 
@@ -147,14 +147,7 @@ pub async fn probes_create(
         status: ProbeStatus::Running,
         created_at_unix_ms: now,
         options: options.clone(),
-        result: ProbeResult {
-            vantage: None,
-            schema_version: SCHEMA_VERSION,
-            started_at_unix_ms: now,
-            options,
-            runs: Vec::new(),
-            analysis: None,
-        },
+        result: ProbeResult::empty(options, now, Some(state.config.vantage.clone())),
         queued_ms: None,
         cancel_reason: None,
     };

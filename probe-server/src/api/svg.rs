@@ -245,7 +245,7 @@ fn legend(svg: &mut String, y: f64) {
 mod tests {
     use super::*;
     use h123_shared::api::ProbeStatus;
-    use h123_shared::{ProbeOptions, ProbeResult, SCHEMA_VERSION};
+    use h123_shared::{ProbeOptions, ProbeResult};
 
     #[test]
     fn text_is_escaped_and_empty_results_still_draw() {
@@ -257,14 +257,7 @@ mod tests {
             id: "abc".into(),
             status: ProbeStatus::Running,
             created_at_unix_ms: 0,
-            result: ProbeResult {
-                vantage: None,
-                schema_version: SCHEMA_VERSION,
-                started_at_unix_ms: 0,
-                options: options.clone(),
-                runs: Vec::new(),
-                analysis: None,
-            },
+            result: ProbeResult::empty(options.clone(), 0, None),
             options,
             queued_ms: None,
             cancel_reason: None,

@@ -259,7 +259,7 @@ fn run_mut(record: &mut ProbeRecord, protocol: Protocol) -> &mut ProtocolRun {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use h123_shared::{ProbeOptions, ProbeResult, SCHEMA_VERSION};
+    use h123_shared::{ProbeOptions, ProbeResult};
 
     fn record() -> ProbeRecord {
         let options = ProbeOptions {
@@ -270,14 +270,7 @@ mod tests {
             id: "abc".into(),
             status: ProbeStatus::Running,
             created_at_unix_ms: 0,
-            result: ProbeResult {
-                vantage: None,
-                schema_version: SCHEMA_VERSION,
-                started_at_unix_ms: 0,
-                options: options.clone(),
-                runs: Vec::new(),
-                analysis: None,
-            },
+            result: ProbeResult::empty(options.clone(), 0, None),
             options,
             queued_ms: None,
             cancel_reason: None,

@@ -478,7 +478,7 @@ mod tests {
     //! The SQLite-only cases (migrations); the behaviour every back end shares
     //! is tested by the store suite, `probe-server/tests/store.rs`.
     use super::*;
-    use h123_shared::{ProbeOptions, ProbeResult, SCHEMA_VERSION};
+    use h123_shared::{ProbeOptions, ProbeResult};
 
     fn record(id: &str, status: ProbeStatus) -> ProbeRecord {
         let options = ProbeOptions {
@@ -489,14 +489,7 @@ mod tests {
             id: id.into(),
             status,
             created_at_unix_ms: 1,
-            result: ProbeResult {
-                vantage: None,
-                schema_version: SCHEMA_VERSION,
-                started_at_unix_ms: 1,
-                options: options.clone(),
-                runs: Vec::new(),
-                analysis: None,
-            },
+            result: ProbeResult::empty(options.clone(), 1, None),
             options,
             queued_ms: None,
             cancel_reason: None,
