@@ -36,8 +36,7 @@ pub enum Exit {
 pub const HELP: &str = "\
 Exit codes (stable; when several apply, the highest wins):
   0  every attempt answered below 400 and every --slo gate was met
-  1  h123 could not write its output or the --junit file, or the --server
-     could not be reached or did not finish the probe
+  1  h123 could not write its output or --junit file, or --server failed it
   2  bad options (one line on stderr)
   3  an --slo gate was breached
   4  an attempt answered 4xx
