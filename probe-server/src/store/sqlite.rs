@@ -476,7 +476,7 @@ fn running_updated(changed: rusqlite::Result<usize>, id: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     //! The SQLite-only cases (migrations); the behaviour every back end shares
-    //! is tested by the store suite, `probe-server/tests/store.rs`.
+    //! is tested by the store suite, `probe-server/tests/server/store.rs`.
     use super::*;
     use h123_shared::{ProbeOptions, ProbeResult};
 

@@ -1,0 +1,290 @@
+//! Load: 200 concurrent probe creations against the real `h123 serve` binary
+//! and the local target complete with no 5xx; an abusive client gets 429s
+//! while another client's probes succeed. Prints throughput, p50/p99 of the
+//! API's own latency and the server's peak RSS (figures, not asserted bounds).
+
+use crate::support::*;
+use axum::http::{Method, StatusCode};
+use h123_shared::api::{ProbeRecord, ProbeStatus};
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+const CONCURRENT: usize = 200;
+
+fn ms_since(start: std::time::Instant) -> f64 {
+    h123::probe::trace::now()
+        .saturating_duration_since(start)
+        .as_secs_f64()
+        * 1000.0
+}
+
+fn summary(name: &str, mut values: Vec<f64>) -> String {
+    values.sort_by(f64::total_cmp);
+    format!(
+        "{name}: n={} p50={:.2} ms p99={:.2} ms max={:.2} ms",
+        values.len(),
+        percentile(&values, 50.0),
+        percentile(&values, 99.0),
+        values.last().copied().unwrap_or(f64::NAN)
+    )
+}
+
+async fn wait_done(addr: SocketAddr, from: IpAddr, id: &str) -> ProbeRecord {
+    let stream = http(
+        addr,
+        from,
+        Method::GET,
+        &format!("/api/v1/probes/{id}/events"),
+        None,
+    )
+    .await;
+    let events = parse_sse(&stream.text());
+    let done = events.last().expect("done event");
+    assert_eq!(done.event, "done");
+    serde_json::from_value(done.data.clone()).expect("record")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "prints figures; scripts/test runs it with --ignored --nocapture"]
+async fn two_hundred_concurrent_probes_and_an_abusive_client() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("load.sqlite");
+    let server = ServerProcess::start(
+        &target,
+        &db,
+        &[
+            "--rate-burst",
+            "1000",
+            "--rate-per-minute",
+            "100000",
+            "--per-client-probes",
+            "1000",
+            "--max-running",
+            "32",
+            "--max-queued",
+            "512",
+            // One address plays all 200 clients here.
+            "--max-conns-per-client",
+            "1000",
+            "--read-rate-burst",
+            "100000",
+            "--read-rate-per-minute",
+            "100000",
+        ],
+    )
+    .await;
+    let addr = server.addr;
+    let from: IpAddr = "127.0.0.2".parse().unwrap();
+    let url = target.https_url("/bytes/2000");
+    let started = h123::probe::trace::now();
+    let posts: Vec<_> = (0..CONCURRENT)
+        .map(|_| {
+            let body = probe_body(&url, &["h1", "h2"], 1);
+            tokio::spawn(async move {
+                let t = h123::probe::trace::now();
+                let answer = http(addr, from, Method::POST, "/api/v1/probes", Some(&body)).await;
+                (answer, ms_since(t))
+            })
+        })
+        .collect();
+    let mut ids = Vec::new();
+    let mut post_ms = Vec::new();
+    for post in posts {
+        let (answer, took) = post.await.unwrap();
+        assert!(
+            answer.status.as_u16() < 500,
+            "5xx: {} {}",
+            answer.status,
+            answer.text()
+        );
+        assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.text());
+        ids.push(answer.json()["id"].as_str().unwrap().to_owned());
+        post_ms.push(took);
+    }
+    let accepted_ms = ms_since(started);
+    let waits: Vec<_> = ids
+        .iter()
+        .cloned()
+        .map(|id| tokio::spawn(async move { wait_done(addr, from, &id).await }))
+        .collect();
+    let mut engine_ms = Vec::new();
+    for wait in waits {
+        let record = wait.await.unwrap();
+        assert_eq!(record.status, ProbeStatus::Done);
+        for run in &record.result.runs {
+            for a in &run.attempts {
+                assert!(a.failure.is_none(), "{:?}", a.failure);
+                engine_ms.push(a.phases.total.duration().as_ms());
+            }
+        }
+    }
+    let all_done_ms = ms_since(started);
+    let mut get_ms = Vec::new();
+    for chunk in ids.chunks(50) {
+        let gets: Vec<_> = chunk
+            .iter()
+            .cloned()
+            .map(|id| {
+                tokio::spawn(async move {
+                    let t = h123::probe::trace::now();
+                    let answer = http(
+                        addr,
+                        from,
+                        Method::GET,
+                        &format!("/api/v1/probes/{id}"),
+                        None,
+                    )
+                    .await;
+                    assert_eq!(answer.status, StatusCode::OK);
+                    ms_since(t)
+                })
+            })
+            .collect();
+        for g in gets {
+            get_ms.push(g.await.unwrap());
+        }
+    }
+    println!("load: {CONCURRENT} concurrent POSTs (h1+h2, 1 attempt each), 32 running at once");
+    println!(
+        "load: all accepted in {accepted_ms:.0} ms ({:.0} POST/s), all done in {all_done_ms:.0} ms ({:.1} probes/s)",
+        CONCURRENT as f64 / (accepted_ms / 1000.0),
+        CONCURRENT as f64 / (all_done_ms / 1000.0)
+    );
+    println!(
+        "load: {}",
+        summary("POST /api/v1/probes (202, includes fsync)", post_ms)
+    );
+    println!(
+        "load: {}",
+        summary("GET /api/v1/probes/{id} (finished)", get_ms)
+    );
+    println!("load: {}", summary("engine attempt totals", engine_ms));
+    println!(
+        "load: server peak RSS {} KiB",
+        server
+            .peak_rss_kib()
+            .map_or("unknown".to_owned(), |k| k.to_string())
+    );
+    let metrics = http(addr, from, Method::GET, "/metrics", None).await.text();
+    assert!(
+        !metrics.contains("status=\"5"),
+        "no 5xx in the server's own counts"
+    );
+    drop(server);
+
+    // A server with its default limits: one client hammers, another is served.
+    let db = dir.path().join("abuse.sqlite");
+    let server = ServerProcess::start(&target, &db, &[]).await;
+    let addr = server.addr;
+    let abuser: IpAddr = "127.0.0.2".parse().unwrap();
+    let polite: IpAddr = "127.0.0.3".parse().unwrap();
+    let quick = probe_body(&target.https_url("/"), &["h1"], 1);
+    let hammer = {
+        let quick = quick.clone();
+        tokio::spawn(async move {
+            let mut counts = [0usize; 3]; // 202, 429, other
+            for _ in 0..60 {
+                let answer = http(addr, abuser, Method::POST, "/api/v1/probes", Some(&quick)).await;
+                assert!(
+                    answer.status.as_u16() < 500,
+                    "5xx for the abuser: {}",
+                    answer.status
+                );
+                match answer.status.as_u16() {
+                    202 => counts[0] += 1,
+                    429 => {
+                        assert!(answer.header("retry-after").is_some());
+                        counts[1] += 1
+                    }
+                    _ => counts[2] += 1,
+                }
+            }
+            counts
+        })
+    };
+    let mut served = 0;
+    for _ in 0..3 {
+        let answer = http(addr, polite, Method::POST, "/api/v1/probes", Some(&quick)).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::ACCEPTED,
+            "the polite client: {}",
+            answer.text()
+        );
+        let id = answer.json()["id"].as_str().unwrap().to_owned();
+        let record = wait_done(addr, polite, &id).await;
+        assert_eq!(record.status, ProbeStatus::Done);
+        served += 1;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let [accepted, limited, other] = hammer.await.unwrap();
+    println!(
+        "abuse: abuser 60 POSTs -> {accepted} accepted, {limited} refused 429, {other} other; polite client {served}/3 served"
+    );
+    assert!(limited >= 40, "the abuser is limited ({limited} 429s)");
+    assert!(
+        accepted <= 12,
+        "the abuser got at most its burst ({accepted})"
+    );
+    assert_eq!(other, 0);
+}
+
+/// The worst record a hostile origin can make within the default limits (every answer 14
+/// headers of 4,000 bytes and a redirect to itself, 10 attempts of 10 hops over h1, h2 and h3),
+/// then read by 8 clients and streamed to 8 more at once. Prints its size and the server's peak
+/// RSS (issue goal: under 150 MB); the record's 1 MiB cap is asserted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "prints figures; scripts/test runs it with --ignored --nocapture"]
+async fn a_maximal_record_read_by_eight_and_streamed_to_eight() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::start(&target, &dir.path().join("max.sqlite"), &[]).await;
+    let addr = server.addr;
+    let owner: IpAddr = "127.0.0.2".parse().unwrap();
+    let body = serde_json::json!({
+        "url": target.https_url("/headers/14/4000?loop"),
+        "protocols": ["h1", "h2", "h3"],
+        "repeat": 10,
+        "follow_redirects": true,
+        "max_redirects": 10,
+        "timeout_ms": 5000,
+        "phase_timeout_ms": 3000,
+    })
+    .to_string();
+    let created = http(addr, owner, Method::POST, "/api/v1/probes", Some(&body)).await;
+    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let record = wait_done(addr, owner, &id).await;
+    assert_eq!(record.status, ProbeStatus::Done);
+    let before = server.peak_rss_kib().unwrap_or(0);
+    let readers: Vec<_> = (0..16u8)
+        .map(|i| {
+            let id = id.clone();
+            tokio::spawn(async move {
+                let from: IpAddr = format!("127.0.1.{}", i + 1).parse().unwrap();
+                let path = if i < 8 {
+                    format!("/api/v1/probes/{id}")
+                } else {
+                    format!("/api/v1/probes/{id}/events")
+                };
+                http(addr, from, Method::GET, &path, None).await.body.len()
+            })
+        })
+        .collect();
+    let mut sizes = Vec::new();
+    for r in readers {
+        sizes.push(r.await.unwrap());
+    }
+    let record_bytes = sizes[0];
+    assert!(
+        record_bytes <= 1024 * 1024,
+        "record of {record_bytes} bytes"
+    );
+    println!(
+        "max record: {record_bytes} bytes served (SSE stream {} bytes); server peak RSS {} KiB after the probe, {} KiB after 8 reads and 8 streams at once",
+        sizes[8],
+        before,
+        server.peak_rss_kib().unwrap_or(0)
+    );
+}

@@ -1,0 +1,23 @@
+//! The server's integration tests, one binary (each test binary links the
+//! whole server in release: one binary instead of seventeen saves most of
+//! CI's compile time). Modules are the former files, one subject each.
+//! Tests that compare timings, or load both cores, hold `support::SERIAL`.
+
+mod api;
+mod bench_api;
+mod ci_gates;
+mod cli;
+mod durability;
+mod fairness;
+mod guard;
+mod hardening;
+mod listener;
+mod load;
+mod privacy;
+mod reads;
+mod remote;
+mod retention;
+mod store;
+mod store_serve;
+mod support;
+mod web_assets;

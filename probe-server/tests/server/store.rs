@@ -1,0 +1,639 @@
+//! The store suite: every case runs through `SharedStore` against SQLite
+//! (module `sqlite`) and against PostgreSQL (module `postgres`, on a
+//! throwaway cluster this binary starts once; skipped when PostgreSQL is not
+//! installed, required when `H123_POSTGRES_TESTS=1`). PostgreSQL alone adds
+//! the cases of several instances on one database, and `serve` runs the real
+//! `h123 serve` on it (one test binary for both, to link one less).
+
+use h123::store::location::DbLocation;
+use h123::store::postgres::{PostgresSettings, PostgresStore};
+use h123::store::sqlite::SqliteStore;
+use h123::store::{SharedStore, StoreError};
+use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
+use h123_shared::bench::{BenchOptions, BenchResult};
+use h123_shared::{Header, ProbeOptions, ProbeResult, Visibility};
+use h123_target::postgres::PgCluster;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A store under test, and how to reach its database behind its back.
+struct Fixture {
+    store: SharedStore,
+    db: Db,
+    _dir: Option<tempfile::TempDir>,
+}
+
+enum Db {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+/// The lease of the PostgreSQL fixtures: short, so dead instances are found quickly.
+const LEASE: Duration = Duration::from_millis(1500);
+
+fn settings(heartbeat: Duration) -> PostgresSettings {
+    PostgresSettings {
+        heartbeat,
+        lease: LEASE,
+        pool_size: 8,
+        ..PostgresSettings::default()
+    }
+}
+
+async fn connect(url: &str, heartbeat: Duration) -> PostgresStore {
+    let DbLocation::Postgres(url) = url.parse().expect("URL") else {
+        panic!("not a PostgreSQL URL: {url}")
+    };
+    PostgresStore::connect(&url, settings(heartbeat))
+        .await
+        .expect("PostgreSQL store connects")
+}
+
+impl Fixture {
+    async fn sqlite() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/db.sqlite");
+        Fixture {
+            store: SharedStore::new(SqliteStore::open(&path).unwrap()),
+            db: Db::Sqlite(path),
+            _dir: Some(dir),
+        }
+    }
+
+    /// A store on a new database of the shared cluster. Its heartbeat is
+    /// hourly, so it finishes no other instance's records behind a case's back.
+    async fn postgres() -> Option<Self> {
+        let url = PgCluster::shared()?.create_database().expect("createdb");
+        let store = connect(&url, Duration::from_secs(3600)).await;
+        Some(Fixture {
+            store: SharedStore::postgres(store),
+            db: Db::Postgres(url),
+            _dir: None,
+        })
+    }
+
+    /// Another store on the same database: SQLite reopened, or a new PostgreSQL
+    /// instance whose heartbeat runs every `heartbeat`.
+    async fn another(&self, heartbeat: Duration) -> SharedStore {
+        match &self.db {
+            Db::Sqlite(path) => SharedStore::new(SqliteStore::open(path).unwrap()),
+            Db::Postgres(url) => SharedStore::postgres(connect(url, heartbeat).await),
+        }
+    }
+
+    /// How long a dead server's records stay `running` (0 for SQLite: one instance).
+    fn lease(&self) -> Duration {
+        match self.db {
+            Db::Sqlite(_) => Duration::ZERO,
+            Db::Postgres(_) => LEASE,
+        }
+    }
+
+    /// Runs `sql` on the database directly, past the store's code.
+    async fn raw(&self, sql: &str) -> Result<u64, String> {
+        match &self.db {
+            Db::Sqlite(path) => rusqlite::Connection::open(path)
+                .and_then(|c| c.execute(sql, []))
+                .map(|n| n as u64)
+                .map_err(|e| e.to_string()),
+            Db::Postgres(url) => {
+                let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                tokio::spawn(connection);
+                client
+                    .execute(sql, &[])
+                    .await
+                    .map_err(|e| format!("{e}: {:?}", e.as_db_error().map(|d| d.message())))
+            }
+        }
+    }
+}
+
+fn record(id: &str, status: ProbeStatus) -> ProbeRecord {
+    let options = ProbeOptions {
+        url: "https://example.com/".into(),
+        ..ProbeOptions::default()
+    };
+    ProbeRecord {
+        id: id.into(),
+        status,
+        created_at_unix_ms: 1,
+        result: ProbeResult::empty(options.clone(), 1, None),
+        options,
+        queued_ms: None,
+        cancel_reason: None,
+    }
+}
+
+fn bench(id: &str) -> BenchRecord {
+    BenchRecord {
+        id: id.into(),
+        status: ProbeStatus::Running,
+        created_at_unix_ms: 5,
+        finished_at_unix_ms: None,
+        options: BenchOptions {
+            url: "https://example.com/".into(),
+            ..BenchOptions::default()
+        },
+        progress: None,
+        result: None,
+        cancel_reason: None,
+    }
+}
+
+fn ids(list: Vec<ProbeSummary>) -> Vec<String> {
+    list.into_iter().map(|s| s.id).collect()
+}
+
+fn bench_ids(list: Vec<BenchSummary>) -> Vec<String> {
+    list.into_iter().map(|s| s.id).collect()
+}
+
+async fn status_of(store: &SharedStore, id: &str) -> ProbeStatus {
+    store.get(id.into()).await.unwrap().unwrap().status
+}
+
+async fn records_round_trip_and_become_immutable(f: &Fixture) {
+    let store = &f.store;
+    store
+        .insert(record("a", ProbeStatus::Running), None)
+        .await
+        .unwrap();
+    assert_eq!(status_of(store, "a").await, ProbeStatus::Running);
+    let mut done = record("a", ProbeStatus::Done);
+    done.queued_ms = Some(3);
+    store.update(done.clone()).await.unwrap();
+    assert_eq!(store.get("a".into()).await.unwrap(), Some(done));
+    let again = store.update(record("a", ProbeStatus::Running)).await;
+    assert!(matches!(again, Err(StoreError::Immutable(_))), "{again:?}");
+    let unknown = store.update(record("nope", ProbeStatus::Done)).await;
+    assert!(
+        matches!(unknown, Err(StoreError::Immutable(_))),
+        "{unknown:?}"
+    );
+    assert!(store.get("missing".into()).await.unwrap().is_none());
+    let raw = f
+        .raw("UPDATE probes SET status = 'running' WHERE id = 'a'")
+        .await;
+    assert!(
+        raw.as_ref().is_err_and(|e| e.contains("immutable")),
+        "the database itself refuses: {raw:?}"
+    );
+    assert!(
+        f.raw("DELETE FROM probes WHERE id = 'a'").await.is_ok(),
+        "retention may delete a finished record whole"
+    );
+}
+
+async fn secrets_are_redacted_before_they_are_stored(f: &Fixture) {
+    let mut secret = record("s", ProbeStatus::Running);
+    secret.options.url = "https://user:SECRET1@example.com/".into();
+    secret.options.headers = vec![Header {
+        name: "authorization".into(),
+        value: "Bearer SECRET2".into(),
+    }];
+    f.store.insert(secret, None).await.unwrap();
+    let stored = serde_json::to_string(&f.store.get("s".into()).await.unwrap()).unwrap();
+    assert!(!stored.contains("SECRET"), "{stored}");
+}
+
+async fn concurrent_inserts_are_all_committed_and_duplicates_fail_alone(f: &Fixture) {
+    let store = &f.store;
+    store
+        .insert(record("dup", ProbeStatus::Running), Some("o".into()))
+        .await
+        .unwrap();
+    let tasks: Vec<_> = (0..32)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let id = if i == 7 {
+                    "dup".to_owned()
+                } else {
+                    format!("id{i}")
+                };
+                let outcome = store
+                    .insert(record(&id, ProbeStatus::Running), Some("o".into()))
+                    .await;
+                (i, outcome)
+            })
+        })
+        .collect();
+    for task in tasks {
+        let (i, outcome) = task.await.unwrap();
+        assert_eq!(outcome.is_err(), i == 7, "insert {i}: {outcome:?}");
+    }
+    let all = store.list(100, None, Some("o".into())).await.unwrap();
+    assert_eq!(all.len(), 32);
+}
+
+async fn list_pages_newest_first_by_owner_and_visibility(f: &Fixture) {
+    let store = &f.store;
+    for id in ["a", "b", "c"] {
+        store
+            .insert(record(id, ProbeStatus::Done), Some("o".into()))
+            .await
+            .unwrap();
+    }
+    let mut public = record("p", ProbeStatus::Done);
+    public.options.visibility = Visibility::Public;
+    public.options.url = "https://u:pw@example.com/public".into();
+    store.insert(public, Some("other".into())).await.unwrap();
+    store
+        .insert(record("x", ProbeStatus::Running), Some("other".into()))
+        .await
+        .unwrap();
+    let list = |limit, before: Option<&str>, owner: Option<&str>| {
+        store.list(limit, before.map(Into::into), owner.map(Into::into))
+    };
+    assert_eq!(ids(list(2, None, Some("o")).await.unwrap()), ["p", "c"]);
+    assert_eq!(
+        ids(list(2, Some("c"), Some("o")).await.unwrap()),
+        ["b", "a"]
+    );
+    assert_eq!(ids(list(10, Some("b"), Some("o")).await.unwrap()), ["a"]);
+    assert_eq!(
+        ids(list(10, None, None).await.unwrap()),
+        ["p"],
+        "public only"
+    );
+    assert_eq!(
+        ids(list(10, None, Some("other")).await.unwrap()),
+        ["x", "p"]
+    );
+    let summary = &list(1, None, None).await.unwrap()[0];
+    assert_eq!(summary.visibility, Visibility::Public);
+    assert_eq!(summary.url, "https://u:[redacted]@example.com/public");
+    assert_eq!(summary.protocols, ProbeOptions::default().protocols);
+    assert!(matches!(
+        list(2, Some("zz"), None).await,
+        Err(StoreError::UnknownCursor(_))
+    ));
+}
+
+async fn benches_round_trip_apart_from_probes_and_become_immutable(f: &Fixture) {
+    let store = &f.store;
+    store
+        .insert(record("same", ProbeStatus::Running), None)
+        .await
+        .unwrap();
+    store.insert_bench(bench("same")).await.unwrap();
+    assert_eq!(
+        store.get_bench("same".into()).await.unwrap(),
+        Some(bench("same"))
+    );
+    let mut done = bench("same");
+    done.status = ProbeStatus::Done;
+    done.finished_at_unix_ms = Some(9);
+    done.result = Some(BenchResult::new(done.options.clone(), 6));
+    store.finish_bench(done.clone()).await.unwrap();
+    assert_eq!(
+        store.get_bench("same".into()).await.unwrap(),
+        Some(done.clone())
+    );
+    let again = store.finish_bench(done).await;
+    assert!(matches!(again, Err(StoreError::Immutable(_))), "{again:?}");
+    assert!(matches!(
+        store.finish_bench(bench("unknown")).await,
+        Err(StoreError::Immutable(_))
+    ));
+    let raw = f
+        .raw("UPDATE benches SET result = NULL WHERE id = 'same'")
+        .await;
+    assert!(raw.is_err(), "the database itself refuses");
+    assert!(store.get_bench("missing".into()).await.unwrap().is_none());
+    assert_eq!(status_of(store, "same").await, ProbeStatus::Running);
+}
+
+async fn bench_list_pages_newest_first(f: &Fixture) {
+    let store = &f.store;
+    for id in ["a", "b", "c"] {
+        store.insert_bench(bench(id)).await.unwrap();
+    }
+    let list = |before: Option<&str>| store.list_benches(2, before.map(Into::into));
+    assert_eq!(bench_ids(list(None).await.unwrap()), ["c", "b"]);
+    assert_eq!(bench_ids(list(Some("b")).await.unwrap()), ["a"]);
+    assert_eq!(list(None).await.unwrap()[0].url, "https://example.com/");
+    assert!(matches!(
+        list(Some("zz")).await,
+        Err(StoreError::UnknownCursor(_))
+    ));
+}
+
+async fn pruning_by_age_and_size_keeps_running_and_recent_records(f: &Fixture) {
+    let store = &f.store;
+    let mut old = record("old", ProbeStatus::Done);
+    old.created_at_unix_ms = 1_000;
+    store.insert(old, Some("o".into())).await.unwrap();
+    let mut old_running = record("oldrun", ProbeStatus::Running);
+    old_running.created_at_unix_ms = 1_000;
+    store.insert(old_running, Some("o".into())).await.unwrap();
+    let mut recent = record("new", ProbeStatus::Done);
+    recent.created_at_unix_ms = 5_000;
+    store.insert(recent, Some("o".into())).await.unwrap();
+    let mut old_bench = bench("oldbench");
+    old_bench.status = ProbeStatus::Cancelled;
+    old_bench.created_at_unix_ms = 1_000;
+    old_bench.finished_at_unix_ms = Some(1_001);
+    store.insert_bench(old_bench).await.unwrap();
+    assert_eq!(store.prune(Some(2_000), None).await.unwrap(), 2);
+    assert!(store.get("old".into()).await.unwrap().is_none());
+    assert!(store.get_bench("oldbench".into()).await.unwrap().is_none());
+    assert!(
+        store.get("oldrun".into()).await.unwrap().is_some(),
+        "running records stay"
+    );
+    assert!(store.get("new".into()).await.unwrap().is_some());
+    assert_eq!(
+        store.prune(None, None).await.unwrap(),
+        0,
+        "no bound, no deletion"
+    );
+
+    // Fill with big finished records, then cap the size.
+    for i in 0..200 {
+        let mut big = record(&format!("big{i}"), ProbeStatus::Done);
+        big.options.headers = vec![Header {
+            name: "x-pad".into(),
+            value: "p".repeat(4000),
+        }];
+        big.created_at_unix_ms = 10_000 + i;
+        store.insert(big, Some("o".into())).await.unwrap();
+    }
+    let deleted = store.prune(None, Some(256 * 1024)).await.unwrap();
+    assert!((100..200).contains(&deleted), "deleted {deleted}");
+    assert!(
+        store.get("big0".into()).await.unwrap().is_none(),
+        "the oldest go first"
+    );
+    assert!(
+        store.get("big199".into()).await.unwrap().is_some(),
+        "the newest stay"
+    );
+    assert!(
+        store.get("oldrun".into()).await.unwrap().is_some(),
+        "running records stay"
+    );
+}
+
+async fn leftovers_of_a_stopped_server_are_cancelled(f: &Fixture) {
+    let first = f.another(Duration::from_millis(100)).await;
+    first
+        .insert(record("r", ProbeStatus::Running), None)
+        .await
+        .unwrap();
+    first
+        .insert(record("d", ProbeStatus::Done), None)
+        .await
+        .unwrap();
+    first.insert_bench(bench("b")).await.unwrap();
+    drop(first);
+    // A new server on the same database; the old one's lease runs out.
+    let second = f.another(Duration::from_secs(3600)).await;
+    tokio::time::sleep(f.lease() + Duration::from_millis(300)).await;
+    assert_eq!(second.cancel_running().await.unwrap(), 1);
+    assert_eq!(second.cancel_running_benches(42).await.unwrap(), 1);
+    assert_eq!(status_of(&second, "r").await, ProbeStatus::Cancelled);
+    assert_eq!(status_of(&second, "d").await, ProbeStatus::Done);
+    let b = second.get_bench("b".into()).await.unwrap().unwrap();
+    assert_eq!(
+        (b.status, b.finished_at_unix_ms),
+        (ProbeStatus::Cancelled, Some(42))
+    );
+    assert_eq!(second.cancel_running().await.unwrap(), 0, "once");
+}
+
+/// Generates one test per case and back end.
+macro_rules! suite {
+    ($($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    super::$case(&super::Fixture::sqlite().await).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    if let Some(fixture) = super::Fixture::postgres().await {
+                        super::$case(&fixture).await;
+                    }
+                }
+            )*
+        }
+    };
+}
+
+suite!(
+    records_round_trip_and_become_immutable,
+    secrets_are_redacted_before_they_are_stored,
+    concurrent_inserts_are_all_committed_and_duplicates_fail_alone,
+    list_pages_newest_first_by_owner_and_visibility,
+    benches_round_trip_apart_from_probes_and_become_immutable,
+    bench_list_pages_newest_first,
+    pruning_by_age_and_size_keeps_running_and_recent_records,
+    leftovers_of_a_stopped_server_are_cancelled,
+);
+
+/// Cases only PostgreSQL has: several instances on one database.
+mod instances {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_dead_instances_running_records_are_finished_after_the_lease_and_a_live_ones_are_not()
+    {
+        let Some(f) = Fixture::postgres().await else {
+            return;
+        };
+        let alive = f.another(Duration::from_millis(100)).await;
+        let dying = f.another(Duration::from_millis(100)).await;
+        let dying_id = dying.instance_id().unwrap().to_owned();
+        assert_ne!(Some(dying_id.as_str()), alive.instance_id());
+        alive
+            .insert(record("live", ProbeStatus::Running), None)
+            .await
+            .unwrap();
+        alive.insert_bench(bench("livebench")).await.unwrap();
+        dying
+            .insert(record("dead", ProbeStatus::Running), None)
+            .await
+            .unwrap();
+        dying.insert_bench(bench("deadbench")).await.unwrap();
+
+        // A third instance starting now cancels nothing: both others are alive.
+        let starting = f.another(Duration::from_secs(3600)).await;
+        assert_eq!(starting.cancel_running().await.unwrap(), 0);
+        assert_eq!(starting.cancel_running_benches(1).await.unwrap(), 0);
+        // Past the lease, heartbeats keep both alive.
+        tokio::time::sleep(LEASE + Duration::from_millis(500)).await;
+        assert_eq!(status_of(&alive, "dead").await, ProbeStatus::Running);
+        assert_eq!(status_of(&alive, "live").await, ProbeStatus::Running);
+
+        // One dies: its heartbeat stops. The live instance's own heartbeat
+        // finishes the dead one's records once the lease has run out.
+        drop(dying);
+        let died = h123_target::clock::now();
+        let reaped = loop {
+            let record = alive.get("dead".into()).await.unwrap().unwrap();
+            if record.status != ProbeStatus::Running {
+                break record;
+            }
+            assert!(
+                died.elapsed() < LEASE + Duration::from_secs(5),
+                "still running {:?} after the instance died",
+                died.elapsed()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert!(
+            died.elapsed() >= LEASE - Duration::from_millis(200),
+            "{:?}",
+            died.elapsed()
+        );
+        assert_eq!(reaped.status, ProbeStatus::Cancelled);
+        let reason = reaped.cancel_reason.unwrap_or_default();
+        assert!(
+            reason.contains(&dying_id) && reason.contains("stopped"),
+            "{reason}"
+        );
+        let bench = loop {
+            let bench = alive.get_bench("deadbench".into()).await.unwrap().unwrap();
+            if bench.status != ProbeStatus::Running {
+                break bench;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert!(bench.finished_at_unix_ms.is_some());
+        assert!(bench.cancel_reason.unwrap_or_default().contains(&dying_id));
+
+        // The live instance's records are untouched and still its own to finish.
+        assert_eq!(status_of(&alive, "live").await, ProbeStatus::Running);
+        let live_bench = alive.get_bench("livebench".into()).await.unwrap().unwrap();
+        assert_eq!(live_bench.status, ProbeStatus::Running);
+        alive
+            .update(record("live", ProbeStatus::Done))
+            .await
+            .unwrap();
+        assert_eq!(status_of(&starting, "live").await, ProbeStatus::Done);
+        assert_eq!(
+            f.raw("SELECT 1 FROM instances").await.unwrap(),
+            1,
+            "the instances that stopped heartbeating are forgotten, the live one remains"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn instances_starting_at_once_migrate_once() {
+        let Some(cluster) = PgCluster::shared() else {
+            return;
+        };
+        let url = cluster.create_database().unwrap();
+        let stores = futures_util::future::join_all(
+            (0..4).map(|_| connect(&url, Duration::from_secs(3600))),
+        )
+        .await;
+        let ids: std::collections::HashSet<_> = stores.iter().map(|s| s.instance_id()).collect();
+        assert_eq!(ids.len(), 4, "each instance has its own id");
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let versions: Vec<i32> = client
+            .query(
+                "SELECT version FROM schema_migrations ORDER BY version",
+                &[],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        assert_eq!(versions, [1]);
+    }
+}
+
+/// Latency of the store calls on both back ends, printed (not asserted).
+mod figures {
+    use super::*;
+
+    fn percentile(sorted: &[Duration], p: f64) -> Duration {
+        let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
+        sorted[rank.min(sorted.len()) - 1]
+    }
+
+    fn line(what: &str, mut times: Vec<Duration>) -> String {
+        times.sort();
+        format!(
+            "{what} p50 {:.0} us, p99 {:.0} us",
+            percentile(&times, 50.0).as_secs_f64() * 1e6,
+            percentile(&times, 99.0).as_secs_f64() * 1e6
+        )
+    }
+
+    async fn measure(name: &str, f: &Fixture) {
+        const N: usize = 1000;
+        let mut padded = record("pad", ProbeStatus::Running);
+        padded.options.headers = vec![Header {
+            name: "x-pad".into(),
+            value: "p".repeat(4000),
+        }];
+        let bytes = serde_json::to_string(&padded).unwrap().len();
+        let (mut insert, mut update, mut get, mut list) = (vec![], vec![], vec![], vec![]);
+        for i in 0..N {
+            let mut r = padded.clone();
+            r.id = format!("id{i:08}");
+            let start = h123_target::clock::now();
+            f.store.insert(r, Some("o".into())).await.unwrap();
+            insert.push(start.elapsed());
+        }
+        for i in 0..N {
+            let mut r = padded.clone();
+            r.id = format!("id{i:08}");
+            r.status = ProbeStatus::Done;
+            let start = h123_target::clock::now();
+            f.store.update(r).await.unwrap();
+            update.push(start.elapsed());
+        }
+        for i in 0..N {
+            let start = h123_target::clock::now();
+            let got = f.store.get(format!("id{i:08}")).await.unwrap();
+            get.push(start.elapsed());
+            assert!(got.is_some());
+        }
+        for _ in 0..N / 5 {
+            let start = h123_target::clock::now();
+            let page = f.store.list(20, None, Some("o".into())).await.unwrap();
+            list.push(start.elapsed());
+            assert_eq!(page.len(), 20);
+        }
+        println!(
+            "{name} ({N} records of {bytes} bytes, one at a time): {}; {}; {}; {}",
+            line("insert", insert),
+            line("update", update),
+            line("get", get),
+            line("list of 20", list)
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "prints figures: cargo test --release -p h123 --test server -- --ignored store:: --nocapture"]
+    async fn store_call_latency_on_both_back_ends() {
+        measure("sqlite", &Fixture::sqlite().await).await;
+        if PgCluster::bin_dir().is_none() && !PgCluster::required() {
+            return;
+        }
+        // A cluster of its own with fsync on, as SQLite's synchronous=FULL.
+        let cluster = PgCluster::start_durable().unwrap();
+        let url = cluster.create_database().unwrap();
+        let f = Fixture {
+            store: SharedStore::postgres(connect(&url, Duration::from_secs(3600)).await),
+            db: Db::Postgres(url),
+            _dir: None,
+        };
+        measure("postgres", &f).await;
+    }
+}

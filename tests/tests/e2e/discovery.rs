@@ -1,0 +1,347 @@
+//! End-to-end tests of HTTP/3 discovery against the loopback target: found
+//! through Alt-Svc, through an HTTPS DNS record, not advertised, advertised
+//! but UDP silent, tried directly, a failed handshake, an IPv6 endpoint, and
+//! endpoints the safety policy refuses (private, off the port list); each a typed
+//! outcome, with the h1/h2 results unaffected; and a DNS server that never
+//! answers HTTPS queries, which must not stall HTTP/3.
+
+use crate::support::{SERIAL, probe, probe_with, run};
+use h123::probe::Engine;
+use h123::probe::guard::ConnectPolicy;
+use h123::probe::plan::{Limits, Plan};
+use h123::probe::tls::TrustSettings;
+use h123_shared::{H3Outcome, H3Via, ProbeOptions, ProbeResult, Protocol};
+use h123_target::{H3Mode, TargetConfig, TestTarget};
+
+fn discovery(result: &ProbeResult) -> &h123_shared::H3Discovery {
+    run(result, Protocol::H3)
+        .discovery
+        .as_ref()
+        .expect("h3 runs record their discovery")
+}
+
+/// A target that serves HTTP/3 but does not advertise it.
+async fn unadvertised_target() -> TestTarget {
+    let config = TargetConfig {
+        advertise_h3: false,
+        ..TargetConfig::default()
+    };
+    TestTarget::start(config).await.unwrap()
+}
+
+fn assert_tcp_ok(result: &ProbeResult) {
+    for protocol in [Protocol::H1, Protocol::H2] {
+        let first = &run(result, protocol).attempts[0];
+        assert!(first.failure.is_none(), "{protocol}: {:?}", first.failure);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alt_svc_is_found_and_used() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let result = probe(&target, |o| o.repeat = 2).await;
+    let d = discovery(&result);
+    assert_eq!(d.via, Some(H3Via::AltSvc));
+    assert_eq!(d.alt_svc[0].port, target.https_addr.port());
+    assert_eq!(d.alt_svc[0].protocol, "h3");
+    assert_eq!(d.outcome, H3Outcome::Ok, "{}", d.detail);
+    let h3 = run(&result, Protocol::H3);
+    assert!(h3.attempts.iter().all(|a| a.failure.is_none()));
+    assert!(h3.attempts[1].connection.as_ref().unwrap().reused);
+    assert_tcp_ok(&result);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_record_is_found_and_used() {
+    let _serial = SERIAL.lock().await;
+    // The record names the target's port, known only once one is bound: take a free one.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let target = TestTarget::start(TargetConfig {
+        advertise_h3: false,
+        https_port: port,
+        dns_https: vec![("target.h123.test".to_owned(), port)],
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let result = probe(&target, |o| {
+        o.url = format!("https://target.h123.test:{port}/");
+        o.dns_server = Some(target.dns_addr.to_string());
+    })
+    .await;
+    let d = discovery(&result);
+    assert!(d.alt_svc.is_empty());
+    let record = d.https_record.as_ref().expect("HTTPS record");
+    assert_eq!(
+        (record.alpn.clone(), record.port),
+        (vec!["h3".to_owned()], Some(port))
+    );
+    assert_eq!(d.via, Some(H3Via::HttpsRecord));
+    assert_eq!(d.outcome, H3Outcome::Ok, "{}", d.detail);
+    assert_tcp_ok(&result);
+}
+
+/// A DNS server that never answers HTTPS queries must not stall HTTP/3: the
+/// record is not asked for when Alt-Svc already named the endpoint, nor for a
+/// pinned name; when it must be asked, the wait is bounded (1 s), not the
+/// phase timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dns_server_silent_on_https_queries_does_not_stall_http3() {
+    let _serial = SERIAL.lock().await;
+    let silent = |advertise_h3| TargetConfig {
+        advertise_h3,
+        dns_https_silent: true,
+        ..TargetConfig::default()
+    };
+    let phase_timeout_ms = 8_000;
+    let by_name = |target: &TestTarget, o: &mut ProbeOptions| {
+        o.url = format!("https://target.h123.test:{}/", target.https_addr.port());
+        o.dns_server = Some(target.dns_addr.to_string());
+        o.phase_timeout_ms = phase_timeout_ms;
+        o.timeout_ms = 20_000;
+    };
+
+    let advertised = TestTarget::start(silent(true)).await.unwrap();
+    let started = h123_target::clock::now();
+    let result = probe(&advertised, |o| by_name(&advertised, o)).await;
+    let took = started.elapsed();
+    let d = discovery(&result);
+    assert_eq!(
+        (d.via, d.outcome),
+        (Some(H3Via::AltSvc), H3Outcome::Ok),
+        "{}",
+        d.detail
+    );
+    assert_eq!(
+        advertised.dns_https_query_count(),
+        0,
+        "Alt-Svc named the endpoint"
+    );
+    assert!(d.https_lookup.as_deref().unwrap().contains("Alt-Svc"));
+    assert!(
+        took.as_millis() < u128::from(phase_timeout_ms),
+        "took {took:?}"
+    );
+
+    let pinned = TestTarget::start(silent(false)).await.unwrap();
+    let port = pinned.https_addr.port();
+    let result = probe(&pinned, |o| {
+        by_name(&pinned, o);
+        o.protocols = vec![Protocol::H3];
+        o.resolve = vec![h123_shared::ResolveOverride {
+            host: "target.h123.test".into(),
+            port,
+            addr: "127.0.0.1".into(),
+        }];
+    })
+    .await;
+    let d = discovery(&result);
+    assert_eq!(
+        (d.via, d.outcome),
+        (Some(H3Via::Direct), H3Outcome::Ok),
+        "{}",
+        d.detail
+    );
+    assert_eq!(
+        pinned.dns_https_query_count(),
+        0,
+        "a pinned name is not looked up"
+    );
+    assert_eq!(pinned.dns_query_count(), 0);
+
+    let started = h123_target::clock::now();
+    let result = probe(&pinned, |o| {
+        by_name(&pinned, o);
+        o.protocols = vec![Protocol::H3];
+    })
+    .await;
+    let took = started.elapsed();
+    let d = discovery(&result);
+    assert_eq!(
+        (d.via, d.outcome),
+        (Some(H3Via::Direct), H3Outcome::Ok),
+        "{}",
+        d.detail
+    );
+    assert!(
+        pinned.dns_https_query_count() >= 1,
+        "asked (the resolver may retry)"
+    );
+    assert_eq!(d.https_lookup.as_deref(), Some("no answer within 1000 ms"));
+    assert!(
+        took.as_millis() < 3_000,
+        "a bounded wait, not the phase timeout: {took:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_advertised_is_a_finding_not_an_error() {
+    let _serial = SERIAL.lock().await;
+    let target = unadvertised_target().await;
+    let result = probe(&target, |_| {}).await;
+    let h3 = run(&result, Protocol::H3);
+    assert!(h3.attempts.is_empty());
+    assert!(h3.skipped.as_deref().unwrap().contains("not advertised"));
+    let d = discovery(&result);
+    assert_eq!((d.outcome, d.via), (H3Outcome::NotAdvertised, None));
+    assert_tcp_ok(&result);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocked_udp_is_advertised_but_silent_within_the_bounded_wait() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        h3: H3Mode::BlockUdp,
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let result = probe(&target, |o| o.phase_timeout_ms = 400).await;
+    let d = discovery(&result);
+    assert_eq!(
+        (d.via, d.outcome),
+        (Some(H3Via::AltSvc), H3Outcome::UdpSilent),
+        "{}",
+        d.detail
+    );
+    let waited = run(&result, Protocol::H3).attempts[0]
+        .phases
+        .total
+        .duration()
+        .as_ms();
+    assert!(
+        (400.0..1500.0).contains(&waited),
+        "bounded wait, took {waited} ms"
+    );
+    assert_tcp_ok(&result);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn direct_attempts_need_no_advertisement() {
+    let _serial = SERIAL.lock().await;
+    let target = unadvertised_target().await;
+    let asked = probe(&target, |o| o.h3_direct = true).await;
+    assert_eq!(discovery(&asked).via, Some(H3Via::Direct));
+    assert_eq!(discovery(&asked).outcome, H3Outcome::Ok);
+    let only_h3 = probe(&target, |o| o.protocols = vec![Protocol::H3]).await;
+    assert_eq!(discovery(&only_h3).via, Some(H3Via::Direct));
+    assert_eq!(discovery(&only_h3).outcome, H3Outcome::Ok);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_handshake_is_named() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let wrong = TrustSettings::from_ca_file(target.wrong_ca_file()).unwrap();
+    let result = probe_with(&target, wrong, |o: &mut ProbeOptions| {
+        o.protocols = vec![Protocol::H3];
+    })
+    .await;
+    let d = discovery(&result);
+    assert_eq!(d.outcome, H3Outcome::HandshakeFailed, "{}", d.detail);
+    assert!(d.detail.contains("UnknownIssuer"), "{}", d.detail);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alt_svc_into_private_space_is_refused_by_the_guard() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        alt_svc_authority: Some("127.0.0.2:443".to_owned()),
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let options = ProbeOptions {
+        url: target.https_url("/"),
+        repeat: 1,
+        phase_timeout_ms: 2_000,
+        ..ProbeOptions::default()
+    };
+    let plan = Plan::new(options, &Limits::default()).unwrap();
+    let trust = TrustSettings::from_ca_file(target.ca_file()).unwrap();
+    // A public server that lets exactly the target's HTTPS port through, as `h123 serve` would.
+    let allowed = vec![target.https_addr.to_string().parse().unwrap()];
+    let result = Engine::new(trust, ConnectPolicy::public_only(allowed))
+        .run(&plan)
+        .await;
+    assert_tcp_ok(&result);
+    let d = discovery(&result);
+    assert_eq!(d.via, Some(H3Via::AltSvc));
+    assert_eq!(d.endpoint.as_deref(), Some("127.0.0.2:443"));
+    assert_eq!(d.outcome, H3Outcome::Blocked, "{}", d.detail);
+    assert!(
+        d.detail.contains("127.0.0.2 is a loopback address"),
+        "{}",
+        d.detail
+    );
+    let failure = run(&result, Protocol::H3).attempts[0]
+        .failure
+        .clone()
+        .unwrap();
+    assert_eq!(failure.kind, h123_shared::FailureKind::Blocked);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ipv6_alt_svc_endpoint_is_dialled_in_brackets() {
+    let _serial = SERIAL.lock().await;
+    // The HTTP/3 endpoint on ::1, advertised by a target on 127.0.0.1.
+    let v6 = TestTarget::start(TargetConfig {
+        bind_ip: "::1".parse().unwrap(),
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let authority = format!("[::1]:{}", v6.https_addr.port());
+    let target = TestTarget::start(TargetConfig {
+        alt_svc_authority: Some(authority.clone()),
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    // Each target has its own CA: the endpoint's certificate is the other one's.
+    let result = probe(&target, |o| o.insecure = true).await;
+    let d = discovery(&result);
+    assert_eq!(d.alt_svc[0].host.as_deref(), Some("::1"));
+    assert_eq!(d.endpoint.as_deref(), Some(authority.as_str()));
+    assert_eq!(d.outcome, H3Outcome::Ok, "{}", d.detail);
+    let first = &run(&result, Protocol::H3).attempts[0];
+    assert!(first.failure.is_none(), "{:?}", first.failure);
+    assert_eq!(
+        first.connection.as_ref().unwrap().remote_addr,
+        v6.https_addr.to_string()
+    );
+    assert!(first.phases.quic.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alt_svc_endpoint_off_the_port_list_is_refused() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        alt_svc_authority: Some("127.0.0.1:1".to_owned()),
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let options = ProbeOptions {
+        url: target.https_url("/"),
+        repeat: 1,
+        phase_timeout_ms: 2_000,
+        ..ProbeOptions::default()
+    };
+    let plan = Plan::new(options, &Limits::default()).unwrap();
+    let trust = TrustSettings::from_ca_file(target.ca_file()).unwrap();
+    // The target's address on any port, but only its HTTPS port on the port list
+    // (`--allow-target 127.0.0.1 --allow-port <https>`).
+    let policy = ConnectPolicy::public_only(vec!["127.0.0.1".parse().unwrap()])
+        .with_ports(vec![target.https_addr.port()]);
+    let result = Engine::new(trust, policy).run(&plan).await;
+    assert_tcp_ok(&result);
+    let d = discovery(&result);
+    assert_eq!(d.outcome, H3Outcome::Blocked, "{}", d.detail);
+    assert!(d.detail.contains("port 1 is not allowed"), "{}", d.detail);
+    assert!(run(&result, Protocol::H3).attempts[0].quic.is_none());
+}

@@ -1,0 +1,20 @@
+//! End-to-end tests of the engine, the CLI's references and the web UI
+//! against the loopback test target, one binary (each test binary links
+//! the whole engine in release: one binary instead of fourteen saves most
+//! of CI's compile time). Modules are the former files, one subject each.
+//! Tests that compare timings, or load both cores, hold `support::SERIAL`.
+
+mod addresses;
+mod answer;
+mod bench;
+mod bodies;
+mod browser;
+mod discovery;
+mod engine;
+mod hostile;
+mod keylog;
+mod proxy;
+mod resumption;
+mod support;
+mod tcp_info;
+mod web_size;
