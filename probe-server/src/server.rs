@@ -24,7 +24,7 @@ use client::ClientKey;
 use fair::FairSlots;
 use h123_shared::Method;
 use h123_shared::vantage::{OWN_VANTAGE, Vantage};
-use limit::{RateConfig, RateLimiter};
+use limit::{CreationLimiter, RateConfig, RateLimiter};
 use metrics::{Gauges, Metrics};
 use registry::Registry;
 use std::net::SocketAddr;
@@ -164,8 +164,8 @@ pub struct Shared {
     pub registry: Registry,
     /// The engine, with the server's trust store and connect policy.
     pub engine: Engine,
-    /// Per-client request rate.
-    pub limiter: RateLimiter,
+    /// Per-client creation rate (shared by every instance on PostgreSQL).
+    pub limiter: CreationLimiter,
     /// Per-client read rate.
     pub read_limiter: RateLimiter,
     /// Places for expensive reads in flight.
@@ -193,7 +193,7 @@ impl AppState {
         });
         AppState {
             inner: Arc::new(Shared {
-                limiter: RateLimiter::new(config.rate),
+                limiter: CreationLimiter::new(config.rate, &store),
                 read_limiter: RateLimiter::new(config.read_rate),
                 reads: Arc::new(tokio::sync::Semaphore::new(
                     config.max_concurrent_reads.max(1),

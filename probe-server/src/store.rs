@@ -223,6 +223,14 @@ impl SharedStore {
         }
     }
 
+    /// The PostgreSQL store, when this is one (what instances share beyond records).
+    pub fn postgres_store(&self) -> Option<&PostgresStore> {
+        match &self.0 {
+            Backend::Blocking(_) => None,
+            Backend::Postgres(pg) => Some(pg),
+        }
+    }
+
     /// This server instance's id when several share the database (PostgreSQL).
     pub fn instance_id(&self) -> Option<&str> {
         match &self.0 {

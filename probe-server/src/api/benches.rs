@@ -58,7 +58,7 @@ pub async fn benches_create(
     let Some(bench) = state.config.bench.as_ref() else {
         return Err(ApiError::BenchDisabled);
     };
-    let decision = state.limiter.check(state.client_key(client));
+    let decision = state.limiter.check(state.client_key(client)).await?;
     if !decision.allowed {
         state.metrics.rejected("rate");
         return Err(ApiError::RateLimited(decision));

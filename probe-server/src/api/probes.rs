@@ -112,7 +112,7 @@ pub async fn probes_create(
         return Err(ApiError::ShuttingDown);
     }
     let client = state.client_key(client);
-    let decision = state.limiter.check(client);
+    let decision = state.limiter.check(client).await?;
     if !decision.allowed {
         state.metrics.rejected("rate");
         return Err(ApiError::RateLimited(decision));

@@ -12,6 +12,7 @@
 
 pub mod instance;
 pub mod migrate;
+pub mod rate;
 
 use super::codec::{
     BENCH_COLUMNS, BenchRow, bench_result_json, json_of, parse, status_from, to_i64, to_json,
@@ -125,6 +126,28 @@ impl PostgresStore {
 
     async fn client(&self) -> Result<deadpool_postgres::Object> {
         Ok(self.inner.pool.get().await?)
+    }
+
+    /// Takes a creation token from `client`'s bucket, shared by every
+    /// instance (see [`rate`]).
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn take_rate_token(
+        &self,
+        client: &str,
+        burst: f64,
+        per_sec: f64,
+    ) -> Result<rate::Taken> {
+        rate::take(&*self.client().await?, client, burst, per_sec).await
+    }
+
+    /// Deletes the rate buckets untouched for `full_after` (full ones).
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn prune_rate_buckets(&self, full_after: Duration) -> Result<u64> {
+        rate::prune(&*self.client().await?, full_after).await
     }
 
     /// Stores a new record, run by this instance. See `SharedStore::insert`.

@@ -552,7 +552,11 @@ mod instances {
             .iter()
             .map(|row| row.get(0))
             .collect();
-        assert_eq!(versions, [1]);
+        let known: Vec<i32> = h123::store::postgres::migrate::MIGRATIONS
+            .iter()
+            .map(|(version, _, _)| *version)
+            .collect();
+        assert_eq!(versions, known, "each migration applied and recorded once");
     }
 }
 

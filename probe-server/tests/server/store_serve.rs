@@ -1,8 +1,8 @@
 //! `h123 serve --db postgres://...` end to end: the real binary on a
 //! throwaway PostgreSQL cluster serves probes over h1, h2 and h3, a record
 //! survives a restart, two servers on one database read each other's
-//! permalinks and lists, and a probe another instance finished ends its
-//! stream with the stored record. Skipped when PostgreSQL is not installed,
+//! permalinks and lists, a client's creation rate holds across them, and a
+//! probe another instance finished ends its stream with the stored record. Skipped when PostgreSQL is not installed,
 //! required when `H123_POSTGRES_TESTS=1`.
 
 use crate::support::*;
@@ -160,6 +160,59 @@ async fn two_servers_on_one_database_read_each_others_permalinks() {
     .await;
     let events = parse_sse(&replay.text());
     assert_eq!(events.last().map(|e| e.event.as_str()), Some("done"));
+}
+
+#[tokio::test]
+async fn a_clients_creation_rate_holds_across_instances() {
+    let Some(cluster) = PgCluster::shared() else {
+        return;
+    };
+    let url = cluster.create_database().unwrap();
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let limits = ["--rate-burst", "3", "--rate-per-minute", "1"];
+    let (a, b) = tokio::join!(
+        ServerProcess::start_with_db(&target, url.as_ref(), dir.path(), &limits),
+        ServerProcess::start_with_db(&target, url.as_ref(), dir.path(), &limits)
+    );
+    let body = probe_body(&target.https_url("/"), &["h1"], 1);
+    let create = |server: SocketAddr, from: IpAddr| {
+        let body = body.clone();
+        async move { http(server, from, Method::POST, "/api/v1/probes", Some(&body)).await }
+    };
+    // Three tokens in all, taken at either instance.
+    for (n, server) in [a.addr, b.addr, a.addr].into_iter().enumerate() {
+        let created = create(server, FROM).await;
+        assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
+        assert_eq!(
+            created.headers["ratelimit-remaining"].to_str().unwrap(),
+            (2 - n).to_string(),
+            "one bucket for both instances"
+        );
+    }
+    for server in [b.addr, a.addr] {
+        let refused = create(server, FROM).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::TOO_MANY_REQUESTS,
+            "{}",
+            refused.text()
+        );
+        assert_eq!(refused.code(), "rate_limited");
+        let retry: u64 = refused.headers["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((1..=60).contains(&retry), "Retry-After {retry}");
+    }
+    let other = IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2));
+    let created = create(b.addr, other).await;
+    assert_eq!(
+        created.status,
+        StatusCode::ACCEPTED,
+        "another client has its own bucket"
+    );
 }
 
 #[tokio::test]

@@ -6,11 +6,18 @@
 use super::super::{Result, StoreError};
 
 /// The migrations in order: version, name, SQL.
-pub const MIGRATIONS: &[(i32, &str, &str)] = &[(
-    1,
-    "0001_init",
-    include_str!("../../../migrations/postgres/0001_init.sql"),
-)];
+pub const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "0001_init",
+        include_str!("../../../migrations/postgres/0001_init.sql"),
+    ),
+    (
+        2,
+        "0002_rate_buckets",
+        include_str!("../../../migrations/postgres/0002_rate_buckets.sql"),
+    ),
+];
 
 /// The advisory lock key migrations hold ("h123" in ASCII).
 const LOCK_KEY: i64 = 0x6831_3233;
