@@ -140,15 +140,16 @@ impl Jobs {
     /// Waits up to `wait` for a job for agent `vantage` (a long poll).
     pub async fn claim(&self, vantage: &str, wait: Duration) -> Option<(AgentJob, Arc<LiveProbe>)> {
         let mut changed = self.changed.subscribe();
-        let until = tokio::time::Instant::now() + wait;
+        let deadline = tokio::time::sleep(wait);
+        tokio::pin!(deadline);
         loop {
             changed.borrow_and_update();
             if let Some(job) = self.try_claim(vantage) {
                 return Some(job);
             }
-            match tokio::time::timeout_at(until, changed.changed()).await {
-                Ok(Ok(())) => {}
-                _ => return None,
+            tokio::select! {
+                seen = changed.changed() => if seen.is_err() { return None },
+                () = &mut deadline => return None,
             }
         }
     }
