@@ -237,3 +237,104 @@ impl Jobs {
         self.lock().retain(|_, job| job.probe_id != probe_id);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::client::ClientKey;
+    use crate::server::registry::Registry;
+    use h123_shared::ProbeResult;
+    use h123_shared::api::{ProbeRecord, ProbeStatus};
+
+    fn live(registry: &Registry) -> Arc<LiveProbe> {
+        let options = ProbeOptions {
+            url: "https://example.com/".into(),
+            ..ProbeOptions::default()
+        };
+        let record = ProbeRecord {
+            id: "abcdefghijkl".into(),
+            status: ProbeStatus::Running,
+            created_at_unix_ms: 0,
+            result: ProbeResult::empty(options.clone(), 0, None),
+            options: options.clone(),
+            queued_ms: None,
+            cancel_reason: None,
+            vantages: Vec::new(),
+        };
+        registry.insert(record, ClientKey::new([127, 0, 0, 1].into(), 64))
+    }
+
+    fn queued(lease: Duration) -> (Jobs, Registry) {
+        let jobs = Jobs::new(lease);
+        let registry = Registry::default();
+        let options = ProbeOptions::default();
+        jobs.enqueue(
+            live(&registry),
+            "abcdefghijkl",
+            "fra1",
+            options,
+            Duration::from_secs(60),
+        )
+        .unwrap();
+        (jobs, registry)
+    }
+
+    #[test]
+    fn a_job_is_only_its_agents_and_bounded_in_events() {
+        let (jobs, _registry) = queued(Duration::from_secs(30));
+        assert!(jobs.try_claim("sfo1").is_none(), "another agent's job");
+        let (job, _) = jobs.try_claim("fra1").expect("fra1's job");
+        assert_eq!(job.probe_id, "abcdefghijkl");
+        assert_eq!(job.lease_ms, 30_000);
+        assert!(
+            jobs.try_claim("fra1").is_none(),
+            "held, not handed out twice"
+        );
+        assert_eq!(
+            jobs.renew(&job.job_id, "sfo1", 1).err(),
+            Some(NotHeld::Unknown)
+        );
+        assert!(jobs.renew(&job.job_id, "fra1", MAX_JOB_EVENTS).is_ok());
+        assert_eq!(
+            jobs.renew(&job.job_id, "fra1", 1).err(),
+            Some(NotHeld::TooManyEvents)
+        );
+        assert!(jobs.finish(&job.job_id, "sfo1").is_err());
+        assert!(jobs.finish(&job.job_id, "fra1").is_ok());
+        assert!(jobs.finish(&job.job_id, "fra1").is_err(), "once");
+        assert!(jobs.sweep().is_empty());
+    }
+
+    #[test]
+    fn an_expired_lease_requeues_once_then_fails_with_the_reason() {
+        let (jobs, _registry) = queued(Duration::ZERO);
+        let (first, _) = jobs.try_claim("fra1").unwrap();
+        assert!(jobs.sweep().is_empty(), "requeued, not failed");
+        assert_eq!(
+            jobs.renew(&first.job_id, "fra1", 0).err(),
+            Some(NotHeld::Unknown),
+            "the old holder lost it"
+        );
+        let (second, _) = jobs.try_claim("fra1").expect("handed out again");
+        assert_eq!(second.job_id, first.job_id);
+        let ended = jobs.sweep();
+        assert_eq!(ended.len(), 1);
+        assert_eq!(ended[0].vantage, "fra1");
+        assert_eq!(ended[0].reason, "agent fra1 stopped answering");
+        assert!(jobs.try_claim("fra1").is_none());
+    }
+
+    #[test]
+    fn a_job_never_taken_fails_saying_so() {
+        let (jobs, _registry) = queued(Duration::ZERO);
+        let ended = jobs.sweep();
+        assert_eq!(ended.len(), 1);
+        assert!(
+            ended[0]
+                .reason
+                .starts_with("agent fra1 did not take the probe"),
+            "{}",
+            ended[0].reason
+        );
+    }
+}
