@@ -4,6 +4,7 @@
 //! paths under `/api` answer a JSON 404, everything else falls through to the
 //! web UI.
 
+pub mod agent;
 pub mod benches;
 pub mod conditional;
 pub mod config;
@@ -74,6 +75,20 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
         .route("/api/v1/benches/{id}", methods(get(benches::benches_get)))
         .route("/api/v1/config", methods(get(config::config_get)))
         .route("/api/v1/vantages", methods(get(vantages::vantages_get)))
+        .route(
+            "/api/v1/agent/claim",
+            methods(axum::routing::post(agent::agent_claim)),
+        )
+        .route(
+            "/api/v1/agent/jobs/{id}/events",
+            methods(axum::routing::post(agent::agent_events))
+                .layer(DefaultBodyLimit::max(agent::MAX_AGENT_BODY)),
+        )
+        .route(
+            "/api/v1/agent/jobs/{id}/result",
+            methods(axum::routing::post(agent::agent_result))
+                .layer(DefaultBodyLimit::max(agent::MAX_AGENT_BODY)),
+        )
         .route("/api/openapi.json", methods(get(openapi::openapi_get)))
         .route("/api", methods(get(api_not_found)))
         .route("/api/{*rest}", methods(get(api_not_found)))

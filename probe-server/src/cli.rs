@@ -1,6 +1,7 @@
 //! The `h123` command line: argument parsing and dispatch to the engine.
 
 pub mod address_text;
+pub mod agent_cmd;
 pub mod bench_cmd;
 pub mod bench_text;
 pub mod exit;
@@ -33,6 +34,8 @@ pub enum Command {
     Bench(bench_cmd::BenchArgs),
     /// Serve the REST API (and the web UI) that runs probes for others.
     Serve(serve_cmd::ServeArgs),
+    /// Run probes for an h123 server from this machine (a vantage point).
+    Agent(agent_cmd::AgentArgs),
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -41,6 +44,7 @@ pub async fn run(cli: Cli) -> std::process::ExitCode {
         Command::Probe(args) => probe_cmd::run(args).await,
         Command::Bench(args) => bench_cmd::run(args).await,
         Command::Serve(args) => serve_cmd::run(args).await,
+        Command::Agent(args) => agent_cmd::run(args).await,
     }
 }
 

@@ -1,9 +1,12 @@
 //! The probe service behind the API: configuration, shared state, admission
 //! of new probes (and of the one bench at a time), running them, and graceful shutdown.
 
+pub mod agents;
 pub mod bench_slot;
 pub mod client;
+pub mod dispatch;
 pub mod fair;
+pub mod jobs;
 pub mod limit;
 pub mod listener;
 pub mod metrics;
@@ -64,6 +67,12 @@ pub struct ServerConfig {
     pub bench: Option<BenchConfig>,
     /// The server's own vantage: its name, label and tags, stamped on what it measures.
     pub vantage: Vantage,
+    /// The agents that may work for this server (`--agent NAME=TOKEN`): their
+    /// names and their tokens' digests.
+    pub agents: Vec<agents::AgentSpec>,
+    /// How long an agent holds a job without a word, and counts as online
+    /// after its last request ([`agents::LEASE`]; shorter in tests).
+    pub agent_lease: Duration,
 }
 
 /// How a server with benches enabled runs them.
@@ -108,6 +117,8 @@ impl Default for ServerConfig {
             max_probe_time: Duration::from_secs(120),
             bench: None,
             vantage: Vantage::named(OWN_VANTAGE),
+            agents: Vec::new(),
+            agent_lease: agents::LEASE,
         }
     }
 }
@@ -181,6 +192,10 @@ pub struct Shared {
     pub bencher: Option<Bencher>,
     /// The bench running now, if any.
     pub bench: BenchSlot,
+    /// The configured agents and when each was last heard from.
+    pub agents: agents::Agents,
+    /// Agents' jobs in flight.
+    pub jobs: jobs::Jobs,
     shutting_down: AtomicBool,
 }
 
@@ -206,6 +221,8 @@ impl AppState {
                 running: AtomicUsize::new(0),
                 bencher,
                 bench: BenchSlot::default(),
+                agents: agents::Agents::new(&config.agents, config.agent_lease),
+                jobs: jobs::Jobs::new(config.agent_lease),
                 shutting_down: AtomicBool::new(false),
                 config,
             }),

@@ -41,6 +41,13 @@ pub struct ProbeRecord {
     /// status says (e.g. the server instance that ran it stopped answering).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancel_reason: Option<String>,
+    /// One run per vantage, in the order the options name them, when the
+    /// probe names an agent's vantage (absent otherwise: `result` is then
+    /// the whole answer). `result` stays the server's own vantage's result
+    /// when the server ran it, else the first vantage's. The record is
+    /// finished only once every vantage finished or failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vantages: Vec<crate::vantage::VantageRun>,
 }
 
 /// Links to a probe's representations.
@@ -242,8 +249,12 @@ pub struct VantageInfo {
     /// The h123 version it runs, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
-    /// Whether it can take a probe now.
+    /// Whether it can take a probe now (an agent: heard from within its lease).
     pub online: bool,
+    /// How long ago an agent was last heard from, in milliseconds; absent
+    /// for the server itself and for an agent never heard from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen_ms_ago: Option<u64>,
 }
 
 /// What runs a vantage.

@@ -5,6 +5,7 @@
 //! every figure they show.
 
 pub mod addresses;
+pub mod agent;
 pub mod alt_svc;
 pub mod analysis;
 pub mod api;

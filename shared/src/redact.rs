@@ -126,6 +126,11 @@ pub fn redact_result(result: &mut ProbeResult) {
 pub fn redact_record(record: &mut ProbeRecord) {
     redact_options(&mut record.options);
     redact_result(&mut record.result);
+    for run in &mut record.vantages {
+        if let Some(result) = &mut run.result {
+            redact_result(result);
+        }
+    }
 }
 
 /// Redacts a live event before anyone sees it.

@@ -17,6 +17,7 @@ mod h3;
 mod https;
 mod net;
 pub mod postgres;
+pub mod relay;
 pub mod routes;
 mod silent;
 mod slow_tls;

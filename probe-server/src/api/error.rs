@@ -77,6 +77,24 @@ pub enum ApiError {
     /// 503 `shutting_down`: the server is stopping.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// 401 `unauthorized`: an agent's request without a token this server
+    /// knows (or naming another agent than its token's).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// 426 `agent_version_unsupported`: the agent's version is not one this server works with.
+    #[error(
+        "agent version {agent} is not supported by this server (version {server}): run an h123 agent of version {}.x",
+        h123_shared::agent::major_minor(.server)
+    )]
+    AgentVersion {
+        /// What the agent said it runs.
+        agent: String,
+        /// The server's own version.
+        server: String,
+    },
+    /// 413 `too_many_events`: an agent's job posted more events than a probe can make.
+    #[error("a job may post at most {0} events")]
+    TooManyEvents(usize),
     /// 500 `internal`: a fault on our side; the details are logged, not sent.
     #[error("internal error")]
     Internal(String),
@@ -105,6 +123,9 @@ impl ApiError {
             ApiError::RateLimited(_) | ApiError::TooManyProbes(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ServerBusy | ApiError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::AgentVersion { .. } => StatusCode::UPGRADE_REQUIRED,
+            ApiError::TooManyEvents(_) => StatusCode::PAYLOAD_TOO_LARGE,
         }
     }
 
@@ -131,6 +152,9 @@ impl ApiError {
             ApiError::ServerBusy => "server_busy",
             ApiError::ShuttingDown => "shutting_down",
             ApiError::Internal(_) => "internal",
+            ApiError::Unauthorized(_) => "unauthorized",
+            ApiError::AgentVersion { .. } => "agent_version_unsupported",
+            ApiError::TooManyEvents(_) => "too_many_events",
         }
     }
 
@@ -195,6 +219,12 @@ impl IntoResponse for ApiError {
             }
             ApiError::BenchBusy(secs) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(*secs));
+            }
+            ApiError::Unauthorized(_) => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer realm=\"h123 agents\""),
+                );
             }
             _ => {}
         }

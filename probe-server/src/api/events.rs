@@ -7,6 +7,7 @@ use crate::server::registry::LiveProbe;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream};
+use h123_shared::agent::VantageEvent;
 use h123_shared::api::{ProbeEvent, ProbeRecord};
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -38,15 +39,16 @@ fn sse(stream: impl Stream<Item = Result<Event, Infallible>> + Send + 'static) -
     response
 }
 
-/// One SSE event for a probe event at index `index`.
-pub fn to_event(index: usize, event: &ProbeEvent) -> Event {
-    let name = match event {
+/// One SSE event for a probe event at index `index`: its data is the
+/// event's JSON, with `vantage` when the probe runs at several vantages.
+pub fn to_event(index: usize, tagged: &VantageEvent) -> Event {
+    let name = match &tagged.event {
         ProbeEvent::Phase { .. } => "phase",
         ProbeEvent::Attempt { .. } => "attempt",
         ProbeEvent::Skipped { .. } => "skipped",
         ProbeEvent::Stopped { .. } => "stopped",
     };
-    let data = serde_json::to_string(event).unwrap_or_else(|_| "{}".to_owned());
+    let data = serde_json::to_string(tagged).unwrap_or_else(|_| "{}".to_owned());
     Event::default()
         .event(name)
         .id(index.to_string())
@@ -128,7 +130,13 @@ fn replay(record: ProbeRecord, from: usize) -> impl Stream<Item = Result<Event, 
         .iter()
         .enumerate()
         .skip(from)
-        .map(|(i, e)| Ok(to_event(i, e)))
+        .map(|(i, event)| {
+            let tagged = VantageEvent {
+                vantage: None,
+                event: event.clone(),
+            };
+            Ok(to_event(i, &tagged))
+        })
         .collect();
     out.push(Ok(done_event(&record)));
     stream::iter(out)

@@ -27,6 +27,9 @@ use utoipa::OpenApi;
         super::benches::benches_get,
         super::config::config_get,
         super::vantages::vantages_get,
+        super::agent::agent_claim,
+        super::agent::agent_events,
+        super::agent::agent_result,
         super::health::health_get,
         super::metrics::metrics_get,
         openapi_get,
@@ -36,6 +39,7 @@ use utoipa::OpenApi;
         (name = "probes", description = "Start probes and read their results"),
         (name = "exports", description = "A probe in other formats"),
         (name = "benches", description = "Load comparisons per protocol (servers started with `--enable-bench` only)"),
+        (name = "agents", description = "Where `h123 agent`s claim probe jobs and report back (a token per agent)"),
         (name = "operations", description = "Health, metrics and this document"),
     )
 )]

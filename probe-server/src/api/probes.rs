@@ -119,6 +119,16 @@ pub async fn probes_create(
     }
     let ApiJson(mut options) = ApiJson::<ProbeOptions>::from_request(request, &()).await?;
     options.vantages = vantages::checked(&state, &options.vantages)?;
+    let own = state.config.vantage.name.clone();
+    let server_runs = options.vantages.is_empty() || options.vantages.contains(&own);
+    let agents: Vec<String> = options
+        .vantages
+        .iter()
+        .filter(|name| **name != own)
+        .cloned()
+        .collect();
+    // What agents get: the options as sent (the plan moves a body's bytes out).
+    let sent = (!agents.is_empty()).then(|| options.clone());
     let mut plan = Plan::new(options, &state.config.limits)?;
     // A DNS server named in the request is checked by the guard; the server's own is trusted.
     let default_dns = state.config.dns_server;
@@ -150,6 +160,11 @@ pub async fn probes_create(
         result: ProbeResult::empty(options, now, Some(state.config.vantage.clone())),
         queued_ms: None,
         cancel_reason: None,
+        vantages: if agents.is_empty() {
+            Vec::new()
+        } else {
+            vantages::runs(&state, &plan.options.vantages)
+        },
     };
     let config = &state.config;
     let live = state
@@ -178,7 +193,23 @@ pub async fn probes_create(
         state.registry.remove(&id);
         return Err(e.into());
     }
-    runner::spawn(state.clone(), live, plan);
+    if let Some(sent) = sent {
+        for agent in &agents {
+            state
+                .jobs
+                .enqueue(
+                    live.clone(),
+                    &id,
+                    agent,
+                    sent.clone(),
+                    state.config.max_probe_time,
+                )
+                .map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
+        }
+    }
+    if server_runs {
+        runner::spawn(state.clone(), live, plan);
+    }
     let links = ProbeLinks::for_id(&id);
     let location = HeaderValue::from_str(&links.self_)
         .map_err(|e| ApiError::Internal(format!("location header: {e}")))?;

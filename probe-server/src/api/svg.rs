@@ -261,6 +261,7 @@ mod tests {
             options,
             queued_ms: None,
             cancel_reason: None,
+            vantages: Vec::new(),
         };
         let svg = render(&record);
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));

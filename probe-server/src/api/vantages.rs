@@ -6,12 +6,13 @@ use crate::server::AppState;
 use axum::Json;
 use axum::extract::State;
 use h123_shared::api::{VantageInfo, VantageKind, VantageList};
-use h123_shared::vantage::valid_name;
+use h123_shared::vantage::{VantageRun, valid_name};
 
 /// Most vantages one probe may ask for.
 pub const MAX_VANTAGES: usize = 8;
 
-/// Every vantage this server knows, the server's own first.
+/// Every vantage this server knows: the server's own first, then every
+/// configured agent by name (online when heard from within its lease).
 #[utoipa::path(
     get,
     path = "/api/v1/vantages",
@@ -19,14 +20,31 @@ pub const MAX_VANTAGES: usize = 8;
     responses((status = 200, description = "The vantages a probe may name in `vantages`", body = VantageList))
 )]
 pub async fn vantages_get(State(state): State<AppState>) -> Json<VantageList> {
-    Json(VantageList {
-        items: vec![VantageInfo {
-            vantage: state.config.vantage.clone(),
-            kind: VantageKind::Server,
-            version: Some(env!("CARGO_PKG_VERSION").to_owned()),
-            online: true,
-        }],
-    })
+    let mut items = vec![VantageInfo {
+        vantage: state.config.vantage.clone(),
+        kind: VantageKind::Server,
+        version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+        online: true,
+        last_seen_ms_ago: None,
+    }];
+    items.extend(state.agents.list());
+    Json(VantageList { items })
+}
+
+/// A record's runs for the vantages `names` (checked), in order, none begun.
+pub fn runs(state: &AppState, names: &[String]) -> Vec<VantageRun> {
+    names
+        .iter()
+        .map(|name| VantageRun {
+            vantage: if *name == state.config.vantage.name {
+                state.config.vantage.clone()
+            } else {
+                state.agents.vantage(name)
+            },
+            result: None,
+            problem: None,
+        })
+        .collect()
 }
 
 /// `asked` without repeats, in order, when every name is a vantage of this
@@ -45,9 +63,12 @@ pub fn checked(state: &AppState, asked: &[String]) -> Result<Vec<String>> {
                 "`{shown}` is not a vantage name (letters, digits, `-` and `_`, at most 32)"
             )));
         }
-        if name != own {
+        if name != own && !state.agents.contains(name) {
+            let mut known = vec![own.clone()];
+            known.extend(state.agents.list().into_iter().map(|a| a.vantage.name));
             return Err(ApiError::UnknownVantage(format!(
-                "this server has no vantage `{name}`; it has: {own} (see GET /api/v1/vantages)"
+                "this server has no vantage `{name}`; it has: {} (see GET /api/v1/vantages)",
+                known.join(", ")
             )));
         }
         if !names.contains(name) {

@@ -104,7 +104,7 @@ pub async fn probe(
 }
 
 /// The server's base URL, ending in `/` so API paths join below it.
-fn base_url(server: &str) -> Result<Url, RemoteError> {
+pub(crate) fn base_url(server: &str) -> Result<Url, RemoteError> {
     let mut url = Url::parse(server)
         .map_err(|e| RemoteError::Refused(format!("--server `{server}` is not a URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
@@ -122,11 +122,11 @@ fn base_url(server: &str) -> Result<Url, RemoteError> {
 }
 
 /// Something both a TCP and a TLS stream are.
-trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
+pub(crate) trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Stream for T {}
 
 /// One HTTP/1.1 connection to the server, its driver running in the background.
-async fn connect(
+pub(crate) async fn connect(
     base: &Url,
     cacert: Option<&Path>,
 ) -> Result<SendRequest<Full<Bytes>>, RemoteError> {
@@ -166,7 +166,7 @@ async fn connect(
     Ok(sender)
 }
 
-fn request(
+pub(crate) fn request(
     base: &Url,
     method: Method,
     path: &str,
@@ -192,12 +192,12 @@ fn request(
         .map_err(|e| RemoteError::Trouble(format!("bad request to {url}: {e}")))
 }
 
-fn trouble(base: &Url, e: hyper::Error) -> RemoteError {
+pub(crate) fn trouble(base: &Url, e: hyper::Error) -> RemoteError {
     RemoteError::Trouble(format!("talking to {base} failed: {e}"))
 }
 
 /// Waits for `what` at most `limit`.
-async fn within<T>(
+pub(crate) async fn within<T>(
     limit: Duration,
     what: &str,
     future: impl Future<Output = T>,
@@ -223,7 +223,7 @@ fn refusal(status: StatusCode, body: &[u8]) -> RemoteError {
 }
 
 /// The whole body of an answer, at most [`MAX_ANSWER`] bytes.
-async fn read_all(mut body: Incoming) -> Result<Vec<u8>, RemoteError> {
+pub(crate) async fn read_all(mut body: Incoming) -> Result<Vec<u8>, RemoteError> {
     let mut out = Vec::new();
     while let Some(frame) = within(SILENCE, "the answer", body.frame()).await? {
         let frame = frame.map_err(|e| RemoteError::Trouble(format!("reading the answer: {e}")))?;

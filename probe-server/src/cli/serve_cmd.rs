@@ -4,6 +4,7 @@ use crate::api;
 use crate::bench::BenchLimits;
 use crate::probe::guard::{AllowedTarget, ConnectPolicy};
 use crate::probe::tls::TrustSettings;
+use crate::server::agents::{AGENTS_ENV, AgentSpec, parse_list};
 use crate::server::limit::RateConfig;
 use crate::server::listener::{self, ListenerConfig};
 use crate::server::retention::{self, Retention};
@@ -148,6 +149,47 @@ pub struct ServeArgs {
     /// IPv6 clients are one client per prefix of this length (an IPv6 user usually holds a /64).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
     pub ipv6_client_prefix: u8,
+    /// An agent that may work for this server (`h123 agent --name NAME --token TOKEN`):
+    /// repeatable; also from H123_AGENTS="NAME=TOKEN,NAME=TOKEN", which keeps tokens out of `ps`.
+    /// Only each token's SHA-256 is kept.
+    #[arg(long = "agent", value_name = "NAME=TOKEN")]
+    pub agents: Vec<AgentSpec>,
+    /// How long an agent holds a job without a word from it, in milliseconds (tests shorten it).
+    #[arg(long, hide = true, default_value_t = 30_000, value_name = "MS")]
+    pub agent_lease_ms: u64,
+}
+
+/// The connect policy `serve` and `agent` build from their flags: every
+/// address (`--allow-private`), only the listed targets
+/// (`--only-allowed-targets`), or public ones plus the listed; each with the
+/// `--allow-port` list.
+pub fn connect_policy(
+    allow_private: bool,
+    only_allowed_targets: bool,
+    allow_targets: &[AllowedTarget],
+    allow_ports: &[u16],
+) -> ConnectPolicy {
+    if allow_private {
+        ConnectPolicy::allow_all()
+    } else if only_allowed_targets {
+        ConnectPolicy::only(allow_targets.to_vec())
+    } else {
+        ConnectPolicy::public_only(allow_targets.to_vec())
+    }
+    .with_ports(allow_ports.to_vec())
+}
+
+/// `--dns-server`'s `ip[:port]` (port 53 when absent).
+///
+/// # Errors
+/// A readable line when it is neither.
+pub fn dns_server(text: &str) -> Result<SocketAddr, String> {
+    text.parse::<SocketAddr>()
+        .or_else(|_| {
+            let bare = text.trim_start_matches('[').trim_end_matches(']');
+            bare.parse().map(|ip| SocketAddr::new(ip, 53))
+        })
+        .map_err(|_| format!("--dns-server `{text}` must be ip or ip:port"))
 }
 
 impl ServeArgs {
@@ -199,26 +241,26 @@ impl ServeArgs {
             Some(path) => TrustSettings::from_ca_file(path)?,
             None => TrustSettings::system(),
         };
-        let dns_server = self
-            .dns_server
-            .as_deref()
-            .map(|text| {
-                text.parse::<SocketAddr>()
-                    .or_else(|_| {
-                        let bare = text.trim_start_matches('[').trim_end_matches(']');
-                        bare.parse().map(|ip| SocketAddr::new(ip, 53))
-                    })
-                    .map_err(|_| format!("--dns-server `{text}` must be ip or ip:port"))
-            })
-            .transpose()?;
-        let policy = if self.allow_private {
-            ConnectPolicy::allow_all()
-        } else if self.only_allowed_targets {
-            ConnectPolicy::only(self.allow_targets.clone())
-        } else {
-            ConnectPolicy::public_only(self.allow_targets.clone())
+        let dns_server = self.dns_server.as_deref().map(dns_server).transpose()?;
+        let policy = connect_policy(
+            self.allow_private,
+            self.only_allowed_targets,
+            &self.allow_targets,
+            &self.allow_ports,
+        );
+        let mut agents = match std::env::var(AGENTS_ENV) {
+            Ok(list) => parse_list(&list).map_err(|e| format!("{AGENTS_ENV}: {e}"))?,
+            Err(_) => Vec::new(),
+        };
+        agents.extend(self.agents.iter().cloned());
+        for agent in &agents {
+            if agent.name == self.vantage_name {
+                return Err(format!(
+                    "agent `{}` has the server's own vantage name (--vantage-name)",
+                    agent.name
+                ));
+            }
         }
-        .with_ports(self.allow_ports.clone());
         let mut limits = server_limits();
         limits.max_repeat = self.max_repeat.max(1);
         limits.max_timeout_ms = self.max_timeout_ms.max(1);
@@ -250,6 +292,8 @@ impl ServeArgs {
                 label: self.vantage_label.clone(),
                 tags: self.vantage_tags.clone(),
             },
+            agents,
+            agent_lease: Duration::from_millis(self.agent_lease_ms.max(100)),
         })
     }
 }
@@ -305,6 +349,9 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
         },
     );
     let state = AppState::new(config, store);
+    if !state.config.agents.is_empty() {
+        crate::server::dispatch::spawn_sweeper(state.clone());
+    }
     let app = api::app_with_web_root(state.clone(), web_root.as_deref());
     let listener = listen(args.listen)?;
     let local = listener.local_addr()?;
@@ -321,6 +368,10 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
                 .join(", ")
         ),
         None => "benches off".to_owned(),
+    };
+    let bench = match state.config.agents.len() {
+        0 => bench,
+        n => format!("{bench}, {n} agent(s)"),
     };
     let db = match state.store.instance_id() {
         Some(instance) => format!("{} as instance {instance}", args.db),

@@ -7,8 +7,9 @@
 //! the history itself.
 
 use super::client::ClientKey;
+use h123_shared::agent::VantageEvent;
 use h123_shared::api::{ProbeEvent, ProbeRecord, ProbeStatus};
-use h123_shared::{Protocol, ProtocolRun};
+use h123_shared::{ProbeResult, Protocol, ProtocolRun};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::watch;
@@ -23,13 +24,16 @@ pub struct Registry {
 pub struct LiveProbe {
     /// Who asked for it (for the per-client cap).
     pub client: ClientKey,
+    /// The server's own vantage name when the probe runs at several
+    /// vantages (its events are then tagged with it); `None` otherwise.
+    own: Option<String>,
     state: Mutex<LiveState>,
     changed: watch::Sender<u64>,
 }
 
 struct LiveState {
     record: ProbeRecord,
-    events: Vec<Arc<ProbeEvent>>,
+    events: Vec<Arc<VantageEvent>>,
     finished: bool,
     done: Option<Arc<ProbeRecord>>,
 }
@@ -38,7 +42,7 @@ struct LiveState {
 #[derive(Debug, Default)]
 pub struct Update {
     /// Events after the subscriber's cursor, in order (shared, not copied).
-    pub events: Vec<Arc<ProbeEvent>>,
+    pub events: Vec<Arc<VantageEvent>>,
     /// The final record, once the probe finished (sent after the events).
     pub done: Option<Arc<ProbeRecord>>,
 }
@@ -125,8 +129,12 @@ pub enum Refusal {
 impl LiveProbe {
     fn new(record: ProbeRecord, client: ClientKey) -> Arc<Self> {
         let (changed, _) = watch::channel(0);
+        let own = (!record.vantages.is_empty())
+            .then(|| record.result.vantage.as_ref().map(|v| v.name.clone()))
+            .flatten();
         Arc::new(LiveProbe {
             client,
+            own,
             state: Mutex::new(LiveState {
                 record,
                 events: Vec::new(),
@@ -144,24 +152,104 @@ impl LiveProbe {
         if !state.finished {
             // The attempts so far live once, in the event history; a reader's
             // copy is folded from it.
+            let protocols = record.options.protocols.clone();
             for event in &state.events {
-                match &**event {
+                let Some(result) = self.partial_of(&mut record, event.vantage.as_deref()) else {
+                    continue;
+                };
+                match &event.event {
                     ProbeEvent::Attempt { protocol, attempt } => {
-                        run_mut(&mut record, *protocol)
+                        run_mut(result, &protocols, *protocol)
                             .attempts
                             .push((**attempt).clone());
                     }
                     ProbeEvent::Skipped { protocol, reason } => {
-                        run_mut(&mut record, *protocol).skipped = Some(reason.clone());
+                        run_mut(result, &protocols, *protocol).skipped = Some(reason.clone());
                     }
                     ProbeEvent::Stopped { protocol, reason } => {
-                        run_mut(&mut record, *protocol).stopped = Some(reason.clone());
+                        run_mut(result, &protocols, *protocol).stopped = Some(reason.clone());
                     }
                     ProbeEvent::Phase { .. } => {}
                 }
             }
         }
         record
+    }
+
+    /// The partial result an event of `vantage` folds into: the record's
+    /// own for the server's (or an untagged) event, else that vantage's run
+    /// while it has no final result.
+    fn partial_of<'r>(
+        &self,
+        record: &'r mut ProbeRecord,
+        vantage: Option<&str>,
+    ) -> Option<&'r mut ProbeResult> {
+        let Some(name) = vantage.filter(|v| Some(*v) != self.own.as_deref()) else {
+            return Some(&mut record.result);
+        };
+        let options = record.options.clone();
+        let started = record.created_at_unix_ms;
+        let run = record
+            .vantages
+            .iter_mut()
+            .find(|run| run.vantage.name == name && run.problem.is_none())?;
+        if run.result.as_ref().is_some_and(|r| r.analysis.is_some()) {
+            // Finished: its final result stands.
+            return None;
+        }
+        let vantage = run.vantage.clone();
+        Some(
+            run.result
+                .get_or_insert_with(|| ProbeResult::empty(options, started, Some(vantage))),
+        )
+    }
+
+    /// Whether the probe runs at several vantages.
+    pub fn is_multi(&self) -> bool {
+        self.own.is_some()
+    }
+
+    /// Sets vantage `name`'s final result (analyzed) or why it has none.
+    /// Returns the finished record once every vantage has its answer: the
+    /// server's own result as `result` when it ran, else the first vantage's.
+    pub fn complete_vantage(
+        &self,
+        name: &str,
+        outcome: Result<ProbeResult, String>,
+    ) -> Option<ProbeRecord> {
+        let mut state = lock(&self.state);
+        if state.finished {
+            return None;
+        }
+        let run = state.record.vantages.iter_mut().find(|run| {
+            run.vantage.name == name && run.result.is_none() && run.problem.is_none()
+        })?;
+        match outcome {
+            Ok(result) => run.result = Some(result),
+            Err(problem) => run.problem = Some(problem),
+        }
+        let complete = state
+            .record
+            .vantages
+            .iter()
+            .all(|run| run.result.is_some() || run.problem.is_some());
+        if !complete {
+            return None;
+        }
+        let mut record = state.record.clone();
+        drop(state);
+        record.status = ProbeStatus::Done;
+        let main = record
+            .vantages
+            .iter()
+            .find(|run| Some(run.vantage.name.as_str()) == self.own.as_deref())
+            .and_then(|run| run.result.clone())
+            .or_else(|| record.vantages.iter().find_map(|run| run.result.clone()));
+        record.result = match main {
+            Some(result) => result,
+            None => h123_shared::analysis::analyzed(record.result),
+        };
+        Some(record)
     }
 
     /// Whether the probe has finished.
@@ -172,11 +260,16 @@ impl LiveProbe {
     /// Appends an event (the partial result is folded from the history when
     /// read, so an attempt is held once) and wakes subscribers. Ignored once finished.
     pub fn push(&self, event: ProbeEvent) {
+        self.push_from(self.own.clone(), event);
+    }
+
+    /// Appends an event of vantage `vantage` (an agent's), as [`LiveProbe::push`] does.
+    pub fn push_from(&self, vantage: Option<String>, event: ProbeEvent) {
         let mut state = lock(&self.state);
         if state.finished {
             return;
         }
-        state.events.push(Arc::new(event));
+        state.events.push(Arc::new(VantageEvent { vantage, event }));
         let n = state.events.len() as u64;
         drop(state);
         self.changed.send_replace(n);
@@ -227,13 +320,17 @@ impl LiveProbe {
     }
 }
 
-/// The run of `protocol` in `record`, created in the options' order if missing.
-fn run_mut(record: &mut ProbeRecord, protocol: Protocol) -> &mut ProtocolRun {
-    let runs = &mut record.result.runs;
+/// The run of `protocol` in `result`, created in the options' order (`protocols`) if missing.
+fn run_mut<'r>(
+    result: &'r mut ProbeResult,
+    protocols: &[Protocol],
+    protocol: Protocol,
+) -> &'r mut ProtocolRun {
+    let runs = &mut result.runs;
     let index = match runs.iter().position(|r| r.protocol == protocol) {
         Some(i) => i,
         None => {
-            let order = |p: Protocol| record.options.protocols.iter().position(|&q| q == p);
+            let order = |p: Protocol| protocols.iter().position(|&q| q == p);
             let at = runs
                 .iter()
                 .position(|r| order(r.protocol) > order(protocol))
@@ -274,6 +371,7 @@ mod tests {
             options,
             queued_ms: None,
             cancel_reason: None,
+            vantages: Vec::new(),
         }
     }
 

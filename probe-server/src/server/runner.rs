@@ -5,7 +5,7 @@ use super::AppState;
 use super::registry::LiveProbe;
 use crate::probe::plan::Plan;
 use crate::probe::trace::Progress;
-use h123_shared::api::{ProbeEvent, ProbeStatus};
+use h123_shared::api::{ProbeEvent, ProbeRecord, ProbeStatus};
 use h123_shared::redact;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -41,6 +41,25 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
     })
     .await;
     state.running.fetch_sub(1, Ordering::Relaxed);
+    if live.is_multi() {
+        // One vantage of several: the record is finished once all are.
+        let own = &state.config.vantage;
+        let outcome = match outcome {
+            Ok(mut result) => {
+                result.vantage = Some(own.clone());
+                redact::redact_result(&mut result);
+                Ok(h123_shared::analysis::analyzed(result))
+            }
+            Err(_) => Err(format!(
+                "the server's own run took longer than its limit of {} s",
+                state.config.max_probe_time.as_secs()
+            )),
+        };
+        if let Some(record) = live.complete_vantage(&own.name, outcome) {
+            store_final(&state, &live, record).await;
+        }
+        return;
+    }
     let record = match outcome {
         Ok(result) => {
             let mut record = live.record();
@@ -53,6 +72,12 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
         }
         Err(_) => live.cancelled_record(),
     };
+    store_final(&state, &live, record).await;
+}
+
+/// Stores the finished `record` of `live`, then finishes it (subscribers get
+/// their `done`) and forgets it, with its agents' jobs.
+pub async fn store_final(state: &AppState, live: &LiveProbe, record: ProbeRecord) {
     // Stored first, so once the probe leaves the registry the store has its final state.
     match state.store.update(record.clone()).await {
         Ok(()) => {
@@ -75,5 +100,7 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
             live.finish(record);
         }
     }
-    state.registry.remove(&live.record().id);
+    let id = live.record().id;
+    state.jobs.forget_probe(&id);
+    state.registry.remove(&id);
 }

@@ -493,6 +493,7 @@ mod tests {
             options,
             queued_ms: None,
             cancel_reason: None,
+            vantages: Vec::new(),
         }
     }
 

@@ -1,5 +1,5 @@
 //! The server's integration tests, one binary (each test binary links the
-//! whole server in release: one binary instead of seventeen saves most of
+//! whole server in release: one binary instead of eighteen saves most of
 //! CI's compile time). Modules are the former files, one subject each.
 //! Tests that compare timings, or load both cores, hold `support::SERIAL`.
 

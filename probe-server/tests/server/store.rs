@@ -123,6 +123,7 @@ fn record(id: &str, status: ProbeStatus) -> ProbeRecord {
         options,
         queued_ms: None,
         cancel_reason: None,
+        vantages: Vec::new(),
     }
 }
 

@@ -121,6 +121,7 @@ fn record_bytes(result: &ProbeResult) -> usize {
         options: result.options.clone(),
         queued_ms: None,
         cancel_reason: None,
+        vantages: Vec::new(),
         result: h123_shared::analysis::analyzed(result.clone()),
     };
     serde_json::to_vec(&record).unwrap().len()

@@ -1,0 +1,519 @@
+//! `h123 agent` end to end: a real `h123 serve` and real agents on loopback.
+//! One agent reaches the target directly, the other through a relay that
+//! delays every packet each way, so one probe from the server and both
+//! agents shows the relay's round trips at that vantage only; wrong tokens
+//! and old versions are refused; an agent killed mid-probe leaves its part
+//! failed with a reason once its lease ran out.
+
+
+use axum::http::{Method, StatusCode};
+use bytes::Bytes;
+use h123_shared::api::{ProbeRecord, ProbeStatus, VantageList};
+use h123_shared::{ProbeResult, Protocol};
+use h123_target::relay::Relay;
+use http_body_util::BodyExt as _;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::process::Stdio;
+use std::time::Duration;
+use crate::support::*;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const FROM: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+const NEAR_TOKEN: &str = "near-token-0123456789";
+const FAR_TOKEN: &str = "far-token-0123456789";
+/// The relay's hold, each way.
+const DELAY: Duration = Duration::from_millis(20);
+
+/// The agent flags for a server at `server`: `name` with `token`, resolving
+/// through `dns` and allowed to dial only `target`.
+fn agent_args(
+    server: SocketAddr,
+    name: &str,
+    token: &str,
+    ca: &std::path::Path,
+    dns: SocketAddr,
+    target: SocketAddr,
+) -> Vec<String> {
+    [
+        "agent",
+        "--server",
+        &format!("http://{server}"),
+        "--name",
+        name,
+        "--token",
+        token,
+        "--label",
+        &format!("{name} label"),
+        "--tags",
+        "test,loopback",
+        "--cacert",
+        &ca.display().to_string(),
+        "--dns-server",
+        &dns.to_string(),
+        "--only-allowed-targets",
+        "--allow-target",
+        &target.to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// `h123 agent` running as a child process, its lines echoed.
+fn start_agent(args: Vec<String>) -> tokio::process::Child {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"))
+        .args(args)
+        .env_remove("H123_AGENT_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("h123 agent starts");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            eprintln!("[agent] {line}");
+        }
+    });
+    child
+}
+
+/// Waits until `GET /api/v1/vantages` shows every agent of `names` online.
+async fn until_online(server: SocketAddr, names: &[&str]) -> VantageList {
+    for _ in 0..200 {
+        let answer = http(server, FROM, Method::GET, "/api/v1/vantages", None).await;
+        let list: VantageList = serde_json::from_slice(&answer.body).expect("vantages");
+        if names.iter().all(|name| {
+            list.items
+                .iter()
+                .any(|v| v.vantage.name == *name && v.online)
+        }) {
+            return list;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("agents {names:?} never came online");
+}
+
+/// POSTs `body` to `path` as an agent with `token` and `version`.
+async fn as_agent(
+    server: SocketAddr,
+    token: &str,
+    version: &str,
+    path: &str,
+    body: &str,
+) -> (StatusCode, serde_json::Value) {
+    let stream = tokio::net::TcpStream::connect(server)
+        .await
+        .expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .expect("handshake");
+    tokio::spawn(connection);
+    let request = http::Request::post(path)
+        .header("host", server.to_string())
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {token}"))
+        .header("h123-agent-version", version)
+        .body(http_body_util::Full::new(Bytes::from(body.to_owned())))
+        .expect("request");
+    let answer = sender.send_request(request).await.expect("answer");
+    let status = answer.status();
+    let bytes = answer.into_body().collect().await.expect("body").to_bytes();
+    let json = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
+    (status, json)
+}
+
+/// Creates a probe and returns its id.
+async fn create(server: SocketAddr, body: serde_json::Value) -> String {
+    let created = http(
+        server,
+        FROM,
+        Method::POST,
+        "/api/v1/probes",
+        Some(&body.to_string()),
+    )
+    .await;
+    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
+    created.json()["id"].as_str().expect("id").to_owned()
+}
+
+/// The median of the phase `pick` chooses over a protocol's attempts that have it, in ms.
+fn median_ms(
+    result: &ProbeResult,
+    protocol: Protocol,
+    pick: fn(&h123_shared::Phases) -> Option<h123_shared::Span>,
+) -> f64 {
+    let run = result
+        .runs
+        .iter()
+        .find(|r| r.protocol == protocol)
+        .unwrap_or_else(|| panic!("no {protocol:?} run"));
+    let mut values: Vec<f64> = run
+        .attempts
+        .iter()
+        .filter_map(|a| pick(&a.phases))
+        .map(|span| span.duration().0 as f64 / 1000.0)
+        .collect();
+    assert!(!values.is_empty(), "{protocol:?} has no such phase");
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_probe_from_the_server_and_two_agents_shows_each_place() {
+    let target = target().await;
+    let relay = Relay::start(
+        IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)),
+        target.https_addr,
+        DELAY,
+        &["target.h123.test"],
+    )
+    .await
+    .expect("relay");
+    let dir = tempfile::tempdir().unwrap();
+    let near = format!("near={NEAR_TOKEN}");
+    let far = format!("far={FAR_TOKEN}");
+    let server = ServerProcess::start(
+        &target,
+        &dir.path().join("h123.sqlite"),
+        &["--agent", &near, "--agent", &far],
+    )
+    .await;
+    let _near = start_agent(agent_args(
+        server.addr,
+        "near",
+        NEAR_TOKEN,
+        target.ca_file(),
+        target.dns_addr,
+        target.https_addr,
+    ));
+    let _far = start_agent(agent_args(
+        server.addr,
+        "far",
+        FAR_TOKEN,
+        target.ca_file(),
+        relay.dns_addr,
+        relay.addr,
+    ));
+    let listed = until_online(server.addr, &["near", "far"]).await;
+    let names: Vec<&str> = listed
+        .items
+        .iter()
+        .map(|v| v.vantage.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["server", "far", "near"],
+        "the server first, then agents by name"
+    );
+    let far_info = &listed.items[1];
+    assert_eq!(far_info.vantage.label.as_deref(), Some("far label"));
+    assert_eq!(far_info.vantage.tags, ["test", "loopback"]);
+    assert_eq!(far_info.version.as_deref(), Some(env!("CARGO_PKG_VERSION")));
+
+    let url = format!(
+        "https://target.h123.test:{}/delay/5",
+        target.https_addr.port()
+    );
+    let mut body: serde_json::Value =
+        serde_json::from_str(&probe_body(&url, &["h1", "h2", "h3"], 3)).unwrap();
+    body["vantages"] = serde_json::json!(["server", "near", "far"]);
+    let id = create(server.addr, body).await;
+    let stream = http(
+        server.addr,
+        FROM,
+        Method::GET,
+        &format!("/api/v1/probes/{id}/events"),
+        None,
+    )
+    .await;
+    let events = parse_sse(&stream.text());
+    let done = events.last().expect("events");
+    assert_eq!(done.event, "done", "{events:?}");
+    for vantage in ["server", "near", "far"] {
+        let attempts = events
+            .iter()
+            .filter(|e| e.event == "attempt" && e.data["vantage"] == vantage)
+            .count();
+        assert_eq!(attempts, 9, "{vantage}: 3 attempts of 3 protocols, live");
+        assert!(
+            events
+                .iter()
+                .any(|e| e.event == "phase" && e.data["vantage"] == vantage),
+            "{vantage}'s phase events are streamed"
+        );
+    }
+    let record: ProbeRecord = serde_json::from_value(done.data.clone()).unwrap();
+    assert_eq!(record.status, ProbeStatus::Done);
+    let runs: Vec<&str> = record
+        .vantages
+        .iter()
+        .map(|r| r.vantage.name.as_str())
+        .collect();
+    assert_eq!(runs, ["server", "near", "far"]);
+    let result_of = |name: &str| {
+        let run = record
+            .vantages
+            .iter()
+            .find(|r| r.vantage.name == name)
+            .unwrap();
+        assert_eq!(run.problem, None, "{name}");
+        let result = run
+            .result
+            .clone()
+            .unwrap_or_else(|| panic!("{name} has a result"));
+        assert_eq!(result.vantage.as_ref().map(|v| v.name.as_str()), Some(name));
+        assert!(result.analysis.is_some(), "{name} is analyzed");
+        let outcome = result.analysis.as_ref().unwrap();
+        assert!(
+            result
+                .runs
+                .iter()
+                .flat_map(|r| &r.attempts)
+                .all(|a| a.failure.is_none()),
+            "{name}: every attempt worked: {outcome:?}"
+        );
+        assert_eq!(result.runs.len(), 3, "{name}");
+        result
+    };
+    let own = result_of("server");
+    assert_eq!(record.result, own, "`result` stays the server's own");
+    let near = result_of("near");
+    let far = result_of("far");
+    assert_eq!(
+        far.vantage.as_ref().unwrap().label.as_deref(),
+        Some("far label")
+    );
+
+    // Every round trip through the relay is 2 x DELAY longer: the first
+    // byte's wait on every protocol, and the handshake (TLS 1.3 and QUIC: one
+    // round trip each) of every new connection.
+    let two_d = 2.0 * DELAY.as_secs_f64() * 1000.0;
+    for protocol in [Protocol::H1, Protocol::H2, Protocol::H3] {
+        let wait_near = median_ms(&near, protocol, |p| p.wait);
+        let wait_far = median_ms(&far, protocol, |p| p.wait);
+        let setup = |p: &h123_shared::Phases| p.tls.or(p.quic);
+        let setup_near = median_ms(&near, protocol, setup);
+        let setup_far = median_ms(&far, protocol, setup);
+        eprintln!(
+            "{protocol:?}: wait near {wait_near:.2} ms, far {wait_far:.2} ms; handshake near {setup_near:.2} ms, far {setup_far:.2} ms (2D = {two_d} ms)"
+        );
+        let extra = wait_far - wait_near;
+        assert!(
+            (two_d - 3.0..=two_d + 15.0).contains(&extra),
+            "{protocol:?}: the relay adds {extra:.2} ms to the wait, not about {two_d} ms"
+        );
+        let extra = setup_far - setup_near;
+        assert!(
+            (two_d - 3.0..=2.0 * two_d + 15.0).contains(&extra),
+            "{protocol:?}: the relay adds {extra:.2} ms to the handshake"
+        );
+    }
+
+    let stored = http(
+        server.addr,
+        FROM,
+        Method::GET,
+        &format!("/api/v1/probes/{id}"),
+        None,
+    )
+    .await;
+    let stored: ProbeRecord = serde_json::from_slice(&stored.body).unwrap();
+    assert_eq!(stored, record, "the stored record is the streamed one");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_tokens_and_old_versions_are_refused_and_get_no_job() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let near = format!("near={NEAR_TOKEN}");
+    let server = ServerProcess::start(
+        &target,
+        &dir.path().join("h123.sqlite"),
+        &["--agent", &near],
+    )
+    .await;
+    let url = target.https_url("/delay/5");
+    let mut body: serde_json::Value = serde_json::from_str(&probe_body(&url, &["h1"], 1)).unwrap();
+    body["vantages"] = serde_json::json!(["near"]);
+    let id = create(server.addr, body).await;
+    let version = env!("CARGO_PKG_VERSION");
+    let claim = r#"{"name":"near"}"#;
+
+    let (status, json) = as_agent(
+        server.addr,
+        "not-the-token-0123456789",
+        version,
+        "/api/v1/agent/claim",
+        claim,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{json}");
+    assert_eq!(json["error"]["code"], "unauthorized");
+
+    let (status, json) = as_agent(
+        server.addr,
+        NEAR_TOKEN,
+        "0.0.1",
+        "/api/v1/agent/claim",
+        claim,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UPGRADE_REQUIRED, "{json}");
+    assert_eq!(json["error"]["code"], "agent_version_unsupported");
+    let message = json["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("0.0.1") && message.contains(version),
+        "both versions named: {message}"
+    );
+
+    // Another agent's name with this token is not this agent.
+    let (status, _) = as_agent(
+        server.addr,
+        NEAR_TOKEN,
+        version,
+        "/api/v1/agent/claim",
+        r#"{"name":"far"}"#,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    // None of that handed the job out: the right token gets it now.
+    let (status, job) = as_agent(
+        server.addr,
+        NEAR_TOKEN,
+        version,
+        "/api/v1/agent/claim",
+        claim,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{job}");
+    assert_eq!(job["probe_id"], id.as_str());
+
+    // A real agent with a wrong token stops at once with one line.
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"))
+        .args(agent_args(
+            server.addr,
+            "near",
+            "not-the-token-0123456789",
+            target.ca_file(),
+            target.dns_addr,
+            target.https_addr,
+        ))
+        .env_remove("H123_AGENT_TOKEN")
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(20), output)
+        .await
+        .expect("the agent exits")
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&output.stderr);
+    let last = said.trim().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("h123 agent: the server refused this agent:")
+            && last.contains("(unauthorized)"),
+        "{said}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_killed_mid_probe_leaves_its_part_failed_within_the_lease() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let near = format!("near={NEAR_TOKEN}");
+    let lease = Duration::from_millis(1500);
+    let server = ServerProcess::start(
+        &target,
+        &dir.path().join("h123.sqlite"),
+        &[
+            "--agent",
+            &near,
+            "--agent-lease-ms",
+            &lease.as_millis().to_string(),
+        ],
+    )
+    .await;
+    let mut agent = start_agent(agent_args(
+        server.addr,
+        "near",
+        NEAR_TOKEN,
+        target.ca_file(),
+        target.dns_addr,
+        target.https_addr,
+    ));
+    until_online(server.addr, &["near"]).await;
+    let url = target.https_url("/delay/20000");
+    let body = serde_json::json!({
+        "url": url,
+        "protocols": ["h1"],
+        "timeout_ms": 25_000,
+        "vantages": ["near"],
+    });
+    let id = create(server.addr, body).await;
+    // Wait until the agent has begun: its first phase events make a partial result.
+    let mut begun = false;
+    for _ in 0..200 {
+        let answer = http(
+            server.addr,
+            FROM,
+            Method::GET,
+            &format!("/api/v1/probes/{id}"),
+            None,
+        )
+        .await;
+        let record: ProbeRecord = serde_json::from_slice(&answer.body).unwrap();
+        let near = record
+            .vantages
+            .iter()
+            .find(|r| r.vantage.name == "near")
+            .unwrap();
+        if near.result.is_some() {
+            begun = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(
+        begun,
+        "the agent took the job and streamed its first events"
+    );
+    agent.kill().await.expect("agent killed");
+    let killed = h123_target::clock::now();
+    let record = loop {
+        let answer = http(
+            server.addr,
+            FROM,
+            Method::GET,
+            &format!("/api/v1/probes/{id}"),
+            None,
+        )
+        .await;
+        let record: ProbeRecord = serde_json::from_slice(&answer.body).unwrap();
+        if record.status != ProbeStatus::Running {
+            break record;
+        }
+        assert!(
+            h123_target::clock::now() - killed < lease * 3 + Duration::from_secs(2),
+            "the job still runs {:?} after its agent died",
+            h123_target::clock::now() - killed
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let took = h123_target::clock::now() - killed;
+    eprintln!("the dead agent's part failed {took:?} after the kill (lease {lease:?})");
+    let near = record
+        .vantages
+        .iter()
+        .find(|r| r.vantage.name == "near")
+        .unwrap();
+    assert_eq!(
+        near.problem.as_deref(),
+        Some("agent near stopped answering")
+    );
+    assert!(took >= lease, "not before its lease ran out: {took:?}");
+    assert_eq!(record.status, ProbeStatus::Done, "nothing is left running");
+    assert_eq!(record.vantages.len(), 1);
+}

@@ -1,0 +1,182 @@
+//! A delaying relay in front of the target: TCP and UDP on one address and
+//! port, forwarded to an upstream address with a fixed delay each way, so a
+//! client that reaches the target through it sees every round trip longer by
+//! twice the delay (HTTP/3's QUIC datagrams included). With its own DNS
+//! server answering the target's names with the relay's address, a client
+//! pointed there (an agent's `--dns-server`) probes the same URL through it.
+
+use crate::dns::{DnsStats, Zone};
+use crate::net::Tasks;
+use anyhow::Context as _;
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream, UdpSocket};
+use tokio::sync::mpsc;
+
+/// A running relay; it stops when dropped.
+pub struct Relay {
+    /// Where it listens, TCP and UDP alike.
+    pub addr: SocketAddr,
+    /// A DNS server that answers the relay's names with its address.
+    pub dns_addr: SocketAddr,
+    _tasks: Tasks,
+}
+
+impl Relay {
+    /// Relays `ip`, on `upstream`'s port, to `upstream`, holding every chunk
+    /// (TCP) and datagram (UDP) for `delay` in each direction; its DNS server
+    /// answers `names` with `ip`.
+    ///
+    /// # Errors
+    /// When a socket cannot be bound.
+    pub async fn start(
+        ip: IpAddr,
+        upstream: SocketAddr,
+        delay: Duration,
+        names: &[&str],
+    ) -> anyhow::Result<Relay> {
+        let addr = SocketAddr::new(ip, upstream.port());
+        let tcp = TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("binding the relay's TCP side on {addr}"))?;
+        let udp = UdpSocket::bind(addr)
+            .await
+            .with_context(|| format!("binding the relay's UDP side on {addr}"))?;
+        let dns = UdpSocket::bind(SocketAddr::new(ip, 0))
+            .await
+            .context("binding the relay's DNS server")?;
+        let dns_addr = dns.local_addr()?;
+        let records: Vec<(String, IpAddr)> = names.iter().map(|n| ((*n).to_owned(), ip)).collect();
+        let mut tasks = Tasks::default();
+        tasks.spawn(serve_tcp(tcp, upstream, delay));
+        tasks.spawn(serve_udp(udp, upstream, delay));
+        tasks.spawn(crate::dns::serve(
+            dns,
+            Arc::new(Zone::new(&records, &[])),
+            Duration::ZERO,
+            Arc::new(DnsStats::default()),
+        ));
+        Ok(Relay {
+            addr,
+            dns_addr,
+            _tasks: tasks,
+        })
+    }
+}
+
+async fn serve_tcp(listener: TcpListener, upstream: SocketAddr, delay: Duration) {
+    loop {
+        let Ok((client, _)) = listener.accept().await else {
+            continue;
+        };
+        tokio::spawn(async move {
+            let Ok(server) = TcpStream::connect(upstream).await else {
+                return;
+            };
+            let _ = client.set_nodelay(true);
+            let _ = server.set_nodelay(true);
+            let (client_read, client_write) = client.into_split();
+            let (server_read, server_write) = server.into_split();
+            tokio::join!(
+                pipe(client_read, server_write, delay),
+                pipe(server_read, client_write, delay)
+            );
+        });
+    }
+}
+
+/// Copies `from` to `to`, each chunk written `delay` after it was read
+/// (chunks in order; reading goes on meanwhile, so the delay is latency, not
+/// a rate limit). The write side is shut down after the last chunk.
+async fn pipe(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    delay: Duration,
+) {
+    let (chunks, mut pending) = mpsc::unbounded_channel::<(std::time::Instant, Vec<u8>)>();
+    let reader = async move {
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n) = from.read(&mut buf).await {
+            if n == 0
+                || chunks
+                    .send((crate::clock::now(), buf[..n].to_vec()))
+                    .is_err()
+            {
+                break;
+            }
+        }
+    };
+    let writer = async move {
+        while let Some((read_at, chunk)) = pending.recv().await {
+            let due = read_at + delay;
+            let now = crate::clock::now();
+            if due > now {
+                tokio::time::sleep(due - now).await;
+            }
+            if to.write_all(&chunk).await.is_err() {
+                return;
+            }
+        }
+        let _ = to.shutdown().await;
+    };
+    tokio::join!(reader, writer);
+}
+
+async fn serve_udp(socket: UdpSocket, upstream: SocketAddr, delay: Duration) {
+    let socket = Arc::new(socket);
+    let flows: Arc<Mutex<HashMap<SocketAddr, Arc<UdpSocket>>>> = Arc::default();
+    let mut buf = vec![0u8; 65_536];
+    loop {
+        let Ok((len, client)) = socket.recv_from(&mut buf).await else {
+            continue;
+        };
+        let datagram = buf[..len].to_vec();
+        let known = flows.lock().ok().and_then(|f| f.get(&client).cloned());
+        let flow = match known {
+            Some(flow) => flow,
+            None => {
+                let bind = SocketAddr::new(upstream.ip(), 0);
+                let Ok(out) = UdpSocket::bind(bind).await else {
+                    continue;
+                };
+                if out.connect(upstream).await.is_err() {
+                    continue;
+                }
+                let out = Arc::new(out);
+                if let Ok(mut f) = flows.lock() {
+                    f.insert(client, out.clone());
+                }
+                tokio::spawn(back_to_client(out.clone(), socket.clone(), client, delay));
+                out
+            }
+        };
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let _ = flow.send(&datagram).await;
+        });
+    }
+}
+
+/// Relays what the upstream answers on one flow back to its client, delayed.
+async fn back_to_client(
+    flow: Arc<UdpSocket>,
+    socket: Arc<UdpSocket>,
+    client: SocketAddr,
+    delay: Duration,
+) {
+    let mut buf = vec![0u8; 65_536];
+    loop {
+        let Ok(len) = flow.recv(&mut buf).await else {
+            return;
+        };
+        let datagram = buf[..len].to_vec();
+        let socket = socket.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let _ = socket.send_to(&datagram, client).await;
+        });
+    }
+}
