@@ -179,6 +179,17 @@ pub struct ProbeArgs {
     /// Trust only the CA certificates in this PEM file for an https --server.
     #[arg(long, value_name = "FILE", requires = "server")]
     pub server_cacert: Option<PathBuf>,
+    /// Measure from these vantages of --server (its own, `server` by default,
+    /// and its agents': `h123 serve` lists them at /api/v1/vantages), each
+    /// printed as a group, then where the answer differs between them.
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        requires = "server",
+        conflicts_with_all = ["slo", "junit"]
+    )]
+    pub from: Vec<String>,
 }
 
 impl ProbeArgs {
@@ -284,6 +295,14 @@ fn parse_resolve(entry: &str) -> Result<ResolveOverride, String> {
 pub async fn run(args: ProbeArgs) -> ExitCode {
     let outcome = match slo_gates(&args) {
         Err(message) => Err(message),
+        Ok(_) if !args.from.is_empty() => match vantages_probe(&args).await {
+            Ok((text, results)) => Ok((text, results, None)),
+            Err(RemoteError::Refused(message)) => Err(message),
+            Err(RemoteError::Trouble(message)) => {
+                eprintln!("h123: {message}");
+                return Exit::Trouble.into();
+            }
+        },
         Ok(gates) if args.server.is_some() => match remote_probe(&args).await {
             Ok(result) => {
                 let slo = gates.map(|g| slo::evaluate(&result, &g));
@@ -339,12 +358,66 @@ fn slo_gates(args: &ProbeArgs) -> Result<Option<Vec<Gate>>, String> {
 /// Runs the probe on `--server` and returns the result it measured, saying
 /// where to see it. A probe the server did not finish is trouble, not a result.
 async fn remote_probe(args: &ProbeArgs) -> Result<ProbeResult, RemoteError> {
+    Ok(remote_record(args).await?.result)
+}
+
+/// Runs the probe on `--server` from the `--from` vantages and renders each
+/// vantage's result as a group (`-o json`: the runs as an array), then the
+/// cross-vantage findings. A vantage without a result is trouble, once all
+/// are printed.
+async fn vantages_probe(args: &ProbeArgs) -> Result<(String, Vec<ProbeResult>), RemoteError> {
+    if matches!(args.output, Output::Har | Output::Curl | Output::Junit) {
+        return Err(RemoteError::Refused(
+            "--from prints text or json; the HAR of every vantage is the permalink's /har".into(),
+        ));
+    }
+    let record = remote_record(args).await?;
+    let runs = if record.vantages.is_empty() {
+        // A server that ran it alone (only its own vantage was named).
+        vec![h123_shared::vantage::VantageRun {
+            vantage: record
+                .result
+                .vantage
+                .clone()
+                .unwrap_or_else(|| h123_shared::vantage::Vantage::named("server")),
+            result: Some(record.result),
+            problem: None,
+        }]
+    } else {
+        record.vantages
+    };
+    let results: Vec<ProbeResult> = runs.iter().filter_map(|r| r.result.clone()).collect();
+    let text = match args.output {
+        Output::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&runs).unwrap_or_default()
+        ),
+        _ => super::text::vantages_report(&runs, super::text::use_color()),
+    };
+    if let Some(missing) = runs.iter().find(|r| r.result.is_none()) {
+        print!("{text}");
+        return Err(RemoteError::Trouble(format!(
+            "no result from {}: {}",
+            missing.vantage.shown(),
+            missing
+                .problem
+                .as_deref()
+                .unwrap_or("it did not run the probe")
+        )));
+    }
+    Ok((text, results))
+}
+
+/// Runs the probe on `--server` (from `--from`'s vantages, if any) and
+/// returns its finished record, saying where to see it.
+async fn remote_record(args: &ProbeArgs) -> Result<h123_shared::api::ProbeRecord, RemoteError> {
     let server = args.server.as_deref().unwrap_or_default();
-    let options = args.options().map_err(RemoteError::Refused)?;
+    let mut options = args.options().map_err(RemoteError::Refused)?;
+    options.vantages.clone_from(&args.from);
     let finished = remote::probe(server, args.server_cacert.as_deref(), &options).await?;
     eprintln!("h123: measured by {server}: {}", finished.permalink);
     match finished.record.status {
-        ProbeStatus::Done => Ok(finished.record.result),
+        ProbeStatus::Done => Ok(finished.record),
         status => Err(RemoteError::Trouble(format!(
             "the server ended the probe as {} before it finished",
             crate::store::status_str(status)

@@ -387,3 +387,61 @@ pub fn curl_report(result: &ProbeResult) -> String {
     }
     out
 }
+
+/// `h123 probe --from`: each vantage's report under its name, then the
+/// vantage x protocol matrix (median totals; `*` where that vantage's verdict
+/// calls the protocol faster beyond the noise) and the cross-vantage findings.
+pub fn vantages_report(runs: &[h123_shared::vantage::VantageRun], color: bool) -> String {
+    use h123_shared::chain::ConnState;
+    let mut out = String::new();
+    for run in runs {
+        let _ = writeln!(out, "=== from {} ===", run.vantage.shown());
+        match &run.result {
+            Some(result) => out.push_str(&report(result, color)),
+            None => {
+                let why = run.problem.as_deref().unwrap_or("it did not run the probe");
+                let _ = writeln!(out, "no result: {why}");
+            }
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "=== across vantages: median total, new / reused connection (* faster beyond the noise) ==="
+    );
+    for row in h123_shared::vantage::matrix(runs) {
+        let _ = write!(out, "{:<16}", row.vantage.shown());
+        if let Some(problem) = &row.problem {
+            let _ = writeln!(out, "  {problem}");
+            continue;
+        }
+        let mut protocols: Vec<_> = row.cells.iter().map(|c| c.protocol).collect();
+        protocols.dedup();
+        for protocol in protocols {
+            let cell = |state: ConnState| {
+                row.cells
+                    .iter()
+                    .find(|c| c.protocol == protocol && c.state == state)
+                    .map_or_else(
+                        || "-".to_owned(),
+                        |c| {
+                            let total = c.total.map_or_else(|| "-".to_owned(), ms);
+                            if c.faster { format!("{total}*") } else { total }
+                        },
+                    )
+            };
+            let _ = write!(
+                out,
+                "  {}: {} / {}",
+                protocol.as_str(),
+                cell(ConnState::New),
+                cell(ConnState::Reused)
+            );
+        }
+        out.push('\n');
+    }
+    for finding in h123_shared::vantage::findings(runs) {
+        let _ = writeln!(out, "- {}", finding.title);
+    }
+    out
+}

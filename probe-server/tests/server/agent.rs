@@ -5,7 +5,7 @@
 //! and old versions are refused; an agent killed mid-probe leaves its part
 //! failed with a reason once its lease ran out.
 
-
+use crate::support::*;
 use axum::http::{Method, StatusCode};
 use bytes::Bytes;
 use h123_shared::api::{ProbeRecord, ProbeStatus, VantageList};
@@ -15,7 +15,6 @@ use http_body_util::BodyExt as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::Stdio;
 use std::time::Duration;
-use crate::support::*;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const FROM: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
@@ -323,6 +322,44 @@ async fn one_probe_from_the_server_and_two_agents_shows_each_place() {
     .await;
     let stored: ProbeRecord = serde_json::from_slice(&stored.body).unwrap();
     assert_eq!(stored, record, "the stored record is the streamed one");
+
+    // The CLI as a client: one group per vantage, then the matrix.
+    let cli = |from: &'static str| {
+        let server = format!("http://{}", server.addr);
+        let url = url.clone();
+        async move {
+            tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"))
+                .args([
+                    "probe", "--server", &server, "--from", from, "-n", "2", &url,
+                ])
+                .output()
+                .await
+                .unwrap()
+        }
+    };
+    let output = cli("near,far").await;
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let near_at = text.find("=== from near").expect(&text);
+    let far_at = text.find("=== from far").expect(&text);
+    let across = text.find("=== across vantages").expect(&text);
+    assert!(near_at < far_at && far_at < across, "{text}");
+    assert!(
+        !text.contains("=== from server"),
+        "only the vantages asked for: {text}"
+    );
+    let output = cli("near,nowhere").await;
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("unknown_vantage") || stderr.contains("nowhere"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,6 +3,7 @@
 //! CI's compile time). Modules are the former files, one subject each.
 //! Tests that compare timings, or load both cores, hold `support::SERIAL`.
 
+mod agent;
 mod api;
 mod bench_api;
 mod ci_gates;
