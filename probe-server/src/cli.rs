@@ -9,6 +9,7 @@ pub mod junit;
 pub mod probe_cmd;
 pub mod remote;
 pub mod request_body;
+pub mod safety_args;
 pub mod serve_cmd;
 pub mod slo_text;
 pub mod text;

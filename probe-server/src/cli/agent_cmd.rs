@@ -7,9 +7,9 @@
 //! ends the agent with one line (exit 2).
 
 use super::remote::{RemoteError, base_url, connect, read_all, request, trouble, within};
-use super::serve_cmd::{connect_policy, dns_server};
+use super::safety_args::SafetyArgs;
+use super::serve_cmd::dns_server;
 use crate::probe::Engine;
-use crate::probe::guard::AllowedTarget;
 use crate::probe::plan::{Limits, Plan};
 use crate::probe::tls::TrustSettings;
 use crate::probe::trace::Progress;
@@ -72,18 +72,9 @@ pub struct AgentArgs {
     /// DNS server for probes that name none: ip[:port].
     #[arg(long, value_name = "ADDR")]
     pub dns_server: Option<String>,
-    /// Turn the guard off: probes reach every address, private ones included (trusted networks only).
-    #[arg(long)]
-    pub allow_private: bool,
-    /// Let probes reach this one address (and port): repeatable.
-    #[arg(long = "allow-target", value_name = "ADDR[:PORT]")]
-    pub allow_targets: Vec<AllowedTarget>,
-    /// Connect only to --allow-target addresses, public ones included.
-    #[arg(long)]
-    pub only_allowed_targets: bool,
-    /// Ports probes may connect to (repeatable); any when not given.
-    #[arg(long = "allow-port", value_name = "PORT")]
-    pub allow_ports: Vec<u16>,
+    /// What probes may reach.
+    #[command(flatten)]
+    pub safety: SafetyArgs,
 }
 
 /// What every job of this agent runs with.
@@ -153,12 +144,7 @@ fn setup(args: &AgentArgs) -> Result<Setup, String> {
         Some(path) => TrustSettings::from_ca_file(path)?,
         None => TrustSettings::system(),
     };
-    let policy = connect_policy(
-        args.allow_private,
-        args.only_allowed_targets,
-        &args.allow_targets,
-        &args.allow_ports,
-    );
+    let policy = args.safety.policy();
     let dns = args.dns_server.as_deref().map(dns_server).transpose()?;
     Ok(Setup {
         server,

@@ -1,8 +1,9 @@
 //! `h123 serve`: the API server, its store, its limits and graceful shutdown.
 
+use super::safety_args::SafetyArgs;
 use crate::api;
 use crate::bench::BenchLimits;
-use crate::probe::guard::{AllowedTarget, ConnectPolicy};
+use crate::probe::guard::AllowedTarget;
 use crate::probe::tls::TrustSettings;
 use crate::server::agents::{AGENTS_ENV, AgentSpec, parse_list};
 use crate::server::limit::RateConfig;
@@ -36,18 +37,9 @@ pub struct ServeArgs {
     /// The built web UI; default ./dist when it exists, else a built-in page.
     #[arg(long, value_name = "DIR")]
     pub web_root: Option<PathBuf>,
-    /// Turn the guard off: probes reach every address, private, loopback and `localhost` names included (trusted networks only).
-    #[arg(long)]
-    pub allow_private: bool,
-    /// Let probes reach this one address (and port): repeatable, e.g. 10.0.0.7:8443.
-    #[arg(long = "allow-target", value_name = "ADDR[:PORT]")]
-    pub allow_targets: Vec<AllowedTarget>,
-    /// Connect only to --allow-target addresses, public ones included (tests, closed deployments).
-    #[arg(long)]
-    pub only_allowed_targets: bool,
-    /// Ports probes may connect to (repeatable), checked on every dialled address: redirect hops and HTTP/3 endpoints too; any when not given.
-    #[arg(long = "allow-port", value_name = "PORT")]
-    pub allow_ports: Vec<u16>,
+    /// What probes may reach.
+    #[command(flatten)]
+    pub safety: SafetyArgs,
     /// DNS server for probes that name none: ip[:port].
     #[arg(long, value_name = "ADDR")]
     pub dns_server: Option<String>,
@@ -159,26 +151,6 @@ pub struct ServeArgs {
     pub agent_lease_ms: u64,
 }
 
-/// The connect policy `serve` and `agent` build from their flags: every
-/// address (`--allow-private`), only the listed targets
-/// (`--only-allowed-targets`), or public ones plus the listed; each with the
-/// `--allow-port` list.
-pub fn connect_policy(
-    allow_private: bool,
-    only_allowed_targets: bool,
-    allow_targets: &[AllowedTarget],
-    allow_ports: &[u16],
-) -> ConnectPolicy {
-    if allow_private {
-        ConnectPolicy::allow_all()
-    } else if only_allowed_targets {
-        ConnectPolicy::only(allow_targets.to_vec())
-    } else {
-        ConnectPolicy::public_only(allow_targets.to_vec())
-    }
-    .with_ports(allow_ports.to_vec())
-}
-
 /// `--dns-server`'s `ip[:port]` (port 53 when absent).
 ///
 /// # Errors
@@ -242,12 +214,7 @@ impl ServeArgs {
             None => TrustSettings::system(),
         };
         let dns_server = self.dns_server.as_deref().map(dns_server).transpose()?;
-        let policy = connect_policy(
-            self.allow_private,
-            self.only_allowed_targets,
-            &self.allow_targets,
-            &self.allow_ports,
-        );
+        let policy = self.safety.policy();
         let mut agents = match std::env::var(AGENTS_ENV) {
             Ok(list) => parse_list(&list).map_err(|e| format!("{AGENTS_ENV}: {e}"))?,
             Err(_) => Vec::new(),

@@ -125,20 +125,6 @@ async fn as_agent(
     (status, json)
 }
 
-/// Creates a probe and returns its id.
-async fn create(server: SocketAddr, body: serde_json::Value) -> String {
-    let created = http(
-        server,
-        FROM,
-        Method::POST,
-        "/api/v1/probes",
-        Some(&body.to_string()),
-    )
-    .await;
-    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
-    created.json()["id"].as_str().expect("id").to_owned()
-}
-
 /// The median of the phase `pick` chooses over a protocol's attempts that have it, in ms.
 fn median_ms(
     result: &ProbeResult,
@@ -220,7 +206,7 @@ async fn one_probe_from_the_server_and_two_agents_shows_each_place() {
     let mut body: serde_json::Value =
         serde_json::from_str(&probe_body(&url, &["h1", "h2", "h3"], 3)).unwrap();
     body["vantages"] = serde_json::json!(["server", "near", "far"]);
-    let id = create(server.addr, body).await;
+    let id = create_probe(server.addr, FROM, &body.to_string()).await;
     let stream = http(
         server.addr,
         FROM,
@@ -376,7 +362,7 @@ async fn wrong_tokens_and_old_versions_are_refused_and_get_no_job() {
     let url = target.https_url("/delay/5");
     let mut body: serde_json::Value = serde_json::from_str(&probe_body(&url, &["h1"], 1)).unwrap();
     body["vantages"] = serde_json::json!(["near"]);
-    let id = create(server.addr, body).await;
+    let id = create_probe(server.addr, FROM, &body.to_string()).await;
     let version = env!("CARGO_PKG_VERSION");
     let claim = r#"{"name":"near"}"#;
 
@@ -489,7 +475,7 @@ async fn an_agent_killed_mid_probe_leaves_its_part_failed_within_the_lease() {
         "timeout_ms": 25_000,
         "vantages": ["near"],
     });
-    let id = create(server.addr, body).await;
+    let id = create_probe(server.addr, FROM, &body.to_string()).await;
     // Wait until the agent has begun: its first phase events make a partial result.
     let mut begun = false;
     for _ in 0..200 {

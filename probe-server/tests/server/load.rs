@@ -5,8 +5,8 @@
 
 use crate::support::*;
 use axum::http::{Method, StatusCode};
-use h123_shared::api::{ProbeRecord, ProbeStatus};
-use std::net::{IpAddr, SocketAddr};
+use h123_shared::api::ProbeStatus;
+use std::net::IpAddr;
 use std::time::Duration;
 
 const CONCURRENT: usize = 200;
@@ -27,21 +27,6 @@ fn summary(name: &str, mut values: Vec<f64>) -> String {
         percentile(&values, 99.0),
         values.last().copied().unwrap_or(f64::NAN)
     )
-}
-
-async fn wait_done(addr: SocketAddr, from: IpAddr, id: &str) -> ProbeRecord {
-    let stream = http(
-        addr,
-        from,
-        Method::GET,
-        &format!("/api/v1/probes/{id}/events"),
-        None,
-    )
-    .await;
-    let events = parse_sse(&stream.text());
-    let done = events.last().expect("done event");
-    assert_eq!(done.event, "done");
-    serde_json::from_value(done.data.clone()).expect("record")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -106,7 +91,7 @@ async fn two_hundred_concurrent_probes_and_an_abusive_client() {
     let waits: Vec<_> = ids
         .iter()
         .cloned()
-        .map(|id| tokio::spawn(async move { wait_done(addr, from, &id).await }))
+        .map(|id| tokio::spawn(async move { probe_done(addr, from, &id).await }))
         .collect();
     let mut engine_ms = Vec::new();
     for wait in waits {
@@ -213,7 +198,7 @@ async fn two_hundred_concurrent_probes_and_an_abusive_client() {
             answer.text()
         );
         let id = answer.json()["id"].as_str().unwrap().to_owned();
-        let record = wait_done(addr, polite, &id).await;
+        let record = probe_done(addr, polite, &id).await;
         assert_eq!(record.status, ProbeStatus::Done);
         served += 1;
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -255,7 +240,7 @@ async fn a_maximal_record_read_by_eight_and_streamed_to_eight() {
     let created = http(addr, owner, Method::POST, "/api/v1/probes", Some(&body)).await;
     assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
     let id = created.json()["id"].as_str().unwrap().to_owned();
-    let record = wait_done(addr, owner, &id).await;
+    let record = probe_done(addr, owner, &id).await;
     assert_eq!(record.status, ProbeStatus::Done);
     let before = server.peak_rss_kib().unwrap_or(0);
     let readers: Vec<_> = (0..16u8)

@@ -17,28 +17,8 @@ const FROM: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 async fn probe_to_the_end(server: SocketAddr, url: &str, protocols: &[&str]) -> ProbeRecord {
     let mut body: serde_json::Value = serde_json::from_str(&probe_body(url, protocols, 2)).unwrap();
     body["visibility"] = "public".into();
-    let created = http(
-        server,
-        FROM,
-        Method::POST,
-        "/api/v1/probes",
-        Some(&body.to_string()),
-    )
-    .await;
-    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
-    let id = created.json()["id"].as_str().unwrap().to_owned();
-    let stream = http(
-        server,
-        FROM,
-        Method::GET,
-        &format!("/api/v1/probes/{id}/events"),
-        None,
-    )
-    .await;
-    let events = parse_sse(&stream.text());
-    let done = events.last().expect("events");
-    assert_eq!(done.event, "done", "{events:?}");
-    serde_json::from_value(done.data.clone()).unwrap()
+    let id = create_probe(server, FROM, &body.to_string()).await;
+    probe_done(server, FROM, &id).await
 }
 
 /// The stored record `id` as `server` serves it.

@@ -4,8 +4,6 @@
 //! ETags per encoding, and a permalink's page with its verdict and `og:` tags.
 
 use crate::support::*;
-use axum::http::{Method, StatusCode};
-use h123_shared::api::ProbeRecord;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
@@ -235,20 +233,9 @@ async fn a_permalink_page_carries_its_verdict_and_preview_tags_and_nothing_leaks
     let from: IpAddr = "127.0.0.1".parse().unwrap();
     let probe_url = target.https_url("/?q=%3Cb%3E");
     let body = probe_body(&probe_url, &["h1", "h2"], 2);
-    let created = http(addr, from, Method::POST, "/api/v1/probes", Some(&body)).await;
-    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
-    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let id = create_probe(addr, from, &body).await;
     // The stream ends with the final record (an unlisted probe: the default).
-    let events = http(
-        addr,
-        from,
-        Method::GET,
-        &format!("/api/v1/probes/{id}/events"),
-        None,
-    )
-    .await;
-    let done = parse_sse(&events.text()).pop().expect("a done event");
-    let record: ProbeRecord = serde_json::from_value(done.data).unwrap();
+    let record = probe_done(addr, from, &id).await;
     let verdict = record
         .result
         .analysis

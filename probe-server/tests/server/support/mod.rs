@@ -220,6 +220,35 @@ pub async fn http(
         .unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// Creates a probe from `json` on the real server at `server`, as `from`,
+/// and returns its id (anything but `202` fails the test).
+pub async fn create_probe(server: SocketAddr, from: IpAddr, json: &str) -> String {
+    let created = http(server, from, Method::POST, "/api/v1/probes", Some(json)).await;
+    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
+    created.json()["id"].as_str().expect("id").to_owned()
+}
+
+/// Follows probe `id`'s event stream on the real server at `server` to its
+/// `done` event and returns the record that carries.
+pub async fn probe_done(
+    server: SocketAddr,
+    from: IpAddr,
+    id: &str,
+) -> h123_shared::api::ProbeRecord {
+    let stream = http(
+        server,
+        from,
+        Method::GET,
+        &format!("/api/v1/probes/{id}/events"),
+        None,
+    )
+    .await;
+    let events = parse_sse(&stream.text());
+    let done = events.last().expect("events");
+    assert_eq!(done.event, "done", "{events:?}");
+    serde_json::from_value(done.data.clone()).expect("record")
+}
+
 /// Like [`http`], but a connection or protocol error is returned, not a panic.
 pub async fn try_http(
     server: SocketAddr,
