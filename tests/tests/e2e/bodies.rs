@@ -113,11 +113,13 @@ async fn a_late_reader_holds_send_and_the_body_arrives_whole() {
             "{protocol}: send {held:.3} ms with the server holding the body {DELAY_MS} ms unread (send - its measured hold: {off:+.3} ms), {quick:.3} ms without"
         );
         // The hold lands in send: send lasts the hold the server measured, plus
-        // the head's way there and the body's tail after it, within the 2 ms the
-        // timing tests allow.
+        // the head's way there and the body's tail after it. The tail is the part
+        // over the flow-control window, so it costs at most what the whole send
+        // costs unheld (QUIC's user-space transfer is the slowest of the three),
+        // plus the 2 ms the timing tests allow.
         assert!(
-            (0.0..=2.0).contains(&off),
-            "{protocol}: send is {off:+.3} ms off the server's hold (median)"
+            (0.0..=quick + 2.0).contains(&off),
+            "{protocol}: send is {off:+.3} ms off the server's hold (median), over {quick:.3} + 2 ms"
         );
     }
 }
