@@ -168,11 +168,13 @@ async fn tls_phase_carries_the_slow_fronts_delay() {
         assert_ok(slow);
         let tls =
             |run: &ProtocolRun| median(run.attempts.iter().map(|a| ms(a, Phase::Tls)).collect());
-        // The front holds the server's flight 40 ms (timer rounding: up to ~41.5).
+        // The front holds the server's flight 40 ms; tokio's timer fires on the
+        // first 1 ms tick after the deadline, so the hold is 40 to 41 ms (seen:
+        // up to 42.7 in CI, the front's own scheduling included).
         assert_within(
             &format!("{protocol} tls added by the front"),
             tls(slow) - tls(direct),
-            40.5,
+            41.0,
             2.0,
         );
     }
