@@ -41,21 +41,21 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
     })
     .await;
     state.running.fetch_sub(1, Ordering::Relaxed);
+    // The result as records keep it: stamped with this server's vantage, redacted, analyzed.
+    let outcome = outcome.map(|mut result| {
+        result.vantage = Some(state.config.vantage.clone());
+        redact::redact_result(&mut result);
+        h123_shared::analysis::analyzed(result)
+    });
     if live.is_multi() {
         // One vantage of several: the record is finished once all are.
-        let own = &state.config.vantage;
-        let outcome = match outcome {
-            Ok(mut result) => {
-                result.vantage = Some(own.clone());
-                redact::redact_result(&mut result);
-                Ok(h123_shared::analysis::analyzed(result))
-            }
-            Err(_) => Err(format!(
+        let outcome = outcome.map_err(|_| {
+            format!(
                 "the server's own run took longer than its limit of {} s",
                 state.config.max_probe_time.as_secs()
-            )),
-        };
-        if let Some(record) = live.complete_vantage(&own.name, outcome) {
+            )
+        });
+        if let Some(record) = live.complete_vantage(&state.config.vantage.name, outcome) {
             store_final(&state, &live, record).await;
         }
         return;
@@ -64,10 +64,7 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
         Ok(result) => {
             let mut record = live.record();
             record.status = ProbeStatus::Done;
-            let mut result = result;
-            result.vantage = Some(state.config.vantage.clone());
-            redact::redact_result(&mut result);
-            record.result = h123_shared::analysis::analyzed(result);
+            record.result = result;
             record
         }
         Err(_) => live.cancelled_record(),
