@@ -395,7 +395,9 @@ async fn vantages_probe(args: &ProbeArgs) -> Result<(String, Vec<ProbeResult>), 
         _ => super::text::vantages_report(&runs, super::text::use_color()),
     };
     if let Some(missing) = runs.iter().find(|r| r.result.is_none()) {
-        print!("{text}");
+        // Printed through `emit` (a closed stdout is no panic); the exit code
+        // says a vantage is missing either way.
+        let _ = super::emit(&text);
         return Err(RemoteError::Trouble(format!(
             "no result from {}: {}",
             missing.vantage.shown(),
