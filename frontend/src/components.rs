@@ -10,6 +10,9 @@ mod form;
 mod problem;
 mod recent;
 mod summary;
+mod vantage_group;
+mod vantage_matrix;
+mod vantage_picker;
 mod verdict;
 mod waterfall;
 
@@ -20,10 +23,12 @@ pub use bench::{
 };
 pub use comparison::Comparison;
 pub use facts::Facts;
-pub use findings::Findings;
+pub use findings::{FindingItem, Findings};
 pub use form::ProbeForm;
 pub use problem::{ApiProblem, Problem};
 pub use recent::RecentList;
 pub use summary::ProbeSummaryLine;
+pub use vantage_group::{RunningAt, VantageGroups};
+pub use vantage_matrix::VantageMatrix;
 pub use verdict::VerdictPanel;
 pub use waterfall::Waterfalls;

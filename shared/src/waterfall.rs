@@ -120,9 +120,20 @@ pub struct SkippedRun {
 
 /// Lays out a whole result on one axis.
 pub fn layout(result: &ProbeResult) -> Waterfall {
-    let all: Vec<Chain> = result.runs.iter().flat_map(chains).collect();
-    // The axis fits the attempts that worked: a failure that waited out a
-    // 10 s timeout would flatten every 20 ms bar; it is drawn cut at the end.
+    layout_spanning(result, span(&[result]))
+}
+
+/// What one axis for all of `results` must cover: the longest attempt that
+/// worked in any of them (a failure that waited out a 10 s timeout would
+/// flatten every 20 ms bar, so it is drawn cut at the end), else the longest
+/// failure, else [`EMPTY_AXIS`]. Several results laid out with
+/// [`layout_spanning`] over their common span share one axis (the vantages of
+/// one probe, side by side).
+pub fn span(results: &[&ProbeResult]) -> Micros {
+    let all: Vec<Chain> = results
+        .iter()
+        .flat_map(|r| r.runs.iter().flat_map(chains))
+        .collect();
     let longest_of = |failed_too: bool| {
         all.iter()
             .filter(|c| failed_too || c.failure().is_none())
@@ -130,9 +141,16 @@ pub fn layout(result: &ProbeResult) -> Waterfall {
             .max()
             .filter(|m| m.0 > 0)
     };
-    let longest = longest_of(false)
+    longest_of(false)
         .or_else(|| longest_of(true))
-        .unwrap_or(EMPTY_AXIS);
+        .unwrap_or(EMPTY_AXIS)
+}
+
+/// Lays out `result` on an axis that covers `longest` (see [`span`]); an
+/// attempt past it is drawn cut at the axis end.
+pub fn layout_spanning(result: &ProbeResult, longest: Micros) -> Waterfall {
+    let all: Vec<Chain> = result.runs.iter().flat_map(chains).collect();
+    let longest = if longest.0 == 0 { EMPTY_AXIS } else { longest };
     let step = nice_step(longest, MAX_TICK_INTERVALS);
     let intervals = longest.0.div_ceil(step.0).max(1);
     let axis_us = Micros(step.0.saturating_mul(intervals));
@@ -576,5 +594,47 @@ mod tests {
         assert_eq!(cut.label, "h3 #1 (failed) (cut: 10.0 s)");
         assert!(cut.bars.iter().all(|b| b.x + b.width <= 1.0 + 1e-9));
         assert!(!w.rows[0].clipped);
+    }
+
+    #[test]
+    fn results_laid_out_over_their_common_span_share_one_axis() {
+        // Near: 20 ms attempts; far: 60 ms (a relay's round trips).
+        let near = result(vec![run(
+            Protocol::H2,
+            vec![fresh(1, 0, 1_000, 2_000, 17_000)],
+        )]);
+        let far = result(vec![run(
+            Protocol::H2,
+            vec![fresh(1, 0, 20_000, 22_000, 18_000)],
+        )]);
+        assert_eq!(span(&[&near]), layout(&near).rows[0].total_us);
+        let common = span(&[&near, &far]);
+        assert_eq!(common, span(&[&far]));
+        let (a, b) = (
+            layout_spanning(&near, common),
+            layout_spanning(&far, common),
+        );
+        assert_eq!(a.axis_us, b.axis_us);
+        assert_eq!(a.ticks, b.ticks);
+        assert_eq!(a.axis_us, layout(&far).axis_us);
+        assert!(
+            a.axis_us > layout(&near).axis_us,
+            "near is drawn at far's scale"
+        );
+        let ratio = a.rows[0].width / b.rows[0].width;
+        let totals = a.rows[0].total_us.0 as f64 / b.rows[0].total_us.0 as f64;
+        assert!(
+            (ratio - totals).abs() < 1e-9,
+            "widths in proportion to totals"
+        );
+        // A result laid out over a shorter span than its own is cut at the axis end.
+        let cut = layout_spanning(&far, span(&[&near]));
+        assert!(cut.rows[0].clipped && cut.rows[0].width == 1.0);
+        // Nothing at all: the empty axis.
+        assert_eq!(span(&[]), EMPTY_AXIS);
+        assert_eq!(
+            layout_spanning(&near, Micros(0)).axis_us,
+            layout_spanning(&near, EMPTY_AXIS).axis_us
+        );
     }
 }

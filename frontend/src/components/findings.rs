@@ -13,9 +13,12 @@ fn severity_name(severity: Severity) -> &'static str {
     }
 }
 
-/// One finding.
+/// One finding: severity, title, evidence and next step.
 #[component]
-fn FindingItem(finding: Finding) -> impl IntoView {
+pub fn FindingItem(
+    /// The finding.
+    finding: Finding,
+) -> impl IntoView {
     let severity = severity_name(finding.severity);
     view! {
         <li class=format!("finding severity-{severity}") data-id=finding.id>
