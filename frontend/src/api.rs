@@ -133,7 +133,11 @@ pub async fn vantages() -> Result<Vec<VantageInfo>> {
                 label: i.label,
                 tags: i.tags,
             },
-            kind: i.kind,
+            kind: if i.kind == "server" {
+                VantageKind::Server
+            } else {
+                VantageKind::Agent
+            },
             version: None,
             online: i.online,
             last_seen_ms_ago: i.last_seen_ms_ago,
@@ -156,7 +160,8 @@ struct VantageItem {
     label: Option<String>,
     #[serde(default)]
     tags: Vec<String>,
-    kind: VantageKind,
+    /// `server` or `agent` (read as text: a unit enum's reader costs more wasm than it saves).
+    kind: String,
     online: bool,
     #[serde(default)]
     last_seen_ms_ago: Option<u64>,

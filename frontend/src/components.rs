@@ -23,7 +23,7 @@ pub use bench::{
 };
 pub use comparison::Comparison;
 pub use facts::Facts;
-pub use findings::{FindingItem, Findings};
+pub use findings::Findings;
 pub use form::ProbeForm;
 pub use problem::{ApiProblem, Problem};
 pub use recent::RecentList;

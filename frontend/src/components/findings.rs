@@ -13,12 +13,9 @@ fn severity_name(severity: Severity) -> &'static str {
     }
 }
 
-/// One finding: severity, title, evidence and next step.
+/// One finding.
 #[component]
-pub fn FindingItem(
-    /// The finding.
-    finding: Finding,
-) -> impl IntoView {
+fn FindingItem(finding: Finding) -> impl IntoView {
     let severity = severity_name(finding.severity);
     view! {
         <li class=format!("finding severity-{severity}") data-id=finding.id>

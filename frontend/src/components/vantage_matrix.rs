@@ -1,74 +1,144 @@
 //! The vantage x protocol matrix of a finished probe across vantages (`shared::vantage::matrix`:
 //! median total and TTFB per cell for new and reused connections, the faster protocol marked only
 //! where that vantage's verdict calls a difference) and the cross-vantage findings in words, both
-//! over the verdicts of the record's stored analyses, never recomputed here.
+//! over the verdicts of the record's stored analyses, never recomputed here. Drawn once, as
+//! markup (`shared::markup`), since nothing in it changes.
 
-use crate::components::FindingItem;
+use h123_shared::Protocol;
+use h123_shared::diagnosis::Severity;
 use h123_shared::format::ms;
+use h123_shared::markup::{element, escape};
 use h123_shared::vantage::{
     MATRIX_STATES, MatrixRow, VantageRun, findings_with, matrix_with, stored,
 };
 use h123_shared::verdict::SIGNIFICANCE_RULE;
-use h123_shared::{Micros, Protocol};
 use leptos::prelude::*;
-
-/// One cell: total and TTFB medians, and "faster" when the vantage's verdict calls it.
-fn cell(row: &MatrixRow, protocol: Protocol, state: h123_shared::chain::ConnState) -> AnyView {
-    let found = row
-        .cells
-        .iter()
-        .find(|c| c.protocol == protocol && c.state == state && c.count > 0);
-    let Some(cell) = found else {
-        return view! { <td class="na" data-protocol=protocol.as_str()>"–"</td> }.into_any();
-    };
-    let figure = |m: Option<Micros>| m.map(ms).unwrap_or_else(|| "–".into());
-    view! {
-        <td class:fastest=cell.faster data-protocol=protocol.as_str() data-count=cell.count>
-            <span class="median total">{figure(cell.total)}</span>
-            <span class="ttfb">{format!("TTFB {}", figure(cell.ttfb))}</span>
-            {cell.faster.then(|| view! { <span class="gap best">"faster"</span> })}
-        </td>
-    }
-    .into_any()
-}
+use std::fmt::Write as _;
 
 /// A vantage's rows: one per connection state (and one for its problem, if any), or a single
 /// one saying why it has no figures.
-fn vantage_rows(row: MatrixRow, protocols: &[Protocol]) -> AnyView {
-    let name = row.vantage.name.clone();
-    let note = row.problem.clone();
+fn vantage_rows(out: &mut String, row: &MatrixRow, protocols: &[Protocol]) {
+    let name = escape(&row.vantage.name);
     let states: &[_] = if row.cells.is_empty() {
         &[]
     } else {
         &MATRIX_STATES
     };
-    let mut head = Some(view! {
-        <th scope="rowgroup" rowspan=states.len() + usize::from(note.is_some())>
-            {row.vantage.shown().to_owned()}
-            {row.vantage.label.is_some().then(|| view! { <code class="vantage-name">{name.clone()}</code> })}
-        </th>
-    });
-    let rows = states
-        .iter()
-        .map(|&state| {
-            view! {
-                <tr data-vantage=name.clone() data-state=state.label()>
-                    {head.take()}
-                    <th scope="row">{state.label()}</th>
-                    {protocols.iter().map(|&p| cell(&row, p, state)).collect_view()}
-                </tr>
-            }
-        })
-        .collect_view();
-    let note = note.map(|problem| {
-        view! {
-            <tr class="vantage-failed" data-vantage=name.clone()>
-                {head.take()}
-                <td class="vantage-problem" colspan=protocols.len() + 1>{problem}</td>
-            </tr>
+    let span = states.len() + usize::from(row.problem.is_some());
+    let mut head = format!(r#"<th scope="rowgroup" rowspan="{span}">"#);
+    head.push_str(&escape(row.vantage.shown()));
+    if row.vantage.label.is_some() {
+        element(
+            &mut head,
+            "code",
+            r#" class="vantage-name""#,
+            &row.vantage.name,
+        );
+    }
+    head.push_str("</th>");
+    let mut head = Some(head);
+    out.push_str("<tbody>");
+    for &state in states {
+        let label = state.label();
+        let _ = write!(out, r#"<tr data-vantage="{name}" data-state="{label}">"#);
+        out.push_str(&head.take().unwrap_or_default());
+        element(out, "th", r#" scope="row""#, label);
+        for &protocol in protocols {
+            let p = protocol.as_str();
+            let cell = row
+                .cells
+                .iter()
+                .find(|c| c.protocol == protocol && c.state == state && c.count > 0);
+            let Some(cell) = cell else {
+                let _ = write!(out, r#"<td class="na" data-protocol="{p}">–</td>"#);
+                continue;
+            };
+            let figure = |m: Option<h123_shared::Micros>| m.map(ms).unwrap_or_else(|| "–".into());
+            let class = if cell.faster {
+                r#" class="fastest""#
+            } else {
+                ""
+            };
+            let _ = write!(
+                out,
+                r#"<td{class} data-protocol="{p}" data-count="{}"><span class="median total">{}</span><span class="ttfb">TTFB {}</span>{}</td>"#,
+                cell.count,
+                figure(cell.total),
+                figure(cell.ttfb),
+                if cell.faster {
+                    r#"<span class="gap best">faster</span>"#
+                } else {
+                    ""
+                },
+            );
         }
-    });
-    view! { <tbody>{rows} {note}</tbody> }.into_any()
+        out.push_str("</tr>");
+    }
+    if let Some(problem) = &row.problem {
+        let _ = write!(out, r#"<tr class="vantage-failed" data-vantage="{name}">"#);
+        out.push_str(&head.take().unwrap_or_default());
+        let attrs = format!(
+            r#" class="vantage-problem" colspan="{}""#,
+            protocols.len() + 1
+        );
+        element(out, "td", &attrs, problem);
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody>");
+}
+
+/// The section's markup.
+fn markup(runs: &[VantageRun], protocols: &[Protocol]) -> String {
+    let mut out = String::from(r#"<h2 id="matrix-title">Across vantages</h2>"#);
+    element(
+        &mut out,
+        "p",
+        &format!(r#" class="hint" title="{}""#, escape(SIGNIFICANCE_RULE)),
+        "Median total and time to first byte of the successful attempts, per vantage and protocol, \
+         on a new and on a reused connection. \"Faster\" marks a protocol only where that vantage's \
+         own verdict calls the difference beyond its measured noise.",
+    );
+    out.push_str(r#"<div class="table-scroll"><table><thead><tr><th scope="col">Vantage</th><th scope="col">Connection</th>"#);
+    for p in protocols {
+        element(&mut out, "th", r#" scope="col""#, p.http_version());
+    }
+    out.push_str("</tr></thead>");
+    for row in matrix_with(runs, stored) {
+        vantage_rows(&mut out, &row, protocols);
+    }
+    out.push_str("</table></div>");
+    let found = findings_with(runs, stored);
+    if found.is_empty() {
+        element(
+            &mut out,
+            "p",
+            r#" class="hint vantage-findings-none""#,
+            "Nothing here depends on the vantage: no vantage's verdict calls a protocol faster \
+             where another's calls no difference, or another protocol.",
+        );
+    }
+    out.push_str(r#"<ol class="finding-list vantage-findings">"#);
+    for f in found {
+        let severity = match f.severity {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        };
+        let _ = write!(
+            out,
+            r#"<li class="finding severity-{severity}" data-id="{}"><p class="finding-title"><span class="severity">{severity}</span>{}</p>"#,
+            escape(&f.id),
+            escape(&f.title),
+        );
+        element(&mut out, "p", r#" class="evidence""#, &f.evidence.detail);
+        let _ = write!(
+            out,
+            r#"<p class="next-step"><strong>Next: </strong>{}</p></li>"#,
+            escape(&f.next_step)
+        );
+    }
+    out.push_str("</ol>");
+    out
 }
 
 /// The matrix and the findings across vantages of a finished probe.
@@ -79,41 +149,11 @@ pub fn VantageMatrix(
     /// The protocols asked for, in order (the columns).
     protocols: Vec<Protocol>,
 ) -> impl IntoView {
-    let found = findings_with(&runs, stored);
-    let across = if found.is_empty() {
-        view! {
-            <p class="hint vantage-findings-none">
-                "Nothing here depends on the vantage: no vantage's verdict calls a protocol faster where another's calls no difference, or another protocol."
-            </p>
-        }
-        .into_any()
-    } else {
-        view! {
-            <ol class="finding-list vantage-findings">
-                {found.into_iter().map(|finding| view! { <FindingItem finding /> }).collect_view()}
-            </ol>
-        }
-        .into_any()
-    };
     view! {
-        <section class="comparison vantage-matrix" aria-labelledby="matrix-title">
-            <h2 id="matrix-title">"Across vantages"</h2>
-            <p class="hint" title=SIGNIFICANCE_RULE>
-                "Median total and time to first byte of the successful attempts, per vantage and protocol, on a new and on a reused connection. \"Faster\" marks a protocol only where that vantage's own verdict calls the difference beyond its measured noise."
-            </p>
-            <div class="table-scroll">
-                <table>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Vantage"</th>
-                            <th scope="col">"Connection"</th>
-                            {protocols.iter().map(|p| view! { <th scope="col">{p.http_version()}</th> }).collect_view()}
-                        </tr>
-                    </thead>
-                    {matrix_with(&runs, stored).into_iter().map(|row| vantage_rows(row, &protocols)).collect_view()}
-                </table>
-            </div>
-            {across}
-        </section>
+        <section
+            class="comparison vantage-matrix"
+            aria-labelledby="matrix-title"
+            inner_html=markup(&runs, &protocols)
+        ></section>
     }
 }

@@ -1,10 +1,15 @@
 //! The form's vantage picker: when the server has agents, a checkbox per vantage (the server's own
 //! first) with its label, tags and health; the choice is kept in `localStorage` across reloads.
+//! The boxes are drawn once, as markup (`shared::markup`), and one change handler reads them.
 
 use crate::api;
 use h123_shared::api::VantageInfo;
+use h123_shared::markup::{element, escape};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::fmt::Write as _;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlInputElement;
 
 /// Where the chosen vantage names are kept, comma-separated.
 const CHOSEN_KEY: &str = "h123.vantages";
@@ -19,6 +24,43 @@ fn stored() -> Vec<String> {
         .and_then(|s| s.get_item(CHOSEN_KEY).ok().flatten())
         .map(|v| v.split(',').map(str::to_owned).collect())
         .unwrap_or_default()
+}
+
+/// The boxes' markup, `chosen` ticked.
+fn boxes(items: &[VantageInfo], chosen: &[String]) -> String {
+    let mut out = String::new();
+    for info in items {
+        let v = &info.vantage;
+        let name = escape(&v.name);
+        let _ = write!(
+            out,
+            r#"<label class="toggle vantage{}" data-vantage="{name}"><input type="checkbox" name="vantage" value="{name}"{}>"#,
+            if info.online { "" } else { " offline" },
+            if chosen.contains(&v.name) {
+                " checked"
+            } else {
+                ""
+            },
+        );
+        element(&mut out, "span", r#" class="vantage-label""#, v.shown());
+        if v.label.is_some() {
+            element(&mut out, "code", r#" class="vantage-name""#, &v.name);
+        }
+        element(
+            &mut out,
+            "span",
+            r#" class="vantage-tags""#,
+            &v.tags.join(", "),
+        );
+        element(
+            &mut out,
+            "span",
+            r#" class="vantage-health""#,
+            &info.health(),
+        );
+        out.push_str("</label>");
+    }
+    out
 }
 
 /// The vantage checkboxes, shown only when the server lists more than its own vantage. Until
@@ -55,7 +97,14 @@ pub fn VantagePicker(
             offered.set(true);
         }
     });
-    let toggle = move |name: String, on: bool| {
+    let on_change = move |ev: web_sys::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let (name, on) = (input.value(), input.checked());
         chosen.update(|names| {
             names.retain(|n| *n != name);
             if on {
@@ -89,44 +138,14 @@ pub fn VantagePicker(
             )
         })
     };
-    move || {
-        let list = items.get();
-        (!list.is_empty()).then(|| {
-            view! {
-                <fieldset class="vantage-picker">
-                    <legend>"Measure from"</legend>
-                    {list.into_iter().map(|info| toggle_view(info, chosen, toggle)).collect_view()}
-                    <p class="field-note vantage-note" class:error=move || chosen.with(Vec::is_empty)>
-                        {note}
-                    </p>
-                </fieldset>
-            }
-        })
-    }
-}
-
-/// One vantage's checkbox: label, name, tags and health.
-fn toggle_view(
-    info: VantageInfo,
-    chosen: RwSignal<Vec<String>>,
-    toggle: impl Fn(String, bool) + Copy + 'static,
-) -> impl IntoView {
-    let name = info.vantage.name.clone();
-    let (tagged, value, checked) = (name.clone(), name.clone(), name.clone());
-    let tags = info.vantage.tags.join(", ");
+    let html = move || items.with(|l| boxes(l, &chosen.get_untracked()));
     view! {
-        <label class="toggle vantage" class:offline=!info.online data-vantage=tagged>
-            <input
-                type="checkbox"
-                name="vantage"
-                value=value
-                prop:checked=move || chosen.with(|c| c.contains(&checked))
-                on:change=move |ev| toggle(name.clone(), event_target_checked(&ev))
-            />
-            <span class="vantage-label">{info.vantage.shown().to_owned()}</span>
-            {info.vantage.label.is_some().then(|| view! { <code class="vantage-name">{info.vantage.name.clone()}</code> })}
-            <span class="vantage-tags">{tags}</span>
-            <span class="vantage-health">{info.health()}</span>
-        </label>
+        <fieldset class="vantage-picker" hidden=move || items.with(Vec::is_empty) on:change=on_change>
+            <legend>"Measure from"</legend>
+            <div class="vantage-boxes" inner_html=html></div>
+            <p class="field-note vantage-note" class:error=move || chosen.with(Vec::is_empty)>
+                {note}
+            </p>
+        </fieldset>
     }
 }
