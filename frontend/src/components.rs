@@ -28,7 +28,7 @@ pub use form::ProbeForm;
 pub use problem::{ApiProblem, Problem};
 pub use recent::RecentList;
 pub use summary::ProbeSummaryLine;
-pub use vantage_group::{RunningAt, VantageGroups};
+pub use vantage_group::VantageGroups;
 pub use vantage_matrix::VantageMatrix;
 pub use verdict::VerdictPanel;
 pub use waterfall::Waterfalls;

@@ -3,14 +3,11 @@
 
 use crate::components::VerdictPanel;
 use crate::components::waterfall::{Legend, PatternDefs, Waterfalls};
-use h123_shared::live::AttemptKey;
+use h123_shared::live::vantages::RunningAt;
 use h123_shared::vantage::{Vantage, VantageRun};
 use h123_shared::waterfall::span;
-use h123_shared::{Micros, Phase, ProbeResult};
+use h123_shared::{Micros, ProbeResult};
 use leptos::prelude::*;
-
-/// Running attempts per vantage name, with their open phase.
-pub type RunningAt = Vec<(String, Vec<(AttemptKey, Option<Phase>)>)>;
 
 /// Every vantage's group, in the record's order, on the axis common to all of them.
 #[component]

@@ -3,12 +3,12 @@
 
 use crate::api::{self, Error, EventStream, StreamMessage};
 use crate::components::{
-    Actions, ApiProblem, Comparison, Facts, Findings, ProbeSummaryLine, RunningAt, VantageGroups,
+    Actions, ApiProblem, Comparison, Facts, Findings, ProbeSummaryLine, VantageGroups,
     VantageMatrix, VerdictPanel, Waterfalls,
 };
 use crate::perf;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
-use h123_shared::live::vantages::LiveVantages;
+use h123_shared::live::vantages::{LiveVantages, RunningAt};
 use h123_shared::live::{AttemptKey, LiveResult};
 use h123_shared::vantage::VantageRun;
 use h123_shared::{Phase, ProbeResult};

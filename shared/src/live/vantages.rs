@@ -15,6 +15,9 @@ use crate::api::{ProbeEvent, ProbeRecord};
 use crate::schema::{Phase, ProbeResult};
 use crate::vantage::{Vantage, VantageRun};
 
+/// Per vantage name, the attempts still running there with their open phase.
+pub type RunningAt = Vec<(String, Vec<(AttemptKey, Option<Phase>)>)>;
+
 /// The vantage runs of a probe being filled in by live events.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveVantages {
@@ -88,7 +91,7 @@ impl LiveVantages {
     }
 
     /// Per vantage name, the attempts still running with their open phase.
-    pub fn running(&self) -> Vec<(String, Vec<(AttemptKey, Option<Phase>)>)> {
+    pub fn running(&self) -> RunningAt {
         self.runs
             .iter()
             .map(|run| (run.vantage.name.clone(), run.live.running()))

@@ -22,7 +22,7 @@ use std::time::Duration;
 const TARGET_PATH: &str = "/delay/300";
 
 /// Kills a child process when dropped.
-pub(crate) struct Killed(Child);
+pub(crate) struct Killed(pub(crate) Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {

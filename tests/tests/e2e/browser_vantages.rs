@@ -343,12 +343,12 @@ async fn vantage_picker_matrix_and_groups_end_to_end() {
     let live = until(
         &client,
         "const running = document.querySelector('.status.running');
-         const far = document.querySelectorAll('.vantage-group[data-vantage=far] .wf-row').length;
-         return running && far > 0 ? far : null;",
+         const rows = [...document.querySelectorAll('.vantage-group')].map(g => [g.dataset.vantage, g.querySelectorAll('.wf-row').length]);
+         return running && rows.some(r => r[1] > 0) ? rows : null;",
         20,
     )
     .await;
-    eprintln!("live: {live} rows in far's group while the probe ran");
+    eprintln!("live: rows per vantage group while the probe ran: {live}");
     until(
         &client,
         "return !!document.querySelector('.status.done');",
