@@ -9,8 +9,9 @@ use super::vantages;
 use crate::probe::plan::Plan;
 use crate::server::AppState;
 use crate::server::owner;
+use crate::server::queue::AgentPost;
 use crate::server::registry::Refusal;
-use crate::server::runner;
+use crate::server::{dispatch, runner};
 use crate::store::{is_valid_id, new_id};
 use axum::extract::{FromRequest, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -193,18 +194,25 @@ pub async fn probes_create(
         state.registry.remove(&id);
         return Err(e.into());
     }
+    state.relay.follow(live.clone());
     if let Some(sent) = sent {
         for agent in &agents {
-            state
+            let queued = state
                 .jobs
                 .enqueue(
-                    live.clone(),
+                    &state.agents,
                     &id,
                     agent,
-                    sent.clone(),
+                    &sent,
                     state.config.max_probe_time,
                 )
-                .map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
+                .await;
+            if let Err(e) = queued {
+                // The vantage fails, with the reason; the probe goes on at the others.
+                let outcome =
+                    AgentPost::Outcome(Err(format!("cannot queue agent {agent}'s job: {e}")));
+                dispatch::apply(&state, &id, agent, outcome).await;
+            }
         }
     }
     if server_runs {
