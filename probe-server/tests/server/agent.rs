@@ -17,15 +17,15 @@ use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-const FROM: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
-const NEAR_TOKEN: &str = "near-token-0123456789";
+pub(crate) const FROM: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+pub(crate) const NEAR_TOKEN: &str = "near-token-0123456789";
 const FAR_TOKEN: &str = "far-token-0123456789";
 /// The relay's hold, each way.
 const DELAY: Duration = Duration::from_millis(20);
 
 /// The agent flags for a server at `server`: `name` with `token`, resolving
 /// through `dns` and allowed to dial only `target`.
-fn agent_args(
+pub(crate) fn agent_args(
     server: SocketAddr,
     name: &str,
     token: &str,
@@ -59,7 +59,7 @@ fn agent_args(
 }
 
 /// `h123 agent` running as a child process, its lines echoed.
-fn start_agent(args: Vec<String>) -> tokio::process::Child {
+pub(crate) fn start_agent(args: Vec<String>) -> tokio::process::Child {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"))
         .args(args)
         .env_remove("H123_AGENT_TOKEN")
@@ -79,7 +79,7 @@ fn start_agent(args: Vec<String>) -> tokio::process::Child {
 }
 
 /// Waits until `GET /api/v1/vantages` shows every agent of `names` online.
-async fn until_online(server: SocketAddr, names: &[&str]) -> VantageList {
+pub(crate) async fn until_online(server: SocketAddr, names: &[&str]) -> VantageList {
     for _ in 0..200 {
         let answer = http(server, FROM, Method::GET, "/api/v1/vantages", None).await;
         let list: VantageList = serde_json::from_slice(&answer.body).expect("vantages");
