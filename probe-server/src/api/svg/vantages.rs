@@ -203,10 +203,11 @@ mod tests {
         assert_eq!(svg.matches("<g ").count(), svg.matches("</g>").count());
         assert!(svg.contains("near · Near &lt;by&gt;"), "labels are escaped");
         assert!(svg.contains("3 vantage(s) · done · probe abc"), "{svg}");
-        // One axis: 50 ms over 50 ms ticks fits at 60 ms, so near's 10 ms is a sixth of the plot.
-        assert!(svg.contains(">60 ms</text>"), "{svg}");
+        // One axis, fitted to far's 50 ms (10 ms ticks), so near's 10 ms bar is a fifth of far's.
+        assert!(svg.contains(">50 ms</text>"), "{svg}");
+        assert_eq!(svg.matches(r##"fill="#6b7280">0</text>"##).count(), 1);
         let wait_widths: Vec<f64> = svg
-            .match_indices(r##"fill="#16a34a" rx="2""##)
+            .match_indices(r##"fill="#16a34a" rx="2"><title>"##)
             .map(|(at, _)| {
                 let before = &svg[..at];
                 let w = before.rfind("width=\"").unwrap() + 7;
