@@ -5,6 +5,11 @@
 //! axis end), and the axis is shared by every protocol, so bars compare
 //! honestly across rows: the axis end is the longest attempt total rounded up
 //! to a whole number of tick steps.
+//!
+//! A probe measured from several vantages is laid out by [`vantages`]: a
+//! group per vantage, every group on one axis.
+
+pub mod vantages;
 
 use crate::chain::{Chain, ConnState, chains};
 use crate::schema::{Micros, Phase, ProbeResult, Protocol};
@@ -120,9 +125,18 @@ pub struct SkippedRun {
 
 /// Lays out a whole result on one axis.
 pub fn layout(result: &ProbeResult) -> Waterfall {
-    let all: Vec<Chain> = result.runs.iter().flat_map(chains).collect();
-    // The axis fits the attempts that worked: a failure that waited out a
-    // 10 s timeout would flatten every 20 ms bar; it is drawn cut at the end.
+    layout_on(result, fitted_span([result]))
+}
+
+/// The time the axis of `results` must show: their longest attempt that
+/// worked (a failure that waited out a 10 s timeout would flatten every
+/// 20 ms bar; it is drawn cut at the end), else their longest attempt, else
+/// [`EMPTY_AXIS`].
+pub fn fitted_span<'a>(results: impl IntoIterator<Item = &'a ProbeResult>) -> Micros {
+    let all: Vec<Chain> = results
+        .into_iter()
+        .flat_map(|r| r.runs.iter().flat_map(chains))
+        .collect();
     let longest_of = |failed_too: bool| {
         all.iter()
             .filter(|c| failed_too || c.failure().is_none())
@@ -130,23 +144,18 @@ pub fn layout(result: &ProbeResult) -> Waterfall {
             .max()
             .filter(|m| m.0 > 0)
     };
-    let longest = longest_of(false)
+    longest_of(false)
         .or_else(|| longest_of(true))
-        .unwrap_or(EMPTY_AXIS);
-    let step = nice_step(longest, MAX_TICK_INTERVALS);
-    let intervals = longest.0.div_ceil(step.0).max(1);
-    let axis_us = Micros(step.0.saturating_mul(intervals));
+        .unwrap_or(EMPTY_AXIS)
+}
+
+/// Lays out a result on an axis that shows `longest` (rounded up to whole
+/// ticks), as [`fitted_span`] gives for it alone or for several results
+/// drawn on one axis.
+pub fn layout_on(result: &ProbeResult, longest: Micros) -> Waterfall {
+    let all: Vec<Chain> = result.runs.iter().flat_map(chains).collect();
+    let (axis_us, ticks) = axis(longest);
     let pos = |t: Micros| t.0 as f64 / axis_us.0 as f64;
-    let ticks = (0..=intervals)
-        .map(|i| {
-            let at = Micros(step.0.saturating_mul(i));
-            Tick {
-                at_us: at,
-                x: pos(at),
-                label: tick_label(at, step, axis_us),
-            }
-        })
-        .collect();
     let rows = all.iter().map(|c| row(c, &pos)).collect();
     let skipped = result
         .runs
@@ -171,6 +180,25 @@ pub fn layout(result: &ProbeResult) -> Waterfall {
         rows,
         skipped,
     }
+}
+
+/// The axis that shows `longest`: its end (a whole number of "nice" steps)
+/// and its ticks.
+fn axis(longest: Micros) -> (Micros, Vec<Tick>) {
+    let step = nice_step(longest, MAX_TICK_INTERVALS);
+    let intervals = longest.0.div_ceil(step.0).max(1);
+    let axis_us = Micros(step.0.saturating_mul(intervals));
+    let ticks = (0..=intervals)
+        .map(|i| {
+            let at = Micros(step.0.saturating_mul(i));
+            Tick {
+                at_us: at,
+                x: at.0 as f64 / axis_us.0 as f64,
+                label: tick_label(at, step, axis_us),
+            }
+        })
+        .collect();
+    (axis_us, ticks)
 }
 
 /// The smallest step of the form 1, 2 or 5 × 10^k µs that covers `span` in at

@@ -22,4 +22,5 @@ mod retention;
 mod store;
 mod store_serve;
 mod support;
+mod vantage_exports;
 mod web_assets;
