@@ -78,6 +78,34 @@ pub fn start_agent(args: Vec<String>) -> tokio::process::Child {
     child
 }
 
+/// Agent `near` for the server at `server`, reaching `target` directly.
+pub fn start_near(server: SocketAddr, target: &h123_target::TestTarget) -> tokio::process::Child {
+    start_agent(agent_args(
+        server,
+        "near",
+        NEAR_TOKEN,
+        target.ca_file(),
+        target.dns_addr,
+        target.https_addr,
+    ))
+}
+
+/// Agent `far` for the server at `server`, reaching `target` through `relay`.
+pub fn start_far(
+    server: SocketAddr,
+    target: &h123_target::TestTarget,
+    relay: &Relay,
+) -> tokio::process::Child {
+    start_agent(agent_args(
+        server,
+        "far",
+        FAR_TOKEN,
+        target.ca_file(),
+        relay.dns_addr,
+        relay.addr,
+    ))
+}
+
 /// Waits until `GET /api/v1/vantages` shows every agent of `names` online.
 pub async fn until_online(server: SocketAddr, names: &[&str]) -> VantageList {
     for _ in 0..200 {
@@ -167,22 +195,8 @@ async fn one_probe_from_the_server_and_two_agents_shows_each_place() {
         &["--agent", &near, "--agent", &far],
     )
     .await;
-    let _near = start_agent(agent_args(
-        server.addr,
-        "near",
-        NEAR_TOKEN,
-        target.ca_file(),
-        target.dns_addr,
-        target.https_addr,
-    ));
-    let _far = start_agent(agent_args(
-        server.addr,
-        "far",
-        FAR_TOKEN,
-        target.ca_file(),
-        relay.dns_addr,
-        relay.addr,
-    ));
+    let _near = start_near(server.addr, &target);
+    let _far = start_far(server.addr, &target, &relay);
     let listed = until_online(server.addr, &["near", "far"]).await;
     let names: Vec<&str> = listed
         .items
@@ -459,14 +473,7 @@ async fn an_agent_killed_mid_probe_leaves_its_part_failed_within_the_lease() {
         ],
     )
     .await;
-    let mut agent = start_agent(agent_args(
-        server.addr,
-        "near",
-        NEAR_TOKEN,
-        target.ca_file(),
-        target.dns_addr,
-        target.https_addr,
-    ));
+    let mut agent = start_near(server.addr, &target);
     until_online(server.addr, &["near"]).await;
     let url = target.https_url("/delay/20000");
     let body = serde_json::json!({

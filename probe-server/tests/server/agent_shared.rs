@@ -6,7 +6,7 @@
 //! `H123_POSTGRES_TESTS=1`.
 
 use crate::agent::{
-    DELAY, FAR_TOKEN, FROM, NEAR_TOKEN, agent_args, median_ms, start_agent, until_online,
+    DELAY, FAR_TOKEN, FROM, NEAR_TOKEN, median_ms, start_far, start_near, until_online,
 };
 use crate::support::*;
 use axum::http::{Method, StatusCode};
@@ -74,22 +74,8 @@ async fn agents_asking_one_instance_run_a_probe_another_accepted() {
     let a = ServerProcess::start_with_db(&target, db.as_ref(), &dir.path().join("a"), &flags).await;
     let b = ServerProcess::start_with_db(&target, db.as_ref(), &dir.path().join("b"), &flags).await;
     // Both agents ask instance B only; the probe goes to instance A.
-    let _near = start_agent(agent_args(
-        b.addr,
-        "near",
-        NEAR_TOKEN,
-        target.ca_file(),
-        target.dns_addr,
-        target.https_addr,
-    ));
-    let _far = start_agent(agent_args(
-        b.addr,
-        "far",
-        FAR_TOKEN,
-        target.ca_file(),
-        relay.dns_addr,
-        relay.addr,
-    ));
+    let _near = start_near(b.addr, &target);
+    let _far = start_far(b.addr, &target, &relay);
     until_online(b.addr, &["near", "far"]).await;
 
     let url = format!(
@@ -234,14 +220,7 @@ async fn servers_and_agents_recover_from_a_postgresql_restart() {
         &["--agent", &near, "--agent-lease-ms", "10000"],
     )
     .await;
-    let _agent = start_agent(agent_args(
-        server.addr,
-        "near",
-        NEAR_TOKEN,
-        target.ca_file(),
-        target.dns_addr,
-        target.https_addr,
-    ));
+    let _agent = start_near(server.addr, &target);
     until_online(server.addr, &["near"]).await;
     let mut body: serde_json::Value =
         serde_json::from_str(&probe_body(&target.https_url("/"), &["h2"], 1)).unwrap();
@@ -361,7 +340,7 @@ async fn an_instance_killed_mid_probe_leaves_its_stream_and_record_to_another() 
     let last_id = seen_at_a
         .iter()
         .filter_map(|e| e.id.clone())
-        .last()
+        .next_back()
         .expect("an event id");
     let (resumed, _) = sse_text(b.addr, events.clone(), Some(last_id.clone())).await;
     let resumed = parse_sse(&resumed);

@@ -6,7 +6,7 @@
 //! one saying why), and `h123 probe --server --from -o har --junit` prints
 //! the API's HAR byte for byte and writes a valid JUnit file.
 
-use crate::agent::{FROM, NEAR_TOKEN, agent_args, start_agent, until_online};
+use crate::agent::{FROM, NEAR_TOKEN, start_near, until_online};
 use crate::ci_gates::{assert_valid_junit, xpath};
 use crate::cli::assert_valid_har;
 use crate::support::*;
@@ -36,14 +36,7 @@ async fn har_svg_and_cli_exports_show_each_vantage() {
         ],
     )
     .await;
-    let _near = start_agent(agent_args(
-        server.addr,
-        "near",
-        NEAR_TOKEN,
-        target.ca_file(),
-        target.dns_addr,
-        target.https_addr,
-    ));
+    let _near = start_near(server.addr, &target);
     until_online(server.addr, &["near"]).await;
     let url = format!(
         "https://target.h123.test:{}/delay/5",
