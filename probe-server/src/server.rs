@@ -200,6 +200,8 @@ pub struct Shared {
     pub agents: agents::Agents,
     /// Agents' jobs in flight: in memory, or shared through PostgreSQL.
     pub jobs: queue::JobQueue,
+    /// The other instances on the shared database and its notifications (PostgreSQL).
+    pub cluster: Option<cluster::Cluster>,
     /// Live events published for the other instances (PostgreSQL).
     pub relay: event_relay::EventRelay,
     shutting_down: AtomicBool,
@@ -214,7 +216,7 @@ impl AppState {
         });
         let cluster = cluster::Cluster::join(&store);
         let jobs = queue::JobQueue::new(cluster.as_ref(), config.agent_lease);
-        let relay = event_relay::EventRelay::new(cluster);
+        let relay = event_relay::EventRelay::new(cluster.clone());
         AppState {
             inner: Arc::new(Shared {
                 limiter: CreationLimiter::new(config.rate, &store),
@@ -232,6 +234,7 @@ impl AppState {
                 bench: BenchSlot::default(),
                 agents: agents::Agents::new(&config.agents, config.agent_lease),
                 jobs,
+                cluster,
                 relay,
                 shutting_down: AtomicBool::new(false),
                 config,

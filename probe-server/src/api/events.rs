@@ -27,7 +27,7 @@ pub async fn event_stream(state: &AppState, id: &str, from: usize) -> Result<Res
     }
     let record = load(state, id).await?;
     if record.status == ProbeStatus::Running
-        && let Some(cluster) = state.relay.cluster()
+        && let Some(cluster) = &state.cluster
     {
         // Another instance runs it: its events come through the database.
         let stream = remote_stream(state.clone(), cluster.clone(), id.to_owned(), from);

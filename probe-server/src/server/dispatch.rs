@@ -11,22 +11,21 @@ use super::registry::LiveProbe;
 use super::runner::store_final;
 use crate::store::postgres::jobs::{Post, PostKind};
 use h123_shared::ProbeResult;
-use h123_shared::redact;
 use std::time::Duration;
 
 /// Most posts taken from the database at once.
 const POSTS_PER_TAKE: i64 = 64;
 
-/// Takes agent `vantage`'s `post` into probe `probe_id`, if it is still in
-/// flight here (a probe that finished otherwise ignores it).
+/// Takes agent `vantage`'s `post` (redacted by the API when it arrived) into
+/// probe `probe_id`, if it is still in flight here (a probe that finished
+/// otherwise ignores it).
 pub async fn apply(state: &AppState, probe_id: &str, vantage: &str, post: AgentPost) {
     let Some(live) = state.registry.get(probe_id) else {
         return;
     };
     match post {
         AgentPost::Events(events) => {
-            for mut event in events {
-                redact::redact_event(&mut event);
+            for event in events {
                 live.push_from(Some(vantage.to_owned()), event);
             }
         }
@@ -34,10 +33,11 @@ pub async fn apply(state: &AppState, probe_id: &str, vantage: &str, post: AgentP
     }
 }
 
-/// Sets agent `vantage`'s outcome on probe `live`: a result is redacted,
-/// given the record's (redacted) options, stamped with the vantage and
-/// analyzed; a problem is kept as said. Stores the record once it is whole.
-pub async fn complete(
+/// Sets agent `vantage`'s outcome on probe `live`: a result (redacted by the
+/// API when it arrived) is given the record's (redacted) options, stamped with
+/// the vantage and analyzed; a problem is kept as said. Stores the record once
+/// it is whole.
+async fn complete(
     state: &AppState,
     live: &LiveProbe,
     vantage: &str,
@@ -45,7 +45,6 @@ pub async fn complete(
 ) {
     let record = live.record();
     let outcome = outcome.map(|mut result| {
-        redact::redact_result(&mut result);
         // What the agent says it ran is not trusted: the record says what was asked.
         result.options = record.options.clone();
         result.vantage = Some(state.agents.vantage(vantage));
@@ -92,21 +91,18 @@ pub fn spawn_sweeper(state: AppState) {
 /// left for this instance's probes: when notified, and every second should
 /// a notification be lost.
 pub fn spawn_post_taker(state: AppState) {
-    let Some(signal) = state.jobs.posts_signal() else {
-        return;
-    };
-    let Some(store) = state.store.postgres_store().cloned() else {
+    let Some(cluster) = state.cluster.clone() else {
         return;
     };
     tokio::spawn(async move {
         let mut failing = false;
         loop {
             tokio::select! {
-                () = signal.notified() => {}
+                () = cluster.signals.posts.notified() => {}
                 () = tokio::time::sleep(Duration::from_secs(1)) => {}
             }
             loop {
-                let posts = match store.take_job_posts(POSTS_PER_TAKE).await {
+                let posts = match cluster.store.take_job_posts(POSTS_PER_TAKE).await {
                     Ok(posts) => {
                         failing = false;
                         posts

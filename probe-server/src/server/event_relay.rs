@@ -33,11 +33,6 @@ impl EventRelay {
         }
     }
 
-    /// The shared database, when there is one.
-    pub fn cluster(&self) -> Option<&Cluster> {
-        self.cluster.as_ref()
-    }
-
     fn cursors(
         &self,
     ) -> std::sync::MutexGuard<'_, HashMap<String, Arc<tokio::sync::Mutex<usize>>>> {

@@ -94,14 +94,6 @@ impl JobQueue {
         }
     }
 
-    /// The signal that posts may wait for this instance (shared queue only).
-    pub fn posts_signal(&self) -> Option<std::sync::Arc<tokio::sync::Notify>> {
-        match self {
-            JobQueue::Memory(_) => None,
-            JobQueue::Shared(shared) => Some(shared.cluster.signals.posts.clone()),
-        }
-    }
-
     /// Queues agent `vantage`'s part of probe `probe_id` with the `options`
     /// as sent; it ends at the latest `max_time` (plus a lease) from now.
     ///
