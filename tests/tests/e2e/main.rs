@@ -18,3 +18,4 @@ mod resumption;
 mod support;
 mod tcp_info;
 mod web_size;
+mod wire;
