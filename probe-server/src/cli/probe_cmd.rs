@@ -466,6 +466,7 @@ pub async fn probe(args: &ProbeArgs) -> Result<ProbeResult, String> {
 async fn run_plan(args: &ProbeArgs, options: ProbeOptions) -> Result<ProbeResult, String> {
     let plan = Plan::new(options, &Limits::default()).map_err(|e| e.to_string())?;
     let engine = engine(args)?;
+    engine.warm_up().await;
     tokio::time::sleep(SETTLE).await;
     let result = engine.run(&plan).await;
     Ok(h123_shared::analysis::analyzed(result))
