@@ -24,6 +24,7 @@ pub mod tcp;
 pub mod tcp_info;
 pub mod tls;
 pub mod trace;
+pub mod warmup;
 pub mod wire;
 
 use budget::RecordBudget;

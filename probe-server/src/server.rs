@@ -4,16 +4,20 @@
 pub mod agents;
 pub mod bench_slot;
 pub mod client;
+pub mod cluster;
 pub mod dispatch;
+pub mod event_relay;
 pub mod fair;
 pub mod jobs;
 pub mod limit;
 pub mod listener;
 pub mod metrics;
 pub mod owner;
+pub mod queue;
 pub mod registry;
 pub mod retention;
 pub mod runner;
+pub mod seal;
 pub mod target_guard;
 
 use crate::bench::{BenchLimits, Bencher};
@@ -194,8 +198,12 @@ pub struct Shared {
     pub bench: BenchSlot,
     /// The configured agents and when each was last heard from.
     pub agents: agents::Agents,
-    /// Agents' jobs in flight.
-    pub jobs: jobs::Jobs,
+    /// Agents' jobs in flight: in memory, or shared through PostgreSQL.
+    pub jobs: queue::JobQueue,
+    /// The other instances on the shared database and its notifications (PostgreSQL).
+    pub cluster: Option<cluster::Cluster>,
+    /// Live events published for the other instances (PostgreSQL).
+    pub relay: event_relay::EventRelay,
     shutting_down: AtomicBool,
 }
 
@@ -206,6 +214,9 @@ impl AppState {
         let bencher = config.bench.as_ref().map(|bench| {
             Bencher::new(config.trust.clone(), bench.policy()).with_dns_server(config.dns_server)
         });
+        let cluster = cluster::Cluster::join(&store);
+        let jobs = queue::JobQueue::new(cluster.as_ref(), config.agent_lease);
+        let relay = event_relay::EventRelay::new(cluster.clone());
         AppState {
             inner: Arc::new(Shared {
                 limiter: CreationLimiter::new(config.rate, &store),
@@ -222,7 +233,9 @@ impl AppState {
                 bencher,
                 bench: BenchSlot::default(),
                 agents: agents::Agents::new(&config.agents, config.agent_lease),
-                jobs: jobs::Jobs::new(config.agent_lease),
+                jobs,
+                cluster,
+                relay,
                 shutting_down: AtomicBool::new(false),
                 config,
             }),

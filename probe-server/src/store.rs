@@ -24,6 +24,10 @@ pub enum StoreError {
     /// (the message carries the cause: the server's own words, or the I/O error).
     #[error("PostgreSQL: {0}")]
     Postgres(String),
+    /// PostgreSQL cannot be reached now (down, restarting, no connection
+    /// free in time): worth trying again shortly.
+    #[error("PostgreSQL is unavailable: {0}")]
+    Unavailable(String),
     /// A stored record no longer parses.
     #[error("stored record {id} is unreadable: {reason}")]
     Corrupt {
@@ -48,7 +52,11 @@ pub enum StoreError {
 
 impl From<tokio_postgres::Error> for StoreError {
     fn from(e: tokio_postgres::Error) -> Self {
-        StoreError::Postgres(postgres::describe(&e))
+        if postgres::is_unavailable(&e) {
+            StoreError::Unavailable(postgres::describe(&e))
+        } else {
+            StoreError::Postgres(postgres::describe(&e))
+        }
     }
 }
 
@@ -56,6 +64,8 @@ impl From<deadpool_postgres::PoolError> for StoreError {
     fn from(e: deadpool_postgres::PoolError) -> Self {
         match e {
             deadpool_postgres::PoolError::Backend(e) => e.into(),
+            e @ (deadpool_postgres::PoolError::Timeout(_)
+            | deadpool_postgres::PoolError::Closed) => StoreError::Unavailable(e.to_string()),
             other => StoreError::Postgres(other.to_string()),
         }
     }
@@ -196,11 +206,11 @@ impl SharedStore {
 
     /// Opens the store `--db` names: a SQLite file (created and migrated),
     /// or a PostgreSQL database (connected, migrated, this instance
-    /// registered with its heartbeat running).
+    /// registered with its heartbeat running, as `settings` say).
     ///
     /// # Errors
     /// When the file or database cannot be opened, reached or migrated.
-    pub async fn open(location: &DbLocation) -> Result<Self> {
+    pub async fn open(location: &DbLocation, settings: PostgresSettings) -> Result<Self> {
         match location {
             DbLocation::Sqlite(path) => {
                 let path = path.clone();
@@ -210,7 +220,7 @@ impl SharedStore {
                 Ok(SharedStore::new(store))
             }
             DbLocation::Postgres(url) => Ok(SharedStore::postgres(
-                PostgresStore::connect(url, PostgresSettings::default()).await?,
+                PostgresStore::connect(url, settings).await?,
             )),
         }
     }

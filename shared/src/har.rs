@@ -24,6 +24,11 @@
 //! `--all-addresses` `_address` (`address`, `family`, `main`) on every entry
 //! of a run with other addresses, whose attempts follow the main run's on
 //! the same page.
+//!
+//! A record measured from several vantages has its own document
+//! ([`vantages::to_har`]): a page per vantage and protocol.
+
+pub mod vantages;
 
 use crate::schema::{
     Attempt, Method, Micros, ProbeResult, Protocol, ProtocolRun, RequestBody, Span,
@@ -102,7 +107,31 @@ impl HarTimings {
 
 /// The whole result as a HAR 1.2 document (`{"log": {...}}`).
 pub fn to_har(result: &ProbeResult) -> Value {
-    let pages: Vec<Value> = result
+    let skipped: Vec<String> = skipped_notes(result).collect();
+    let mut log = json!({
+        "version": "1.2",
+        "creator": creator(),
+        "pages": pages(result),
+        "entries": entries(result),
+    });
+    if !skipped.is_empty() {
+        log["comment"] = Value::String(skipped.join("; "));
+    }
+    let analysis = crate::analysis::of(result);
+    log["_outcome"] = json!(analysis.outcome);
+    log["_verdict"] = json!(analysis.verdict);
+    log["_findings"] = json!(analysis.findings);
+    json!({ "log": log })
+}
+
+/// The `creator` of every HAR h123 writes.
+fn creator() -> Value {
+    json!({ "name": "h123", "version": env!("CARGO_PKG_VERSION") })
+}
+
+/// A page per protocol that made attempts, with its first attempt's start.
+fn pages(result: &ProbeResult) -> Vec<Value> {
+    result
         .runs
         .iter()
         .filter(|run| !run.attempts.is_empty())
@@ -115,8 +144,13 @@ pub fn to_har(result: &ProbeResult) -> Value {
                 "pageTimings": { "onContentLoad": -1, "onLoad": -1 },
             })
         })
-        .collect();
-    let entries: Vec<Value> = result
+        .collect()
+}
+
+/// Every attempt and hop of every run as an entry, each run's other
+/// addresses after its main run.
+fn entries(result: &ProbeResult) -> Vec<Value> {
+    result
         .runs
         .iter()
         .flat_map(|run| {
@@ -153,30 +187,16 @@ pub fn to_har(result: &ProbeResult) -> Value {
                 })
             }))
         })
-        .collect();
-    let skipped: Vec<String> = result
-        .runs
-        .iter()
-        .filter_map(|run| {
-            run.skipped
-                .as_ref()
-                .map(|why| format!("{} skipped: {why}", run.protocol))
-        })
-        .collect();
-    let mut log = json!({
-        "version": "1.2",
-        "creator": { "name": "h123", "version": env!("CARGO_PKG_VERSION") },
-        "pages": pages,
-        "entries": entries,
-    });
-    if !skipped.is_empty() {
-        log["comment"] = Value::String(skipped.join("; "));
-    }
-    let analysis = crate::analysis::of(result);
-    log["_outcome"] = json!(analysis.outcome);
-    log["_verdict"] = json!(analysis.verdict);
-    log["_findings"] = json!(analysis.findings);
-    json!({ "log": log })
+        .collect()
+}
+
+/// `h3 skipped: why` for each protocol that was not measured.
+fn skipped_notes(result: &ProbeResult) -> impl Iterator<Item = String> + '_ {
+    result.runs.iter().filter_map(|run| {
+        run.skipped
+            .as_ref()
+            .map(|why| format!("{} skipped: {why}", run.protocol))
+    })
 }
 
 /// One HAR entry for one attempt (or redirect hop) of a run.

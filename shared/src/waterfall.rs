@@ -5,6 +5,11 @@
 //! axis end), and the axis is shared by every protocol, so bars compare
 //! honestly across rows: the axis end is the longest attempt total rounded up
 //! to a whole number of tick steps.
+//!
+//! A probe measured from several vantages is laid out by [`vantages`]: a
+//! group per vantage, every group on one axis.
+
+pub mod vantages;
 
 use crate::chain::{Chain, ConnState, chains};
 use crate::schema::{Micros, Phase, ProbeResult, Protocol};
@@ -120,18 +125,16 @@ pub struct SkippedRun {
 
 /// Lays out a whole result on one axis.
 pub fn layout(result: &ProbeResult) -> Waterfall {
-    layout_spanning(result, span(&[result]))
+    layout_on(result, fitted_span([result]))
 }
 
-/// What one axis for all of `results` must cover: the longest attempt that
-/// worked in any of them (a failure that waited out a 10 s timeout would
-/// flatten every 20 ms bar, so it is drawn cut at the end), else the longest
-/// failure, else [`EMPTY_AXIS`]. Several results laid out with
-/// [`layout_spanning`] over their common span share one axis (the vantages of
-/// one probe, side by side).
-pub fn span(results: &[&ProbeResult]) -> Micros {
+/// The time the axis of `results` must show: their longest attempt that
+/// worked (a failure that waited out a 10 s timeout would flatten every
+/// 20 ms bar; it is drawn cut at the end), else their longest attempt, else
+/// [`EMPTY_AXIS`].
+pub fn fitted_span<'a>(results: impl IntoIterator<Item = &'a ProbeResult>) -> Micros {
     let all: Vec<Chain> = results
-        .iter()
+        .into_iter()
         .flat_map(|r| r.runs.iter().flat_map(chains))
         .collect();
     let longest_of = |failed_too: bool| {
@@ -146,25 +149,13 @@ pub fn span(results: &[&ProbeResult]) -> Micros {
         .unwrap_or(EMPTY_AXIS)
 }
 
-/// Lays out `result` on an axis that covers `longest` (see [`span`]); an
-/// attempt past it is drawn cut at the axis end.
-pub fn layout_spanning(result: &ProbeResult, longest: Micros) -> Waterfall {
+/// Lays out a result on an axis that shows `longest` (rounded up to whole
+/// ticks), as [`fitted_span`] gives for it alone or for several results
+/// drawn on one axis.
+pub fn layout_on(result: &ProbeResult, longest: Micros) -> Waterfall {
     let all: Vec<Chain> = result.runs.iter().flat_map(chains).collect();
-    let longest = if longest.0 == 0 { EMPTY_AXIS } else { longest };
-    let step = nice_step(longest, MAX_TICK_INTERVALS);
-    let intervals = longest.0.div_ceil(step.0).max(1);
-    let axis_us = Micros(step.0.saturating_mul(intervals));
+    let (axis_us, ticks) = axis(longest);
     let pos = |t: Micros| t.0 as f64 / axis_us.0 as f64;
-    let ticks = (0..=intervals)
-        .map(|i| {
-            let at = Micros(step.0.saturating_mul(i));
-            Tick {
-                at_us: at,
-                x: pos(at),
-                label: tick_label(at, step, axis_us),
-            }
-        })
-        .collect();
     let rows = all.iter().map(|c| row(c, &pos)).collect();
     let skipped = result
         .runs
@@ -189,6 +180,25 @@ pub fn layout_spanning(result: &ProbeResult, longest: Micros) -> Waterfall {
         rows,
         skipped,
     }
+}
+
+/// The axis that shows `longest`: its end (a whole number of "nice" steps)
+/// and its ticks.
+fn axis(longest: Micros) -> (Micros, Vec<Tick>) {
+    let step = nice_step(longest, MAX_TICK_INTERVALS);
+    let intervals = longest.0.div_ceil(step.0).max(1);
+    let axis_us = Micros(step.0.saturating_mul(intervals));
+    let ticks = (0..=intervals)
+        .map(|i| {
+            let at = Micros(step.0.saturating_mul(i));
+            Tick {
+                at_us: at,
+                x: at.0 as f64 / axis_us.0 as f64,
+                label: tick_label(at, step, axis_us),
+            }
+        })
+        .collect();
+    (axis_us, ticks)
 }
 
 /// The smallest step of the form 1, 2 or 5 × 10^k µs that covers `span` in at
@@ -594,47 +604,5 @@ mod tests {
         assert_eq!(cut.label, "h3 #1 (failed) (cut: 10.0 s)");
         assert!(cut.bars.iter().all(|b| b.x + b.width <= 1.0 + 1e-9));
         assert!(!w.rows[0].clipped);
-    }
-
-    #[test]
-    fn results_laid_out_over_their_common_span_share_one_axis() {
-        // Near: 20 ms attempts; far: 60 ms (a relay's round trips).
-        let near = result(vec![run(
-            Protocol::H2,
-            vec![fresh(1, 0, 1_000, 2_000, 17_000)],
-        )]);
-        let far = result(vec![run(
-            Protocol::H2,
-            vec![fresh(1, 0, 20_000, 22_000, 18_000)],
-        )]);
-        assert_eq!(span(&[&near]), layout(&near).rows[0].total_us);
-        let common = span(&[&near, &far]);
-        assert_eq!(common, span(&[&far]));
-        let (a, b) = (
-            layout_spanning(&near, common),
-            layout_spanning(&far, common),
-        );
-        assert_eq!(a.axis_us, b.axis_us);
-        assert_eq!(a.ticks, b.ticks);
-        assert_eq!(a.axis_us, layout(&far).axis_us);
-        assert!(
-            a.axis_us > layout(&near).axis_us,
-            "near is drawn at far's scale"
-        );
-        let ratio = a.rows[0].width / b.rows[0].width;
-        let totals = a.rows[0].total_us.0 as f64 / b.rows[0].total_us.0 as f64;
-        assert!(
-            (ratio - totals).abs() < 1e-9,
-            "widths in proportion to totals"
-        );
-        // A result laid out over a shorter span than its own is cut at the axis end.
-        let cut = layout_spanning(&far, span(&[&near]));
-        assert!(cut.rows[0].clipped && cut.rows[0].width == 1.0);
-        // Nothing at all: the empty axis.
-        assert_eq!(span(&[]), EMPTY_AXIS);
-        assert_eq!(
-            layout_spanning(&near, Micros(0)).axis_us,
-            layout_spanning(&near, EMPTY_AXIS).axis_us
-        );
     }
 }

@@ -21,6 +21,7 @@ pub struct PgCluster {
     _temp: Option<tempfile::TempDir>,
     bin: PathBuf,
     port: u16,
+    fsync: bool,
     next_db: AtomicUsize,
 }
 
@@ -108,15 +109,34 @@ impl PgCluster {
             .arg("-D")
             .arg(dir.join("data"))
             .args(["-A", "trust", "-U", "h123", "--no-sync", "-E", "UTF8"]))?;
-        let port = free_port()?;
-        run(server_command(&bin, "pg_ctl")
+        let cluster = PgCluster {
+            dir,
+            _temp: Some(temp),
+            bin,
+            port: free_port()?,
+            fsync,
+            next_db: AtomicUsize::new(0),
+        };
+        cluster.start_again()?;
+        Ok(cluster)
+    }
+
+    /// Starts the server again after [`PgCluster::stop`], on the same port
+    /// with the same data (as a restart of the database service).
+    ///
+    /// # Errors
+    /// When `pg_ctl` fails (its log is in the error).
+    pub fn start_again(&self) -> anyhow::Result<()> {
+        let dir = &self.dir;
+        run(server_command(&self.bin, "pg_ctl")
             .arg("-D")
             .arg(dir.join("data"))
             .arg("-o")
             .arg(format!(
-                "-k {} -p {port} -c listen_addresses=127.0.0.1 -c fsync={}",
+                "-k {} -p {} -c listen_addresses=127.0.0.1 -c fsync={}",
                 dir.display(),
-                if fsync { "on" } else { "off" }
+                self.port,
+                if self.fsync { "on" } else { "off" }
             ))
             .arg("-l")
             .arg(dir.join("log"))
@@ -124,13 +144,6 @@ impl PgCluster {
         .with_context(|| {
             let log = std::fs::read_to_string(dir.join("log")).unwrap_or_default();
             format!("server log:\n{log}")
-        })?;
-        Ok(PgCluster {
-            dir,
-            _temp: Some(temp),
-            bin,
-            port,
-            next_db: AtomicUsize::new(0),
         })
     }
 

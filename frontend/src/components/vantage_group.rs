@@ -5,7 +5,7 @@ use crate::components::VerdictPanel;
 use crate::components::waterfall::{Legend, PatternDefs, Waterfalls};
 use h123_shared::live::vantages::RunningAt;
 use h123_shared::vantage::{Vantage, VantageRun};
-use h123_shared::waterfall::span;
+use h123_shared::waterfall::fitted_span;
 use h123_shared::{Micros, ProbeResult};
 use leptos::prelude::*;
 
@@ -20,14 +20,7 @@ pub fn VantageGroups(
     done: Memo<bool>,
 ) -> impl IntoView {
     let common = Memo::new(move |_| {
-        runs.with(|runs| {
-            span(
-                &runs
-                    .iter()
-                    .filter_map(|r| r.result.as_ref())
-                    .collect::<Vec<_>>(),
-            )
-        })
+        runs.with(|runs| fitted_span(runs.iter().filter_map(|r| r.result.as_ref())))
     });
     let groups = runs
         .get_untracked()

@@ -1,12 +1,12 @@
 //! The waterfalls: one panel per protocol, every row on the shared axis of `shared::waterfall::layout`
-//! (or, for one vantage among several, on the axis common to all of them: `layout_spanning`).
+//! (or, for one vantage among several, on the axis common to all of them: `layout_on`).
 
 mod legend;
 mod panel;
 mod table;
 
 use h123_shared::live::AttemptKey;
-use h123_shared::waterfall::{Waterfall, layout, layout_spanning};
+use h123_shared::waterfall::{Waterfall, layout, layout_on};
 use h123_shared::{Micros, Phase, ProbeResult};
 pub use legend::{Legend, PatternDefs};
 use leptos::prelude::*;
@@ -26,7 +26,7 @@ pub fn Waterfalls(
     result: Signal<ProbeResult>,
     /// Attempts still running, with their open phase.
     running: Memo<Vec<(AttemptKey, Option<Phase>)>>,
-    /// What a common axis must cover (`waterfall::span` over every vantage's result), when
+    /// What a common axis must cover (`waterfall::fitted_span` over every vantage's result), when
     /// this is one vantage's waterfalls among several; else the axis fits this result.
     #[prop(optional)]
     span: Option<Memo<Micros>>,
@@ -36,7 +36,7 @@ pub fn Waterfalls(
     vantage: Option<String>,
 ) -> impl IntoView {
     let waterfall: Memo<Waterfall> = Memo::new(move |_| match span {
-        Some(span) => result.with(|r| layout_spanning(r, span.get())),
+        Some(span) => result.with(|r| layout_on(r, span.get())),
         None => result.with(layout),
     });
     let protocols = Memo::new(move |_| result.with(|r| r.options.protocols.clone()));

@@ -8,6 +8,8 @@ use super::extract::{ApiJson, ProbeId};
 use crate::server::AppState;
 use crate::server::dispatch;
 use crate::server::jobs::{MAX_JOB_EVENTS, NotHeld};
+use crate::server::metrics::AgentJobEvent;
+use crate::server::queue::{Posted, QueueError};
 use axum::extract::{FromRequest, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -95,8 +97,14 @@ pub async fn agent_claim(State(state): State<AppState>, request: Request) -> Res
         return Err(ApiError::ShuttingDown);
     }
     let wait = CLAIM_WAIT.min(state.jobs.lease() / 2);
-    match state.jobs.claim(&name, wait).await {
-        Some((job, _)) => {
+    match state
+        .jobs
+        .claim(&state.agents, &name, wait)
+        .await
+        .map_err(|e| queue_error(&name, e))?
+    {
+        Some(job) => {
+            state.metrics.agent_job(AgentJobEvent::Claimed);
             state.agents.touch(&name);
             Ok(axum::Json(job).into_response())
         }
@@ -128,15 +136,15 @@ pub async fn agent_events(
 ) -> Result<Response> {
     let (name, _) = authenticated(&state, request.headers())?;
     let ApiJson(events) = ApiJson::<Vec<ProbeEvent>>::from_request(request, &()).await?;
-    let live = state
+    let mut events = events;
+    events.iter_mut().for_each(redact::redact_event);
+    let posted = state
         .jobs
-        .renew(&id, &name, events.len())
-        .map_err(|e| not_held(&id, e))?;
+        .post_events(&id, &name, events)
+        .await
+        .map_err(|e| queue_error(&id, e))?;
     state.agents.touch(&name);
-    for mut event in events {
-        redact::redact_event(&mut event);
-        live.push_from(Some(name.clone()), event);
-    }
+    take_in(&state, &name, posted).await;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -167,7 +175,11 @@ pub async fn agent_result(
     let (name, _) = authenticated(&state, request.headers())?;
     let ApiJson(report) = ApiJson::<AgentReport>::from_request(request, &()).await?;
     let outcome = match (report.result, report.problem) {
-        (Some(result), None) => Ok(result),
+        (Some(mut result), None) => {
+            // Redacted before it is kept anywhere, the database's queue included.
+            redact::redact_result(&mut result);
+            Ok(result)
+        }
         (None, Some(problem)) => Err(format!(
             "agent {name}: {}",
             redact::redact_urls_in(&problem.chars().take(500).collect::<String>())
@@ -178,21 +190,34 @@ pub async fn agent_result(
             ));
         }
     };
-    let live = state
+    let posted = state
         .jobs
-        .finish(&id, &name)
-        .map_err(|e| not_held(&id, e))?;
+        .finish(&id, &name, outcome)
+        .await
+        .map_err(|e| queue_error(&id, e))?;
+    state.metrics.agent_job(AgentJobEvent::Reported);
     state.agents.touch(&name);
-    dispatch::complete(&state, &live, &name, outcome).await;
+    take_in(&state, &name, posted).await;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-fn not_held(id: &str, why: NotHeld) -> ApiError {
-    match why {
-        NotHeld::Unknown => ApiError::NotFound(format!(
+/// Takes in a post the queue handed back (in memory); a shared queue left it
+/// for the instance that holds the probe.
+async fn take_in(state: &AppState, agent: &str, posted: Posted) {
+    if let Posted::Here { probe_id, post } = posted {
+        dispatch::apply(state, &probe_id, agent, post).await;
+    }
+}
+
+/// The API error for a failed queue call about job (or agent) `id`.
+fn queue_error(id: &str, e: QueueError) -> ApiError {
+    match e {
+        QueueError::NotHeld(NotHeld::Unknown) => ApiError::NotFound(format!(
             "no job `{}` held by this agent (its lease may have run out)",
             id.chars().take(40).collect::<String>()
         )),
-        NotHeld::TooManyEvents => ApiError::TooManyEvents(MAX_JOB_EVENTS),
+        QueueError::NotHeld(NotHeld::TooManyEvents) => ApiError::TooManyEvents(MAX_JOB_EVENTS),
+        QueueError::Store(e) => e.into(),
+        QueueError::Random(e) => ApiError::Internal(format!("random source: {e}")),
     }
 }

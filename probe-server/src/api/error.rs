@@ -74,6 +74,9 @@ pub enum ApiError {
     /// 503 `server_busy`: every running slot and queue place is taken.
     #[error("the server is at capacity: try again shortly")]
     ServerBusy,
+    /// 503 `store_unavailable`: the database cannot be reached now.
+    #[error("the server's database is unavailable: try again shortly")]
+    StoreUnavailable(String),
     /// 503 `shutting_down`: the server is stopping.
     #[error("the server is shutting down")]
     ShuttingDown,
@@ -121,7 +124,9 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited(_) | ApiError::TooManyProbes(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::ServerBusy | ApiError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::ServerBusy | ApiError::ShuttingDown | ApiError::StoreUnavailable(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::AgentVersion { .. } => StatusCode::UPGRADE_REQUIRED,
@@ -151,6 +156,7 @@ impl ApiError {
             ApiError::TooManyProbes(_) => "too_many_probes",
             ApiError::ServerBusy => "server_busy",
             ApiError::ShuttingDown => "shutting_down",
+            ApiError::StoreUnavailable(_) => "store_unavailable",
             ApiError::Internal(_) => "internal",
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::AgentVersion { .. } => "agent_version_unsupported",
@@ -177,6 +183,7 @@ impl From<StoreError> for ApiError {
             StoreError::UnknownCursor(c) => {
                 ApiError::InvalidQuery(format!("`before` names no stored record: `{c}`"))
             }
+            StoreError::Unavailable(why) => ApiError::StoreUnavailable(why),
             other => ApiError::Internal(other.to_string()),
         }
     }
@@ -192,8 +199,10 @@ pub fn rate_headers(decision: &RateDecision, headers: &mut HeaderMap) {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
-        if let ApiError::Internal(detail) = &self {
-            eprintln!("h123 serve: internal error: {detail}");
+        match &self {
+            ApiError::Internal(detail) => eprintln!("h123 serve: internal error: {detail}"),
+            ApiError::StoreUnavailable(why) => eprintln!("h123 serve: {why}"),
+            _ => {}
         }
         let body = ErrorBody {
             error: ApiErrorBody {
@@ -213,6 +222,9 @@ impl IntoResponse for ApiError {
             }
             ApiError::TooManyProbes(_) | ApiError::ServerBusy => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(2u32));
+            }
+            ApiError::StoreUnavailable(_) => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(5u32));
             }
             ApiError::ShuttingDown => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(10u32));

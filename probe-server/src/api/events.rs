@@ -3,17 +3,18 @@
 use super::error::Result;
 use super::probes::load;
 use crate::server::AppState;
+use crate::server::cluster::Cluster;
 use crate::server::registry::LiveProbe;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream};
 use h123_shared::agent::VantageEvent;
-use h123_shared::api::{ProbeEvent, ProbeRecord};
+use h123_shared::api::{ProbeEvent, ProbeRecord, ProbeStatus};
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 /// The SSE response for probe `id`, starting at event index `from`.
 ///
@@ -25,6 +26,13 @@ pub async fn event_stream(state: &AppState, id: &str, from: usize) -> Result<Res
         return Ok(sse(stream));
     }
     let record = load(state, id).await?;
+    if record.status == ProbeStatus::Running
+        && let Some(cluster) = &state.cluster
+    {
+        // Another instance runs it: its events come through the database.
+        let stream = remote_stream(state.clone(), cluster.clone(), id.to_owned(), from);
+        return Ok(sse(stream));
+    }
     Ok(sse(replay(record, from)))
 }
 
@@ -103,6 +111,104 @@ fn live_stream(
                 // The probe was dropped without finishing; end the stream.
                 return None;
             }
+        }
+    })
+}
+
+/// Most events read from the database at once.
+const REMOTE_BATCH: i64 = 256;
+
+/// Longest a remote stream waits before looking again, should a
+/// notification be lost.
+const REMOTE_RECHECK: Duration = Duration::from_secs(1);
+
+struct Remote {
+    state: AppState,
+    cluster: Cluster,
+    id: String,
+    news: broadcast::Receiver<String>,
+    next: usize,
+    pending: VecDeque<Event>,
+    finished: bool,
+}
+
+impl Remote {
+    /// Queues the published events from `next` on; whether there were any.
+    async fn read(&mut self) -> bool {
+        let Ok(rows) = self
+            .cluster
+            .store
+            .read_events(&self.id, self.next, REMOTE_BATCH)
+            .await
+        else {
+            return false;
+        };
+        for (index, json) in &rows {
+            if let Ok(tagged) = serde_json::from_str::<VantageEvent>(json) {
+                self.pending.push_back(to_event(*index, &tagged));
+            }
+            self.next = index + 1;
+        }
+        !rows.is_empty()
+    }
+
+    /// Waits for news of this probe's events, or a while.
+    async fn wait(&mut self) {
+        let news = async {
+            loop {
+                match self.news.recv().await {
+                    Ok(id) if id.is_empty() || id == self.id => return,
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => return,
+                    Err(broadcast::error::RecvError::Closed) => {
+                        std::future::pending::<()>().await;
+                    }
+                }
+            }
+        };
+        let _ = tokio::time::timeout(REMOTE_RECHECK, news).await;
+    }
+}
+
+/// The live events of probe `id`, which another instance runs, as that
+/// instance publishes them (same indices), then `done` once its record is
+/// stored finished.
+fn remote_stream(
+    state: AppState,
+    cluster: Cluster,
+    id: String,
+    from: usize,
+) -> impl Stream<Item = Result<Event, Infallible>> + Send + 'static {
+    let remote = Remote {
+        news: cluster.signals.events.subscribe(),
+        state,
+        cluster,
+        id,
+        next: from,
+        pending: VecDeque::new(),
+        finished: false,
+    };
+    stream::unfold(remote, |mut r| async move {
+        loop {
+            if let Some(event) = r.pending.pop_front() {
+                return Some((Ok(event), r));
+            }
+            if r.finished {
+                return None;
+            }
+            if r.read().await {
+                continue;
+            }
+            if let Ok(record) = load(&r.state, &r.id).await
+                && record.status != ProbeStatus::Running
+            {
+                // Its last events were published before the record was stored.
+                while r.read().await {}
+                r.pending.push_back(done_event(&record));
+                r.finished = true;
+                continue;
+            }
+            r.wait().await;
         }
     })
 }

@@ -9,8 +9,9 @@ use super::vantages;
 use crate::probe::plan::Plan;
 use crate::server::AppState;
 use crate::server::owner;
+use crate::server::queue::AgentPost;
 use crate::server::registry::Refusal;
-use crate::server::runner;
+use crate::server::{dispatch, runner};
 use crate::store::{is_valid_id, new_id};
 use axum::extract::{FromRequest, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -193,18 +194,25 @@ pub async fn probes_create(
         state.registry.remove(&id);
         return Err(e.into());
     }
+    state.relay.follow(live.clone());
     if let Some(sent) = sent {
         for agent in &agents {
-            state
+            let queued = state
                 .jobs
                 .enqueue(
-                    live.clone(),
+                    &state.agents,
                     &id,
                     agent,
-                    sent.clone(),
+                    &sent,
                     state.config.max_probe_time,
                 )
-                .map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
+                .await;
+            if let Err(e) = queued {
+                // The vantage fails, with the reason; the probe goes on at the others.
+                let outcome =
+                    AgentPost::Outcome(Err(format!("cannot queue agent {agent}'s job: {e}")));
+                dispatch::apply(&state, &id, agent, outcome).await;
+            }
         }
     }
     if server_runs {
@@ -337,7 +345,9 @@ pub async fn probes_events(
     event_stream(&state, &id, resume).await
 }
 
-/// The probe as a HAR 1.2 document (opens in browser dev tools and HAR viewers).
+/// The probe as a HAR 1.2 document (opens in browser dev tools and HAR viewers):
+/// a page per protocol, or for a probe across vantages a page per vantage and
+/// protocol (`fra1/h2`), each entry naming its vantage in `_vantage`.
 #[utoipa::path(
     get,
     path = "/api/v1/probes/{id}/har",
@@ -360,7 +370,11 @@ pub async fn probes_har(
     headers: HeaderMap,
 ) -> Result<Response> {
     let record = load(&state, &id).await?;
-    let har = h123_shared::har::to_har(&record.result);
+    let har = if record.vantages.is_empty() {
+        h123_shared::har::to_har(&record.result)
+    } else {
+        h123_shared::har::vantages::to_har(&record.vantages)
+    };
     let body = serde_json::to_vec_pretty(&har).map_err(|e| ApiError::Internal(e.to_string()))?;
     let mut rep = Representation::json(body, record.status);
     rep.disposition = Some(format!("inline; filename=\"h123-{}.har\"", record.id));
@@ -439,7 +453,8 @@ pub fn curl_text(record: &ProbeRecord) -> String {
     out
 }
 
-/// The waterfall as an SVG picture, for chats and issues.
+/// The waterfall as an SVG picture, for chats and issues; a probe across
+/// vantages is a labelled group per vantage on one time axis.
 #[utoipa::path(
     get,
     path = "/api/v1/probes/{id}/waterfall.svg",

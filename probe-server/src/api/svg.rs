@@ -1,9 +1,13 @@
 //! The server-rendered waterfall: `shared::waterfall::layout` drawn as a
 //! self-contained SVG that reads well when pasted into a chat or an issue.
+//! A record measured from several vantages is drawn by [`vantages`]: a
+//! labelled group per vantage on one time axis.
+
+mod vantages;
 
 use h123_shared::api::ProbeRecord;
 use h123_shared::format::ms;
-use h123_shared::waterfall::{Row, layout};
+use h123_shared::waterfall::{Row, SkippedRun, Tick, layout};
 use h123_shared::{Phase, Protocol};
 use std::fmt::Write as _;
 
@@ -56,8 +60,12 @@ pub fn shorten(text: &str, max: usize) -> String {
     }
 }
 
-/// Draws `record` as an SVG document.
+/// Draws `record` as an SVG document: its vantages as groups when it has
+/// runs per vantage, else its one result.
 pub fn render(record: &ProbeRecord) -> String {
+    if !record.vantages.is_empty() {
+        return vantages::render(record);
+    }
     let waterfall = layout(&record.result);
     let rows = waterfall.rows.len();
     let skipped = waterfall.skipped.len();
@@ -66,6 +74,38 @@ pub fn render(record: &ProbeRecord) -> String {
     let height =
         plot_bottom + 24.0 + 20.0 * (skipped + usize::from(verdict.is_some())) as f64 + 48.0;
     let mut svg = String::with_capacity(4096 + rows * 600);
+    let status = match (record.status, verdict) {
+        (h123_shared::api::ProbeStatus::Done, Some(a)) => a.outcome.label(),
+        (status, _) => crate::store::status_str(status),
+    };
+    open(
+        &mut svg,
+        record,
+        height,
+        &format!("{rows} attempt(s) · {status}"),
+    );
+    axis(&mut svg, &waterfall.ticks, plot_bottom);
+    if rows == 0 {
+        let _ = write!(
+            svg,
+            r##"<text x="{PLOT_X}" y="{y}" fill="#6b7280">no attempt finished yet</text>"##,
+            y = TOP + 17.0
+        );
+    }
+    draw_rows(&mut svg, &waterfall.rows, TOP);
+    let mut y = plot_bottom + 22.0;
+    if let Some(a) = verdict {
+        y = line(&mut svg, &a.verdict.summary, y, "#111827", true);
+    }
+    let y = skipped_lines(&mut svg, &waterfall.skipped, y);
+    legend(&mut svg, y + 6.0);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// Opens the document `height` high: its title, background, heading (the
+/// URL) and the line under it (the protocols, `what`, the probe's id).
+fn open(svg: &mut String, record: &ProbeRecord, height: f64, what: &str) {
     let _ = write!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="Helvetica, Arial, sans-serif" font-size="12">"#
@@ -75,10 +115,6 @@ pub fn render(record: &ProbeRecord) -> String {
         r##"<title>h123 waterfall of {url}</title><rect width="100%" height="100%" fill="#ffffff"/>"##,
         url = escape(&shorten(&record.options.url, 200))
     );
-    let status = match (record.status, verdict) {
-        (h123_shared::api::ProbeStatus::Done, Some(a)) => a.outcome.label(),
-        (status, _) => crate::store::status_str(status),
-    };
     let _ = write!(
         svg,
         r##"<text x="16" y="26" font-size="16" font-weight="bold" fill="#111827">h123 · {}</text>"##,
@@ -92,14 +128,17 @@ pub fn render(record: &ProbeRecord) -> String {
         .collect();
     let _ = write!(
         svg,
-        r##"<text x="16" y="46" fill="#4b5563">{} · {} attempt(s) · {} · probe {}</text>"##,
+        r##"<text x="16" y="46" fill="#4b5563">{} · {} · probe {}</text>"##,
         escape(&protocols.join(", ")),
-        rows,
-        status,
+        escape(what),
         escape(&record.id)
     );
-    // Axis: ticks, labels and grid lines.
-    for tick in &waterfall.ticks {
+}
+
+/// The time axis: a label and a grid line down to `plot_bottom` per tick,
+/// and the totals column's heading.
+fn axis(svg: &mut String, ticks: &[Tick], plot_bottom: f64) {
+    for tick in ticks {
         let x = PLOT_X + tick.x * PLOT_W;
         let _ = write!(
             svg,
@@ -115,16 +154,13 @@ pub fn render(record: &ProbeRecord) -> String {
         x = WIDTH - 16.0,
         y = TOP - 14.0
     );
-    if rows == 0 {
-        let _ = write!(
-            svg,
-            r##"<text x="{PLOT_X}" y="{y}" fill="#6b7280">no attempt finished yet</text>"##,
-            y = TOP + 17.0
-        );
-    }
+}
+
+/// Rows of one result from `top` down, a line between protocols.
+fn draw_rows(svg: &mut String, rows: &[Row], top: f64) {
     let mut previous: Option<Protocol> = None;
-    for (i, row) in waterfall.rows.iter().enumerate() {
-        let y = TOP + ROW_H * i as f64;
+    for (i, row) in rows.iter().enumerate() {
+        let y = top + ROW_H * i as f64;
         if previous.is_some_and(|p| p != row.protocol) {
             let _ = write!(
                 svg,
@@ -133,19 +169,27 @@ pub fn render(record: &ProbeRecord) -> String {
             );
         }
         previous = Some(row.protocol);
-        draw_row(&mut svg, row, y);
+        draw_row(svg, row, y);
     }
-    let mut y = plot_bottom + 22.0;
-    if let Some(a) = verdict {
-        let _ = write!(
-            svg,
-            r##"<text x="16" y="{y}" fill="#111827" font-weight="bold">{}<title>{}</title></text>"##,
-            escape(&shorten(&a.verdict.summary, 150)),
-            escape(&a.verdict.summary)
-        );
-        y += 20.0;
-    }
-    for skip in &waterfall.skipped {
+}
+
+/// `text` as a line at `y` (cut to 150 characters, the whole as its
+/// tooltip); returns the `y` under it.
+fn line(svg: &mut String, text: &str, y: f64, fill: &str, bold: bool) -> f64 {
+    let weight = if bold { r#" font-weight="bold""# } else { "" };
+    let _ = write!(
+        svg,
+        r#"<text x="16" y="{y}" fill="{fill}"{weight}>{}<title>{}</title></text>"#,
+        escape(&shorten(text, 150)),
+        escape(text)
+    );
+    y + 20.0
+}
+
+/// A line per protocol that was not measured or stopped early, from `y`
+/// down; returns the `y` under them.
+fn skipped_lines(svg: &mut String, skipped: &[SkippedRun], mut y: f64) -> f64 {
+    for skip in skipped {
         let _ = write!(
             svg,
             r##"<text x="16" y="{y}" fill="#92400e">{} {}: {}</text>"##,
@@ -159,9 +203,7 @@ pub fn render(record: &ProbeRecord) -> String {
         );
         y += 20.0;
     }
-    legend(&mut svg, y + 6.0);
-    svg.push_str("</svg>\n");
-    svg
+    y
 }
 
 fn draw_row(svg: &mut String, row: &Row, y: f64) {

@@ -5,10 +5,13 @@
 //! is a `<failure>`, a protocol that was not measured `<skipped/>`) and one
 //! per SLO gate judged on that protocol. Times are in seconds. Every string
 //! is escaped, so a hostile URL, redirect target or error message stays text.
+//! A probe across vantages (`--from`) has a testsuite per vantage and
+//! protocol ([`vantages_report`]).
 
 use h123_shared::chain::{Chain, chains};
 use h123_shared::format::{ms, status};
 use h123_shared::slo::{Check, Judgement, SloReport};
+use h123_shared::vantage::VantageRun;
 use h123_shared::{Micros, ProbeResult, ProtocolRun};
 use std::fmt::Write as _;
 
@@ -19,6 +22,60 @@ pub fn report(result: &ProbeResult, slo: Option<&SloReport>) -> String {
         .iter()
         .map(|run| suite(result, run, slo))
         .collect();
+    document(&format!("h123 probe {}", result.options.url), &suites)
+}
+
+/// A probe of `url` measured from several vantages as a JUnit XML document:
+/// a testsuite per vantage and protocol (`fra1 · HTTP/2`, with a `vantage`
+/// property and classnames under `h123.fra1.h2`), and for a vantage left
+/// without a (complete) result, a testsuite named after it whose one
+/// testcase fails with the reason.
+pub fn vantages_report(url: &str, runs: &[VantageRun]) -> String {
+    let mut suites = Vec::new();
+    for run in runs {
+        let name = &run.vantage.name;
+        for (result, protocol_run) in run
+            .result
+            .iter()
+            .flat_map(|r| r.runs.iter().map(move |p| (r, p)))
+        {
+            let mut suite = suite(result, protocol_run, None);
+            suite.name = format!("{name} · {}", suite.name);
+            suite.properties.insert(0, ("vantage", name.clone()));
+            for case in &mut suite.cases {
+                case.classname =
+                    format!("h123.{name}.{}", case.classname.trim_start_matches("h123."));
+            }
+            suites.push(suite);
+        }
+        if let Some(problem) = &run.problem {
+            suites.push(Suite {
+                name: name.clone(),
+                properties: vec![("vantage", name.clone()), ("url", url.to_owned())],
+                cases: vec![Case {
+                    name: "result".to_owned(),
+                    classname: format!("h123.{name}.vantage"),
+                    time: None,
+                    verdict: Verdict::Failed {
+                        kind: "no_result".to_owned(),
+                        message: problem.clone(),
+                    },
+                    output: String::new(),
+                }],
+                notes: Vec::new(),
+                time: Micros(0),
+            });
+        }
+    }
+    let names: Vec<&str> = runs.iter().map(|r| r.vantage.name.as_str()).collect();
+    document(
+        &format!("h123 probe {url} from {}", names.join(", ")),
+        &suites,
+    )
+}
+
+/// The `<testsuites>` document named `name` around `suites`, with their totals.
+fn document(name: &str, suites: &[Suite]) -> String {
     let count = |f: fn(&Case) -> bool| {
         suites
             .iter()
@@ -31,12 +88,12 @@ pub fn report(result: &ProbeResult, slo: Option<&SloReport>) -> String {
     let _ = writeln!(
         xml,
         "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{}\">",
-        escape(&format!("h123 probe {}", result.options.url)),
+        escape(name),
         count(|_| true),
         count(Case::failed),
         seconds(time),
     );
-    for suite in &suites {
+    for suite in suites {
         suite.write(&mut xml);
     }
     xml.push_str("</testsuites>\n");
@@ -45,7 +102,7 @@ pub fn report(result: &ProbeResult, slo: Option<&SloReport>) -> String {
 
 /// One protocol's testsuite.
 struct Suite {
-    name: &'static str,
+    name: String,
     properties: Vec<(&'static str, String)>,
     cases: Vec<Case>,
     /// Notes on the run as a whole (stopped early, cut short).
@@ -121,7 +178,7 @@ impl Suite {
         let _ = writeln!(
             xml,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{}\">",
-            self.name,
+            escape(&self.name),
             self.cases.len(),
             count(Case::failed),
             count(Case::skipped),
@@ -191,7 +248,7 @@ fn suite(result: &ProbeResult, run: &ProtocolRun, slo: Option<&SloReport>) -> Su
         .filter_map(|(what, why)| why.as_ref().map(|why| format!("{what}: {why}")))
         .collect();
     Suite {
-        name: run.protocol.http_version(),
+        name: run.protocol.http_version().to_owned(),
         properties,
         cases,
         notes,
@@ -313,6 +370,66 @@ mod tests {
         assert_eq!(
             escape("nul\u{0}bell\u{7}\u{ffff}é"),
             "nul\u{fffd}bell\u{fffd}\u{fffd}é"
+        );
+    }
+
+    #[test]
+    fn vantages_get_a_suite_per_protocol_and_a_missing_one_fails_with_its_reason() {
+        use h123_shared::vantage::Vantage;
+        let options = h123_shared::ProbeOptions {
+            url: "https://e.test/".into(),
+            ..h123_shared::ProbeOptions::default()
+        };
+        let mut measured = ProbeResult::empty(options, 0, Some(Vantage::named("fra1")));
+        measured.runs = vec![ProtocolRun {
+            protocol: h123_shared::Protocol::H3,
+            skipped: Some("not advertised".into()),
+            stopped: None,
+            cut_short: None,
+            discovery: None,
+            other_addresses: Vec::new(),
+            attempts: Vec::new(),
+        }];
+        let runs = [
+            VantageRun {
+                vantage: Vantage::named("fra1"),
+                result: Some(measured),
+                problem: None,
+            },
+            VantageRun {
+                vantage: Vantage::named("sfo1"),
+                result: None,
+                problem: Some("agent sfo1 stopped answering <late>".into()),
+            },
+        ];
+        let xml = vantages_report("https://e.test/", &runs);
+        assert!(
+            xml.contains(r#"<testsuites name="h123 probe https://e.test/ from fra1, sfo1" tests="2" failures="1""#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(
+                r#"<testsuite name="fra1 · HTTP/3" tests="1" failures="0" errors="0" skipped="1""#
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<property name="vantage" value="fra1"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"classname="h123.fra1.h3.attempts""#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<testsuite name="sfo1" tests="1" failures="1""#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(
+                r#"<failure type="no_result" message="agent sfo1 stopped answering &lt;late&gt;">"#
+            ),
+            "{xml}"
         );
     }
 

@@ -181,13 +181,15 @@ pub struct ProbeArgs {
     pub server_cacert: Option<PathBuf>,
     /// Measure from these vantages of --server (its own, `server` by default,
     /// and its agents': `h123 serve` lists them at /api/v1/vantages), each
-    /// printed as a group, then where the answer differs between them.
+    /// printed as a group, then where the answer differs between them (-o
+    /// har: the server's HAR, a page per vantage and protocol; JUnit: a
+    /// testsuite per vantage and protocol).
     #[arg(
         long,
         value_name = "NAMES",
         value_delimiter = ',',
         requires = "server",
-        conflicts_with_all = ["slo", "junit"]
+        conflicts_with = "slo"
     )]
     pub from: Vec<String>,
 }
@@ -329,7 +331,9 @@ pub async fn run(args: ProbeArgs) -> ExitCode {
             if let Some(code) = super::emit(&text) {
                 return code;
             }
-            if let (Some(path), [result]) = (&args.junit, &results[..]) {
+            // With --from, `vantages_probe` wrote the JUnit file of every vantage.
+            if let (Some(path), [result], true) = (&args.junit, &results[..], args.from.is_empty())
+            {
                 let xml = super::junit::report(result, slo.as_ref());
                 if let Err(e) = std::fs::write(path, xml) {
                     eprintln!("h123: cannot write the JUnit file {}: {e}", path.display());
@@ -363,15 +367,27 @@ async fn remote_probe(args: &ProbeArgs) -> Result<ProbeResult, RemoteError> {
 
 /// Runs the probe on `--server` from the `--from` vantages and renders each
 /// vantage's result as a group (`-o json`: the runs as an array), then the
-/// cross-vantage findings. A vantage without a result is trouble, once all
-/// are printed.
+/// cross-vantage findings; `-o har` is the server's own HAR of the record,
+/// `-o junit` and `--junit` a testsuite per vantage and protocol. A vantage
+/// without a result is trouble, once all are printed.
 async fn vantages_probe(args: &ProbeArgs) -> Result<(String, Vec<ProbeResult>), RemoteError> {
-    if matches!(args.output, Output::Har | Output::Curl | Output::Junit) {
+    if args.output == Output::Curl {
         return Err(RemoteError::Refused(
-            "--from prints text or json; the HAR of every vantage is the permalink's /har".into(),
+            "--from prints text, json, har or junit: a curl command runs from one place, not from a vantage"
+                .into(),
         ));
     }
     let record = remote_record(args).await?;
+    let har = match args.output {
+        Output::Har => {
+            let server = args.server.as_deref().unwrap_or_default();
+            let path = h123_shared::api::ProbeLinks::for_id(&record.id).har;
+            let body = remote::get(server, args.server_cacert.as_deref(), &path).await?;
+            Some(String::from_utf8_lossy(&body).into_owned())
+        }
+        _ => None,
+    };
+    let url = record.options.url.clone();
     let runs = if record.vantages.is_empty() {
         // A server that ran it alone (only its own vantage was named).
         vec![h123_shared::vantage::VantageRun {
@@ -387,13 +403,23 @@ async fn vantages_probe(args: &ProbeArgs) -> Result<(String, Vec<ProbeResult>), 
         record.vantages
     };
     let results: Vec<ProbeResult> = runs.iter().filter_map(|r| r.result.clone()).collect();
-    let text = match args.output {
-        Output::Json => format!(
+    let text = match (args.output, har) {
+        (_, Some(har)) => format!("{}\n", har.trim_end()),
+        (Output::Json, _) => format!(
             "{}\n",
             serde_json::to_string_pretty(&runs).unwrap_or_default()
         ),
+        (Output::Junit, _) => super::junit::vantages_report(&url, &runs),
         _ => super::text::vantages_report(&runs, super::text::use_color()),
     };
+    if let Some(path) = &args.junit {
+        std::fs::write(path, super::junit::vantages_report(&url, &runs)).map_err(|e| {
+            RemoteError::Trouble(format!(
+                "cannot write the JUnit file {}: {e}",
+                path.display()
+            ))
+        })?;
+    }
     if let Some(missing) = runs.iter().find(|r| r.result.is_none()) {
         // Printed through `emit` (a closed stdout is no panic); the exit code
         // says a vantage is missing either way.
@@ -440,6 +466,7 @@ pub async fn probe(args: &ProbeArgs) -> Result<ProbeResult, String> {
 async fn run_plan(args: &ProbeArgs, options: ProbeOptions) -> Result<ProbeResult, String> {
     let plan = Plan::new(options, &Limits::default()).map_err(|e| e.to_string())?;
     let engine = engine(args)?;
+    engine.warm_up().await;
     tokio::time::sleep(SETTLE).await;
     let result = engine.run(&plan).await;
     Ok(h123_shared::analysis::analyzed(result))

@@ -103,6 +103,33 @@ pub async fn probe(
     Ok(Finished { record, permalink })
 }
 
+/// The body of `GET path` (below the API's base) on the h123 server at
+/// `server`, e.g. a finished probe's `/har`, as the API gives it.
+///
+/// # Errors
+/// As [`probe`]: a 4xx is [`RemoteError::Refused`], anything else that is
+/// not a success [`RemoteError::Trouble`].
+pub async fn get(server: &str, cacert: Option<&Path>, path: &str) -> Result<Vec<u8>, RemoteError> {
+    let base = base_url(server)?;
+    let mut sender = connect(&base, cacert).await?;
+    let asked = request(
+        &base,
+        Method::GET,
+        path.trim_start_matches('/'),
+        Bytes::new(),
+    )?;
+    let answer = within(SILENCE, "the answer", sender.send_request(asked))
+        .await?
+        .map_err(|e| trouble(&base, e))?;
+    let status = answer.status();
+    let body = read_all(answer.into_body()).await?;
+    if status.is_success() {
+        Ok(body)
+    } else {
+        Err(refusal(status, &body))
+    }
+}
+
 /// The server's base URL, ending in `/` so API paths join below it.
 pub(crate) fn base_url(server: &str) -> Result<Url, RemoteError> {
     let mut url = Url::parse(server)

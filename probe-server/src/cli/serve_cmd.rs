@@ -16,6 +16,7 @@ use crate::server::{
 };
 use crate::store::SharedStore;
 use crate::store::location::DbLocation;
+use crate::store::postgres::PostgresSettings;
 use clap::Args;
 use h123_shared::Method;
 use std::net::SocketAddr;
@@ -149,6 +150,11 @@ pub struct ServeArgs {
     /// How long an agent holds a job without a word from it, in milliseconds (tests shorten it).
     #[arg(long, hide = true, default_value_t = 30_000, value_name = "MS")]
     pub agent_lease_ms: u64,
+    /// With PostgreSQL, how old another instance's heartbeat may get before its
+    /// running probes are finished as cancelled, in milliseconds (tests shorten it;
+    /// the heartbeat is a sixth of it).
+    #[arg(long, hide = true, default_value_t = 30_000, value_name = "MS")]
+    pub instance_lease_ms: u64,
 }
 
 /// `--dns-server`'s `ip[:port]` (port 53 when absent).
@@ -286,7 +292,13 @@ pub async fn run(args: ServeArgs) -> ExitCode {
 
 async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
     raise_nofile_limit();
-    let store = SharedStore::open(&args.db).await?;
+    let lease = Duration::from_millis(args.instance_lease_ms.max(600));
+    let settings = PostgresSettings {
+        lease,
+        heartbeat: lease / 6,
+        ..PostgresSettings::default()
+    };
+    let store = SharedStore::open(&args.db, settings).await?;
     let recovered = store.cancel_running().await?;
     if recovered > 0 {
         eprintln!(
@@ -318,6 +330,7 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
     let state = AppState::new(config, store);
     if !state.config.agents.is_empty() {
         crate::server::dispatch::spawn_sweeper(state.clone());
+        crate::server::dispatch::spawn_post_taker(state.clone());
     }
     let app = api::app_with_web_root(state.clone(), web_root.as_deref());
     let listener = listen(args.listen)?;

@@ -7,6 +7,7 @@
 //! configured one in constant time, and a version the server does not
 //! support (see [`version_supported`]) is refused.
 
+use super::seal::JobKey;
 use h123_shared::api::{VantageInfo, VantageKind};
 use h123_shared::vantage::{Vantage, valid_name};
 use sha2::{Digest, Sha256};
@@ -134,6 +135,14 @@ impl Agents {
             }
         }
         found
+    }
+
+    /// The key agent `name`'s jobs are sealed under in the shared queue.
+    pub fn job_key(&self, name: &str) -> Option<JobKey> {
+        self.specs
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| JobKey::for_agent(&s.digest))
     }
 
     /// Whether `name` is a configured agent.

@@ -1,18 +1,18 @@
-//! Jobs for agents: one per agent vantage of a probe, queued until its agent
-//! claims it, then held by that agent under a lease that each of its posts
-//! renews.
+//! Jobs for agents, in this server's memory (the SQLite back end: one
+//! instance): one per agent vantage of a probe, queued until its agent claims
+//! it, then held by that agent under a lease that each of its posts renews.
 //!
 //! A job whose lease runs out goes back to the queue once; the second time
 //! (or when its agent never takes it within a lease) it ends as failed with
 //! the reason, so no probe waits forever on an agent that went away. Jobs
-//! live in memory only: they carry the probe's options as sent, credentials
-//! included (the agent's probe sends them), which the store never holds.
+//! carry the probe's options as sent, credentials included (the agent's probe
+//! sends them), which the store never holds. With PostgreSQL the queue is
+//! shared instead (`server::queue`), under the same rules.
 
-use super::registry::LiveProbe;
 use h123_shared::ProbeOptions;
 use h123_shared::agent::AgentJob;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
@@ -27,7 +27,6 @@ struct Job {
     probe_id: String,
     vantage: String,
     options: ProbeOptions,
-    live: Arc<LiveProbe>,
     held: bool,
     /// When a queued job fails unclaimed, or a held one's lease ends.
     deadline: Instant,
@@ -40,11 +39,26 @@ struct Job {
 /// A job that ended without a result: its probe, vantage and the reason.
 pub struct Expired {
     /// The probe it belonged to.
-    pub live: Arc<LiveProbe>,
+    pub probe_id: String,
     /// The agent's vantage name.
     pub vantage: String,
     /// Why it ended, in words.
     pub reason: String,
+}
+
+/// Why agent `vantage`'s job ended without a result: it passed the server's
+/// time limit (`late`), was never claimed within `lease`, or its agent went quiet.
+pub fn ended_reason(vantage: &str, late: bool, claims: u32, lease: Duration) -> String {
+    if late {
+        format!("agent {vantage} did not finish within the server's time limit")
+    } else if claims == 0 {
+        format!(
+            "agent {vantage} did not take the probe within {} s (is it running?)",
+            lease.as_secs_f64()
+        )
+    } else {
+        format!("agent {vantage} stopped answering")
+    }
 }
 
 /// Why an agent's post about a job was refused.
@@ -82,14 +96,13 @@ impl Jobs {
         self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Queues agent `vantage`'s part of probe `live` with the `options` as sent;
-    /// it ends at the latest `max_time` (plus a lease) from now.
+    /// Queues agent `vantage`'s part of probe `probe_id` with the `options`
+    /// as sent; it ends at the latest `max_time` (plus a lease) from now.
     ///
     /// # Errors
     /// When the random source fails (no job id).
     pub fn enqueue(
         &self,
-        live: Arc<LiveProbe>,
         probe_id: &str,
         vantage: &str,
         options: ProbeOptions,
@@ -103,7 +116,6 @@ impl Jobs {
                 probe_id: probe_id.to_owned(),
                 vantage: vantage.to_owned(),
                 options,
-                live,
                 held: false,
                 deadline: now + self.lease,
                 hard_deadline: now + max_time + self.lease,
@@ -116,7 +128,7 @@ impl Jobs {
     }
 
     /// Hands agent `vantage` its oldest queued job, if any, under a fresh lease.
-    pub fn try_claim(&self, vantage: &str) -> Option<(AgentJob, Arc<LiveProbe>)> {
+    pub fn try_claim(&self, vantage: &str) -> Option<AgentJob> {
         let now = crate::probe::trace::now();
         let mut table = self.lock();
         let (id, job) = table
@@ -126,19 +138,16 @@ impl Jobs {
         job.held = true;
         job.claims += 1;
         job.deadline = now + self.lease;
-        Some((
-            AgentJob {
-                job_id: id.clone(),
-                probe_id: job.probe_id.clone(),
-                options: job.options.clone(),
-                lease_ms: u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX),
-            },
-            job.live.clone(),
-        ))
+        Some(AgentJob {
+            job_id: id.clone(),
+            probe_id: job.probe_id.clone(),
+            options: job.options.clone(),
+            lease_ms: u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX),
+        })
     }
 
     /// Waits up to `wait` for a job for agent `vantage` (a long poll).
-    pub async fn claim(&self, vantage: &str, wait: Duration) -> Option<(AgentJob, Arc<LiveProbe>)> {
+    pub async fn claim(&self, vantage: &str, wait: Duration) -> Option<AgentJob> {
         let mut changed = self.changed.subscribe();
         let deadline = tokio::time::sleep(wait);
         tokio::pin!(deadline);
@@ -155,11 +164,11 @@ impl Jobs {
     }
 
     /// Renews the lease of job `id` held by agent `vantage`, counting `events`
-    /// more events; returns its probe.
+    /// more events; returns its probe's id.
     ///
     /// # Errors
     /// [`NotHeld`] when the job is not this agent's, or posted too many events.
-    pub fn renew(&self, id: &str, vantage: &str, events: usize) -> Result<Arc<LiveProbe>, NotHeld> {
+    pub fn renew(&self, id: &str, vantage: &str, events: usize) -> Result<String, NotHeld> {
         let mut table = self.lock();
         let job = table
             .get_mut(id)
@@ -170,14 +179,14 @@ impl Jobs {
             return Err(NotHeld::TooManyEvents);
         }
         job.deadline = crate::probe::trace::now() + self.lease;
-        Ok(job.live.clone())
+        Ok(job.probe_id.clone())
     }
 
-    /// Ends job `id` held by agent `vantage` (its result arrived); returns its probe.
+    /// Ends job `id` held by agent `vantage` (its result arrived); returns its probe's id.
     ///
     /// # Errors
     /// [`NotHeld::Unknown`] when the job is not this agent's.
-    pub fn finish(&self, id: &str, vantage: &str) -> Result<Arc<LiveProbe>, NotHeld> {
+    pub fn finish(&self, id: &str, vantage: &str) -> Result<String, NotHeld> {
         let mut table = self.lock();
         if !table
             .get(id)
@@ -185,7 +194,10 @@ impl Jobs {
         {
             return Err(NotHeld::Unknown);
         }
-        table.remove(id).map(|job| job.live).ok_or(NotHeld::Unknown)
+        table
+            .remove(id)
+            .map(|job| job.probe_id)
+            .ok_or(NotHeld::Unknown)
     }
 
     /// Puts back the jobs whose lease ran out for the first time, and ends
@@ -197,29 +209,19 @@ impl Jobs {
         let mut ended = Vec::new();
         let mut requeued = false;
         table.retain(|_, job| {
-            let reason = if now >= job.hard_deadline {
-                format!(
-                    "agent {} did not finish within the server's time limit",
-                    job.vantage
-                )
-            } else if now < job.deadline {
+            let late = now >= job.hard_deadline;
+            if !late && now < job.deadline {
                 return true;
-            } else if job.held && job.claims < MAX_CLAIMS {
+            }
+            if !late && job.held && job.claims < MAX_CLAIMS {
                 job.held = false;
                 job.deadline = now + self.lease;
                 requeued = true;
                 return true;
-            } else if job.claims == 0 {
-                format!(
-                    "agent {} did not take the probe within {} s (is it running?)",
-                    job.vantage,
-                    self.lease.as_secs_f64()
-                )
-            } else {
-                format!("agent {} stopped answering", job.vantage)
-            };
+            }
+            let reason = ended_reason(&job.vantage, late, job.claims, self.lease);
             ended.push(Expired {
-                live: job.live.clone(),
+                probe_id: job.probe_id.clone(),
                 vantage: job.vantage.clone(),
                 reason,
             });
@@ -241,49 +243,20 @@ impl Jobs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::client::ClientKey;
-    use crate::server::registry::Registry;
-    use h123_shared::ProbeResult;
-    use h123_shared::api::{ProbeRecord, ProbeStatus};
 
-    fn live(registry: &Registry) -> Arc<LiveProbe> {
-        let options = ProbeOptions {
-            url: "https://example.com/".into(),
-            ..ProbeOptions::default()
-        };
-        let record = ProbeRecord {
-            id: "abcdefghijkl".into(),
-            status: ProbeStatus::Running,
-            created_at_unix_ms: 0,
-            result: ProbeResult::empty(options.clone(), 0, None),
-            options: options.clone(),
-            queued_ms: None,
-            cancel_reason: None,
-            vantages: Vec::new(),
-        };
-        registry.insert(record, ClientKey::new([127, 0, 0, 1].into(), 64))
-    }
-
-    fn queued(lease: Duration) -> (Jobs, Registry) {
+    fn queued(lease: Duration) -> Jobs {
         let jobs = Jobs::new(lease);
-        let registry = Registry::default();
         let options = ProbeOptions::default();
-        jobs.enqueue(
-            live(&registry),
-            "abcdefghijkl",
-            "fra1",
-            options,
-            Duration::from_secs(60),
-        )
-        .unwrap();
-        (jobs, registry)
+        jobs.enqueue("abcdefghijkl", "fra1", options, Duration::from_secs(60))
+            .unwrap();
+        jobs
     }
 
     #[test]
     fn a_job_is_only_its_agents_and_bounded_in_events() {
-        let (jobs, _registry) = queued(Duration::from_secs(30));
+        let jobs = queued(Duration::from_secs(30));
         assert!(jobs.try_claim("sfo1").is_none(), "another agent's job");
-        let (job, _) = jobs.try_claim("fra1").expect("fra1's job");
+        let job = jobs.try_claim("fra1").expect("fra1's job");
         assert_eq!(job.probe_id, "abcdefghijkl");
         assert_eq!(job.lease_ms, 30_000);
         assert!(
@@ -307,15 +280,15 @@ mod tests {
 
     #[test]
     fn an_expired_lease_requeues_once_then_fails_with_the_reason() {
-        let (jobs, _registry) = queued(Duration::ZERO);
-        let (first, _) = jobs.try_claim("fra1").unwrap();
+        let jobs = queued(Duration::ZERO);
+        let first = jobs.try_claim("fra1").unwrap();
         assert!(jobs.sweep().is_empty(), "requeued, not failed");
         assert_eq!(
             jobs.renew(&first.job_id, "fra1", 0).err(),
             Some(NotHeld::Unknown),
             "the old holder lost it"
         );
-        let (second, _) = jobs.try_claim("fra1").expect("handed out again");
+        let second = jobs.try_claim("fra1").expect("handed out again");
         assert_eq!(second.job_id, first.job_id);
         let ended = jobs.sweep();
         assert_eq!(ended.len(), 1);
@@ -326,7 +299,7 @@ mod tests {
 
     #[test]
     fn a_job_never_taken_fails_saying_so() {
-        let (jobs, _registry) = queued(Duration::ZERO);
+        let jobs = queued(Duration::ZERO);
         let ended = jobs.sweep();
         assert_eq!(ended.len(), 1);
         assert!(

@@ -30,6 +30,34 @@ struct Inner {
     requests: BTreeMap<(String, u16), u64>,
     latency: BTreeMap<String, Histogram>,
     rejections: BTreeMap<&'static str, u64>,
+    agent_jobs: BTreeMap<AgentJobEvent, u64>,
+}
+
+/// What happened to an agent's job, for `h123_agent_jobs_total`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AgentJobEvent {
+    /// Handed to its agent (by this instance).
+    Claimed,
+    /// Its agent reported the result or a problem (to this instance).
+    Reported,
+    /// Ended without a report: never claimed, or its agent went quiet.
+    Expired,
+}
+
+impl AgentJobEvent {
+    const ALL: [AgentJobEvent; 3] = [
+        AgentJobEvent::Claimed,
+        AgentJobEvent::Reported,
+        AgentJobEvent::Expired,
+    ];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            AgentJobEvent::Claimed => "claimed",
+            AgentJobEvent::Reported => "reported",
+            AgentJobEvent::Expired => "expired",
+        }
+    }
 }
 
 #[derive(Debug, Default, Clone)]
@@ -128,6 +156,11 @@ impl Metrics {
         *self.lock().rejections.entry(reason).or_default() += 1;
     }
 
+    /// Counts an agent's job `event`.
+    pub fn agent_job(&self, event: AgentJobEvent) {
+        *self.lock().agent_jobs.entry(event).or_default() += 1;
+    }
+
     /// The Prometheus text exposition.
     pub fn render(&self, gauges: Gauges) -> String {
         let inner = self.lock();
@@ -175,6 +208,15 @@ impl Metrics {
         for reason in ["rate", "client_probes", "queue_full"] {
             let n = inner.rejections.get(reason).copied().unwrap_or(0);
             let _ = writeln!(out, "h123_rejections_total{{reason=\"{reason}\"}} {n}");
+        }
+        out.push_str("# HELP h123_agent_jobs_total Agents' jobs handed out, reported and expired at this instance.\n# TYPE h123_agent_jobs_total counter\n");
+        for event in AgentJobEvent::ALL {
+            let n = inner.agent_jobs.get(&event).copied().unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "h123_agent_jobs_total{{event=\"{}\"}} {n}",
+                event.as_str()
+            );
         }
         let _ = write!(
             out,

@@ -252,6 +252,11 @@ impl LiveProbe {
         Some(record)
     }
 
+    /// The probe's id.
+    pub fn id(&self) -> String {
+        lock(&self.state).record.id.clone()
+    }
+
     /// Whether the probe has finished.
     pub fn is_finished(&self) -> bool {
         lock(&self.state).finished

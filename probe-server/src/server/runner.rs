@@ -75,6 +75,8 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
 /// Stores the finished `record` of `live`, then finishes it (subscribers get
 /// their `done`) and forgets it, with its agents' jobs.
 pub async fn store_final(state: &AppState, live: &LiveProbe, record: ProbeRecord) {
+    // Its last live events reach the other instances before its final record.
+    state.relay.flush(live).await;
     // Stored first, so once the probe leaves the registry the store has its final state.
     match state.store.update(record.clone()).await {
         Ok(()) => {
@@ -97,7 +99,9 @@ pub async fn store_final(state: &AppState, live: &LiveProbe, record: ProbeRecord
             live.finish(record);
         }
     }
-    let id = live.record().id;
-    state.jobs.forget_probe(&id);
+    let id = live.id();
+    if live.is_multi() {
+        state.jobs.forget_probe(&id).await;
+    }
     state.registry.remove(&id);
 }

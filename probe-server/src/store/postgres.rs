@@ -10,7 +10,10 @@
 //! committed, and PostgreSQL's default `synchronous_commit = on` makes that
 //! "on disk", as a `202` promises.
 
+pub mod events;
 pub mod instance;
+pub mod jobs;
+pub mod listen;
 pub mod migrate;
 pub mod rate;
 
@@ -65,6 +68,7 @@ pub struct PostgresStore {
 
 struct Inner {
     pool: Pool,
+    config: tokio_postgres::Config,
     instance: String,
     lease: Duration,
     _heartbeat: Heartbeat,
@@ -86,7 +90,7 @@ impl PostgresStore {
             .parse()
             .map_err(|e| StoreError::Setup(format!("{url} is not a PostgreSQL URL: {e}")))?;
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
@@ -112,6 +116,7 @@ impl PostgresStore {
         Ok(PostgresStore {
             inner: Arc::new(Inner {
                 pool,
+                config,
                 instance,
                 lease: settings.lease,
                 _heartbeat: heartbeat,
@@ -140,6 +145,113 @@ impl PostgresStore {
         per_sec: f64,
     ) -> Result<rate::Taken> {
         rate::take(&*self.client().await?, client, burst, per_sec).await
+    }
+
+    /// Starts this instance's `LISTEN` connection, announcing on `signals`.
+    pub fn listen(&self, signals: listen::Signals) -> listen::Listener {
+        listen::Listener::spawn(
+            self.inner.config.clone(),
+            self.inner.instance.clone(),
+            signals,
+        )
+    }
+
+    /// Publishes live events of probe `probe_id` as indices `first..` (see [`events`]).
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn publish_events(
+        &self,
+        probe_id: &str,
+        first: usize,
+        json: &[String],
+    ) -> Result<()> {
+        events::publish(&*self.client().await?, probe_id, first, json).await
+    }
+
+    /// Up to `limit` published events of probe `probe_id` from index `from` on.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn read_events(
+        &self,
+        probe_id: &str,
+        from: usize,
+        limit: i64,
+    ) -> Result<Vec<(usize, String)>> {
+        events::read(&*self.client().await?, probe_id, from, limit).await
+    }
+
+    /// Queues an agent's job (see [`jobs`]).
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn enqueue_job(&self, job: &jobs::NewJob<'_>) -> Result<()> {
+        jobs::enqueue(&*self.client().await?, job).await
+    }
+
+    /// Hands agent `vantage` its oldest queued job under a `lease`.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn claim_job(&self, vantage: &str, lease: Duration) -> Result<Option<jobs::Claimed>> {
+        jobs::claim(&*self.client().await?, vantage, lease).await
+    }
+
+    /// Renews a held job's lease, leaving its events for the owner.
+    ///
+    /// # Errors
+    /// When the database fails; `Ok(Err(..))` when refused.
+    pub async fn post_job_events(
+        &self,
+        id: &str,
+        vantage: &str,
+        lease: Duration,
+        events: Option<(&str, usize)>,
+        max_events: usize,
+    ) -> Result<Result<(), jobs::Refused>> {
+        let mut client = self.client().await?;
+        jobs::post_events(&mut client, id, vantage, lease, events, max_events).await
+    }
+
+    /// Ends a held job with its outcome, left for the owner; `false` when not held.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn finish_job(
+        &self,
+        id: &str,
+        vantage: &str,
+        kind: &jobs::PostKind,
+        body: &str,
+    ) -> Result<bool> {
+        let mut client = self.client().await?;
+        jobs::finish(&mut client, id, vantage, kind, body).await
+    }
+
+    /// Takes up to `limit` posts waiting for this instance, oldest first.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn take_job_posts(&self, limit: i64) -> Result<Vec<jobs::Post>> {
+        jobs::take_posts(&*self.client().await?, &self.inner.instance, limit).await
+    }
+
+    /// Requeues or ends this instance's jobs whose lease ran out.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn sweep_jobs(&self, lease: Duration, max_claims: i32) -> Result<Vec<jobs::Ended>> {
+        let mut client = self.client().await?;
+        jobs::sweep(&mut client, &self.inner.instance, lease, max_claims).await
+    }
+
+    /// Forgets probe `probe_id`'s jobs and posts.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn forget_jobs(&self, probe_id: &str) -> Result<()> {
+        jobs::forget_probe(&*self.client().await?, probe_id).await
     }
 
     /// Deletes the rate buckets untouched for `full_after` (full ones).
@@ -474,6 +586,21 @@ fn running_updated(changed: Result<u64, tokio_postgres::Error>, id: &str) -> Res
             Err(StoreError::Immutable(id.to_owned()))
         }
         Err(other) => Err(other.into()),
+    }
+}
+
+/// Whether `e` says the database cannot be reached now, rather than that it
+/// refused the statement: no connection (refused, closed, I/O), or the server
+/// ending sessions (SQLSTATE classes 08, connection exception, and 57,
+/// operator intervention: a shutdown or restart).
+pub fn is_unavailable(e: &tokio_postgres::Error) -> bool {
+    match e.as_db_error() {
+        Some(db) => ["08", "57"]
+            .iter()
+            .any(|class| db.code().code().starts_with(class)),
+        None => {
+            e.is_closed() || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
+        }
     }
 }
 

@@ -17,15 +17,15 @@ use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-const FROM: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
-const NEAR_TOKEN: &str = "near-token-0123456789";
-const FAR_TOKEN: &str = "far-token-0123456789";
+pub const FROM: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+pub const NEAR_TOKEN: &str = "near-token-0123456789";
+pub const FAR_TOKEN: &str = "far-token-0123456789";
 /// The relay's hold, each way.
-const DELAY: Duration = Duration::from_millis(20);
+pub const DELAY: Duration = Duration::from_millis(20);
 
 /// The agent flags for a server at `server`: `name` with `token`, resolving
 /// through `dns` and allowed to dial only `target`.
-fn agent_args(
+pub fn agent_args(
     server: SocketAddr,
     name: &str,
     token: &str,
@@ -59,7 +59,7 @@ fn agent_args(
 }
 
 /// `h123 agent` running as a child process, its lines echoed.
-fn start_agent(args: Vec<String>) -> tokio::process::Child {
+pub fn start_agent(args: Vec<String>) -> tokio::process::Child {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"))
         .args(args)
         .env_remove("H123_AGENT_TOKEN")
@@ -78,8 +78,36 @@ fn start_agent(args: Vec<String>) -> tokio::process::Child {
     child
 }
 
+/// Agent `near` for the server at `server`, reaching `target` directly.
+pub fn start_near(server: SocketAddr, target: &h123_target::TestTarget) -> tokio::process::Child {
+    start_agent(agent_args(
+        server,
+        "near",
+        NEAR_TOKEN,
+        target.ca_file(),
+        target.dns_addr,
+        target.https_addr,
+    ))
+}
+
+/// Agent `far` for the server at `server`, reaching `target` through `relay`.
+pub fn start_far(
+    server: SocketAddr,
+    target: &h123_target::TestTarget,
+    relay: &Relay,
+) -> tokio::process::Child {
+    start_agent(agent_args(
+        server,
+        "far",
+        FAR_TOKEN,
+        target.ca_file(),
+        relay.dns_addr,
+        relay.addr,
+    ))
+}
+
 /// Waits until `GET /api/v1/vantages` shows every agent of `names` online.
-async fn until_online(server: SocketAddr, names: &[&str]) -> VantageList {
+pub async fn until_online(server: SocketAddr, names: &[&str]) -> VantageList {
     for _ in 0..200 {
         let answer = http(server, FROM, Method::GET, "/api/v1/vantages", None).await;
         let list: VantageList = serde_json::from_slice(&answer.body).expect("vantages");
@@ -126,7 +154,7 @@ async fn as_agent(
 }
 
 /// The median of the phase `pick` chooses over a protocol's attempts that have it, in ms.
-fn median_ms(
+pub fn median_ms(
     result: &ProbeResult,
     protocol: Protocol,
     pick: fn(&h123_shared::Phases) -> Option<h123_shared::Span>,
@@ -167,22 +195,8 @@ async fn one_probe_from_the_server_and_two_agents_shows_each_place() {
         &["--agent", &near, "--agent", &far],
     )
     .await;
-    let _near = start_agent(agent_args(
-        server.addr,
-        "near",
-        NEAR_TOKEN,
-        target.ca_file(),
-        target.dns_addr,
-        target.https_addr,
-    ));
-    let _far = start_agent(agent_args(
-        server.addr,
-        "far",
-        FAR_TOKEN,
-        target.ca_file(),
-        relay.dns_addr,
-        relay.addr,
-    ));
+    let _near = start_near(server.addr, &target);
+    let _far = start_far(server.addr, &target, &relay);
     let listed = until_online(server.addr, &["near", "far"]).await;
     let names: Vec<&str> = listed
         .items
@@ -459,14 +473,7 @@ async fn an_agent_killed_mid_probe_leaves_its_part_failed_within_the_lease() {
         ],
     )
     .await;
-    let mut agent = start_agent(agent_args(
-        server.addr,
-        "near",
-        NEAR_TOKEN,
-        target.ca_file(),
-        target.dns_addr,
-        target.https_addr,
-    ));
+    let mut agent = start_near(server.addr, &target);
     until_online(server.addr, &["near"]).await;
     let url = target.https_url("/delay/20000");
     let body = serde_json::json!({
@@ -519,7 +526,8 @@ async fn an_agent_killed_mid_probe_leaves_its_part_failed_within_the_lease() {
             break record;
         }
         assert!(
-            h123_target::clock::now() - killed < lease * 3 + Duration::from_secs(2),
+            // Two leases and the sweeper's tick, with room for a busy machine.
+            h123_target::clock::now() - killed < lease * 3 + Duration::from_secs(8),
             "the job still runs {:?} after its agent died",
             h123_target::clock::now() - killed
         );

@@ -33,7 +33,7 @@ fn schema() -> PathBuf {
 }
 
 /// Validates a JUnit file against the schema, failing the test with xmllint's words.
-fn assert_valid_junit(file: &Path) {
+pub(crate) fn assert_valid_junit(file: &Path) {
     let schema = schema();
     let check = xmllint(&[
         "--noout",
@@ -50,7 +50,7 @@ fn assert_valid_junit(file: &Path) {
 }
 
 /// An XPath expression's value in a file, as xmllint reads it (entities decoded).
-fn xpath(file: &Path, expr: &str) -> String {
+pub(crate) fn xpath(file: &Path, expr: &str) -> String {
     let out = xmllint(&["--xpath", expr, file.to_str().unwrap()]);
     assert!(out.status.success(), "{expr}: {}", text(&out.stderr));
     let value = text(&out.stdout);

@@ -87,7 +87,7 @@ async fn har_output_passes_a_har_1_2_validator() {
 }
 
 /// Checks `har` with the HAR 1.2 validator in tests/har.
-fn assert_valid_har(har: &[u8]) {
+pub(crate) fn assert_valid_har(har: &[u8]) {
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), har).unwrap();
     let validator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/har/validate.js");

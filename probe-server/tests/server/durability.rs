@@ -70,7 +70,14 @@ async fn sigkill_mid_stream_loses_no_acknowledged_probe() {
             }
         }));
     }
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // Until some probes finished (seconds; longer on a busy machine).
+    for _ in 0..300 {
+        if seen.lock().unwrap().finished.len() >= 5 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
     // SIGKILL: no chance to flush or clean up anything.
     server.child.start_kill().unwrap();
     let status = server.child.wait().await.unwrap();

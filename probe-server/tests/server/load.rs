@@ -273,3 +273,194 @@ async fn a_maximal_record_read_by_eight_and_streamed_to_eight() {
         server.peak_rss_kib().unwrap_or(0)
     );
 }
+
+/// Sums `h123_agent_jobs_total{event="EVENT"}` over the servers at `addrs`.
+async fn agent_jobs(addrs: &[std::net::SocketAddr], event: &str) -> u64 {
+    let mut sum = 0;
+    for addr in addrs {
+        let text = http(
+            *addr,
+            "127.0.0.1".parse().unwrap(),
+            Method::GET,
+            "/metrics",
+            None,
+        )
+        .await
+        .text();
+        let line = format!("h123_agent_jobs_total{{event=\"{event}\"}} ");
+        sum += text
+            .lines()
+            .find_map(|l| l.strip_prefix(&line))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("no {line} in /metrics"));
+    }
+    sum
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "prints figures; scripts/test runs it with --ignored --nocapture"]
+async fn a_thousand_probes_queued_across_four_agents_and_two_instances() {
+    use crate::agent::{agent_args, start_agent};
+    use h123_shared::api::ProbeRecord;
+    use h123_target::postgres::PgCluster;
+    let Some(cluster) = PgCluster::shared() else {
+        return;
+    };
+    const PROBES: usize = 1000;
+    let db = cluster.create_database().unwrap();
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let names = ["a1", "a2", "a3", "a4"];
+    let tokens: Vec<String> = names
+        .iter()
+        .map(|n| format!("{n}-token-0123456789"))
+        .collect();
+    let specs: Vec<String> = names
+        .iter()
+        .zip(&tokens)
+        .map(|(n, t)| format!("{n}={t}"))
+        .collect();
+    let mut flags = vec![
+        "--rate-burst",
+        "100000",
+        "--rate-per-minute",
+        "1000000",
+        "--per-client-probes",
+        "100000",
+        "--max-queued",
+        "2000",
+        "--max-conns-per-client",
+        "1000",
+        "--read-rate-burst",
+        "100000",
+        "--read-rate-per-minute",
+        "1000000",
+    ];
+    for spec in &specs {
+        flags.extend(["--agent", spec.as_str()]);
+    }
+    let a = ServerProcess::start_with_db(&target, db.as_ref(), &dir.path().join("a"), &flags).await;
+    let b = ServerProcess::start_with_db(&target, db.as_ref(), &dir.path().join("b"), &flags).await;
+    let servers = [a.addr, b.addr];
+    // Two agents ask A, two ask B; each runs up to 8 jobs at once.
+    let _agents: Vec<_> = names
+        .iter()
+        .zip(&tokens)
+        .enumerate()
+        .map(|(i, (name, token))| {
+            let mut args = agent_args(
+                servers[i / 2],
+                name,
+                token,
+                target.ca_file(),
+                target.dns_addr,
+                target.https_addr,
+            );
+            args.extend(["--max-running".into(), "8".into()]);
+            start_agent(args)
+        })
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        crate::agent::until_online(servers[i / 2], &[name]).await;
+    }
+    let (cpu_a, cpu_b) = (a.cpu_time().unwrap(), b.cpu_time().unwrap());
+    let started = h123::probe::trace::now();
+    let from: IpAddr = "127.0.0.1".parse().unwrap();
+    let url = target.https_url("/");
+    // 25 clients create the probes, alternating instances and agents.
+    let mut creators = Vec::new();
+    for client in 0..25 {
+        let url = url.clone();
+        creators.push(tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for i in (client..PROBES).step_by(25) {
+                let body = serde_json::json!({
+                    "url": url, "protocols": ["h2"], "repeat": 1,
+                    "vantages": [format!("a{}", i % 4 + 1)],
+                });
+                let answer = http(
+                    servers[i % 2],
+                    from,
+                    Method::POST,
+                    "/api/v1/probes",
+                    Some(&body.to_string()),
+                )
+                .await;
+                assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.text());
+                ids.push(answer.json()["id"].as_str().unwrap().to_owned());
+            }
+            ids
+        }));
+    }
+    let mut ids = Vec::new();
+    for creator in creators {
+        ids.extend(creator.await.unwrap());
+    }
+    let created = ms_since(started);
+    let mut records: Vec<ProbeRecord> = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        loop {
+            let answer = http(
+                servers[(i + 1) % 2],
+                from,
+                Method::GET,
+                &format!("/api/v1/probes/{id}"),
+                None,
+            )
+            .await;
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+            let record: ProbeRecord = serde_json::from_slice(&answer.body).unwrap();
+            if record.status != ProbeStatus::Running {
+                records.push(record);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let all_done = ms_since(started);
+    let cpu = (a.cpu_time().unwrap() - cpu_a) + (b.cpu_time().unwrap() - cpu_b);
+    let mut claim_wait = Vec::new();
+    for record in &records {
+        assert_eq!(
+            record.status,
+            ProbeStatus::Done,
+            "{:?}",
+            record.cancel_reason
+        );
+        assert_eq!(record.vantages.len(), 1);
+        let run = &record.vantages[0];
+        assert_eq!(run.problem, None, "{}", record.id);
+        let result = run.result.as_ref().expect("a result");
+        let attempts: Vec<_> = result.runs.iter().flat_map(|r| &r.attempts).collect();
+        assert_eq!(attempts.len(), 1, "{}", record.id);
+        assert!(attempts[0].failure.is_none(), "{}", record.id);
+        claim_wait.push(
+            result
+                .started_at_unix_ms
+                .saturating_sub(record.created_at_unix_ms) as f64,
+        );
+    }
+    let claimed = agent_jobs(&servers, "claimed").await;
+    let reported = agent_jobs(&servers, "reported").await;
+    let expired = agent_jobs(&servers, "expired").await;
+    assert_eq!(
+        (claimed, reported, expired),
+        (PROBES as u64, PROBES as u64, 0),
+        "every job handed out once and reported once, none lost"
+    );
+    println!(
+        "{PROBES} probes, each one h2 request from one of 4 agents (8 jobs at once each), created at 2 instances by 25 clients in {created:.0} ms, all finished in {all_done:.0} ms: {:.0} probes/s through the shared queue",
+        PROBES as f64 / all_done * 1000.0
+    );
+    println!(
+        "{}",
+        summary(
+            "creation to the agent's start (claim latency, ms resolution)",
+            claim_wait
+        )
+    );
+    println!(
+        "server CPU: {:.2} ms per probe (both instances, {cpu:?} in all); jobs claimed {claimed}, reported {reported}, expired {expired}",
+        cpu.as_secs_f64() * 1000.0 / PROBES as f64
+    );
+}

@@ -4,6 +4,7 @@
 //! Tests that compare timings, or load both cores, hold `support::SERIAL`.
 
 mod agent;
+mod agent_shared;
 mod api;
 mod bench_api;
 mod ci_gates;
@@ -21,4 +22,5 @@ mod retention;
 mod store;
 mod store_serve;
 mod support;
+mod vantage_exports;
 mod web_assets;

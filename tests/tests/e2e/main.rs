@@ -19,3 +19,4 @@ mod resumption;
 mod support;
 mod tcp_info;
 mod web_size;
+mod wire;

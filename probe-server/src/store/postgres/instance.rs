@@ -174,5 +174,7 @@ async fn beat(pool: &Pool, id: &str, lease: Duration) -> Result<()> {
             "h123 serve: {probes} probe(s) and {benches} bench(es) of stopped instances are now cancelled"
         );
     }
+    super::jobs::reap(&client, lease).await?;
+    super::events::prune(&client).await?;
     forget_dead(&client, lease).await
 }

@@ -17,6 +17,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0002_rate_buckets",
         include_str!("../../../migrations/postgres/0002_rate_buckets.sql"),
     ),
+    (
+        3,
+        "0003_shared_work",
+        include_str!("../../../migrations/postgres/0003_shared_work.sql"),
+    ),
 ];
 
 /// The advisory lock key migrations hold ("h123" in ASCII).

@@ -386,6 +386,18 @@ impl ServerProcess {
         ServerProcess { child, addr }
     }
 
+    /// CPU time the server has used so far (user and system), from `/proc`.
+    pub fn cpu_time(&self) -> Option<std::time::Duration> {
+        let pid = self.child.id()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // Fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        let ticks: u64 =
+            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        // Linux reports them in USER_HZ, 100 per second.
+        Some(std::time::Duration::from_millis(ticks * 10))
+    }
+
     /// Peak resident memory of the server (VmHWM), in KiB.
     pub fn peak_rss_kib(&self) -> Option<u64> {
         let pid = self.child.id()?;

@@ -8,6 +8,8 @@ use h123_shared::{ProbeOptions, ProbeResult, Protocol, ProtocolRun};
 use h123_target::TestTarget;
 use tokio::sync::Mutex;
 
+pub mod capture;
+
 /// Serialises the tests that measure or load the machine (timings, benches,
 /// Chromium): on two cores, a concurrent one would disturb another's timings.
 pub static SERIAL: Mutex<()> = Mutex::const_new(());

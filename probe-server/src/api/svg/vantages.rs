@@ -1,0 +1,230 @@
+//! The waterfall picture of a probe measured from several vantages: a
+//! labelled group per vantage (`<g class="vantage" data-vantage="NAME">`),
+//! in the record's order, every group on one time axis
+//! (`shared::waterfall::vantages`); a vantage without a result shows its
+//! problem in its place. The cross-vantage findings close the picture.
+
+use super::{ROW_H, TOP, WIDTH, axis, draw_rows, escape, legend, line, open, skipped_lines};
+use h123_shared::api::{ProbeRecord, ProbeStatus};
+use h123_shared::vantage::{Vantage, VantageRun, findings};
+use h123_shared::waterfall::vantages::{VantageGroup, layout};
+use std::fmt::Write as _;
+
+/// The height of a group's heading line.
+const HEADING_H: f64 = 26.0;
+
+/// Draws `record`'s vantages as an SVG document.
+pub fn render(record: &ProbeRecord) -> String {
+    let laid = layout(&record.vantages);
+    let mut body = String::with_capacity(4096);
+    let mut y = TOP;
+    for (i, (group, run)) in laid.groups.iter().zip(&record.vantages).enumerate() {
+        y = draw_group(&mut body, group, run, i > 0, y);
+    }
+    let plot_bottom = y;
+    if record.status != ProbeStatus::Running {
+        y += 8.0;
+        for finding in findings(&record.vantages) {
+            y = text_block(&mut body, &finding.title, y, "#111827", true);
+        }
+    }
+    let height = y + 12.0 + 12.0 + 20.0;
+    let mut svg = String::with_capacity(body.len() + 4096);
+    let what = format!(
+        "{} vantage(s) · {}",
+        record.vantages.len(),
+        crate::store::status_str(record.status)
+    );
+    open(&mut svg, record, height, &what);
+    axis(&mut svg, &laid.ticks, plot_bottom);
+    svg.push_str(&body);
+    legend(&mut svg, y + 12.0);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// One vantage's group from `top` down: its heading (name, label, outcome),
+/// its rows or its problem, its skipped protocols and its verdict. Returns
+/// the `y` under it.
+fn draw_group(
+    svg: &mut String,
+    group: &VantageGroup,
+    run: &VantageRun,
+    rule: bool,
+    top: f64,
+) -> f64 {
+    let heading = heading(&group.vantage);
+    let _ = write!(
+        svg,
+        r#"<g class="vantage" data-vantage="{}"><title>{}</title>"#,
+        escape(&group.vantage.name),
+        escape(&heading)
+    );
+    if rule {
+        let _ = write!(
+            svg,
+            r##"<line x1="16" y1="{top}" x2="{x2}" y2="{top}" stroke="#111827"/>"##,
+            x2 = WIDTH - 16.0
+        );
+    }
+    let analysis = run.result.as_ref().and_then(|r| r.analysis.as_ref());
+    let state = match (analysis, &run.result) {
+        (Some(a), _) => a.outcome.label(),
+        (None, None) if group.problem.is_some() => "no result",
+        (None, _) => "running",
+    };
+    let text_y = top + HEADING_H / 2.0 + 5.0;
+    let _ = write!(
+        svg,
+        r##"<text class="vantage-name" x="16" y="{text_y}" font-size="14" font-weight="bold" fill="#111827">{}</text><text x="{x}" y="{text_y}" text-anchor="end" fill="#4b5563">{}</text>"##,
+        escape(&heading),
+        escape(state),
+        x = WIDTH - 16.0
+    );
+    let mut y = top + HEADING_H;
+    if group.rows.is_empty() {
+        let (text, fill) = match &group.problem {
+            Some(problem) => (format!("no result: {problem}"), "#b91c1c"),
+            None => ("no attempt finished yet".to_owned(), "#6b7280"),
+        };
+        y = text_block(svg, &text, y, fill, false);
+    } else {
+        draw_rows(svg, &group.rows, y);
+        y += ROW_H * group.rows.len() as f64;
+        if let Some(problem) = &group.problem {
+            y = text_block(svg, problem, y, "#b91c1c", false);
+        }
+    }
+    y = skipped_lines(svg, &group.skipped, y + 15.0) - 15.0;
+    if let Some(a) = analysis {
+        y = text_block(svg, &a.verdict.summary, y, "#111827", false);
+    }
+    svg.push_str("</g>");
+    y + 6.0
+}
+
+/// A vantage's heading: its name, and its label after a dot when it has one.
+fn heading(vantage: &Vantage) -> String {
+    match &vantage.label {
+        Some(label) => format!("{} · {label}", vantage.name),
+        None => vantage.name.clone(),
+    }
+}
+
+/// [`line`] in a block whose top is `top`; returns the block's bottom.
+fn text_block(svg: &mut String, text: &str, top: f64, fill: &str, bold: bool) -> f64 {
+    line(svg, text, top + 15.0, fill, bold) - 15.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use h123_shared::{ProbeOptions, ProbeResult, Protocol};
+
+    fn attempt(total_us: u64) -> h123_shared::Attempt {
+        serde_json::from_value(serde_json::json!({
+            "attempt": 1, "hop": 0, "url": "https://e.test/", "started_at_unix_ms": 1,
+            "phases": {
+                "total": {"start_us": 0, "end_us": total_us},
+                "wait": {"start_us": 0, "end_us": total_us}
+            },
+            "ttfb_source": "transport_read",
+            "response": {"status": 200, "http_version": "HTTP/2", "headers": [], "body_bytes": 0, "truncated": false}
+        }))
+        .expect("an attempt")
+    }
+
+    fn result(name: &str, total_us: u64) -> ProbeResult {
+        let options = ProbeOptions {
+            url: "https://e.test/".into(),
+            protocols: vec![Protocol::H2],
+            ..ProbeOptions::default()
+        };
+        let mut result = ProbeResult::empty(options, 0, Some(Vantage::named(name)));
+        result.runs = vec![h123_shared::ProtocolRun {
+            protocol: Protocol::H2,
+            skipped: None,
+            stopped: None,
+            cut_short: None,
+            discovery: None,
+            other_addresses: Vec::new(),
+            attempts: vec![attempt(total_us)],
+        }];
+        h123_shared::analysis::analyzed(result)
+    }
+
+    fn record(vantages: Vec<VantageRun>) -> ProbeRecord {
+        let own = vantages[0].result.clone().expect("a first result");
+        ProbeRecord {
+            id: "abc".into(),
+            status: ProbeStatus::Done,
+            created_at_unix_ms: 0,
+            options: own.options.clone(),
+            result: own,
+            queued_ms: None,
+            cancel_reason: None,
+            vantages,
+        }
+    }
+
+    #[test]
+    fn groups_in_order_on_one_axis_and_a_missing_vantage_says_why() {
+        let svg = render(&record(vec![
+            VantageRun {
+                vantage: Vantage {
+                    name: "near".into(),
+                    label: Some("Near <by>".into()),
+                    tags: Vec::new(),
+                },
+                result: Some(result("near", 10_000)),
+                problem: None,
+            },
+            VantageRun {
+                vantage: Vantage::named("far"),
+                result: Some(result("far", 50_000)),
+                problem: None,
+            },
+            VantageRun {
+                vantage: Vantage::named("gone"),
+                result: None,
+                problem: Some("agent gone stopped answering".into()),
+            },
+        ]));
+        let near = svg
+            .find(r#"<g class="vantage" data-vantage="near">"#)
+            .expect(&svg);
+        let far = svg
+            .find(r#"<g class="vantage" data-vantage="far">"#)
+            .expect(&svg);
+        let gone = svg
+            .find(r#"<g class="vantage" data-vantage="gone">"#)
+            .expect(&svg);
+        assert!(near < far && far < gone);
+        assert_eq!(svg.matches("<g ").count(), svg.matches("</g>").count());
+        assert!(svg.contains("near · Near &lt;by&gt;"), "labels are escaped");
+        assert!(svg.contains("3 vantage(s) · done · probe abc"), "{svg}");
+        // One axis, fitted to far's 50 ms (10 ms ticks), so near's 10 ms bar is a fifth of far's.
+        assert!(svg.contains(">50 ms</text>"), "{svg}");
+        assert_eq!(svg.matches(r##"fill="#6b7280">0</text>"##).count(), 1);
+        let wait_widths: Vec<f64> = svg
+            .match_indices(r##"fill="#16a34a" rx="2"><title>"##)
+            .map(|(at, _)| {
+                let before = &svg[..at];
+                let w = before.rfind("width=\"").unwrap() + 7;
+                before[w..].split('"').next().unwrap().parse().unwrap()
+            })
+            .collect();
+        assert_eq!(wait_widths.len(), 2);
+        assert!(
+            (wait_widths[1] / wait_widths[0] - 5.0).abs() < 0.01,
+            "{wait_widths:?}"
+        );
+        let gone_part = &svg[gone..];
+        assert!(
+            gone_part.contains("no result: agent gone stopped answering"),
+            "{gone_part}"
+        );
+        assert!(!gone_part[..gone_part.find("</g>").unwrap()].contains("<rect"));
+        assert!(svg.trim_end().ends_with("</svg>"));
+    }
+}

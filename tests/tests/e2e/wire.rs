@@ -1,0 +1,153 @@
+//! End-to-end: h123's `wait` against the wire. A loopback capture, decrypted
+//! with the key log h123 writes, shows when each request's last packet left
+//! and the first packet of its response came back; what h123 adds to that
+//! interval must be as small over HTTP/3 as over HTTP/2 (the goal:
+//! within 0.2 ms). Comparing the two protocols' waits directly would also
+//! compare the target's two server stacks, whose turnarounds differ from run
+//! to run by up to 0.2 ms on their own; the wire takes the server out.
+
+use crate::support::capture::{Capture, read_rows};
+use crate::support::{SERIAL, probe_with, run};
+use h123::probe::keylog::KeyLogPath;
+use h123::probe::tls::TrustSettings;
+use h123_shared::{Phase, Protocol, TtfbSource};
+use h123_target::{TargetConfig, TestTarget};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+const ATTEMPTS: u32 = 21;
+
+/// Per request stream, in stream order: the time from the client's last
+/// packet on it (the request's end) to the server's first (the response's
+/// start), in ms, from the packets matching `filter` whose stream ids are in
+/// `stream_field` (source port in `port_field`), keeping the streams
+/// `is_request` names.
+fn wire_waits(
+    capture: &Path,
+    port: u16,
+    keys: &Path,
+    (filter, stream_field, port_field): (&str, &str, &str),
+    is_request: impl Fn(u64) -> bool,
+) -> Vec<f64> {
+    let mut ends: BTreeMap<u64, (f64, Option<f64>)> = BTreeMap::new();
+    for row in read_rows(
+        capture,
+        port,
+        Some(keys),
+        filter,
+        &["frame.time_epoch", port_field, stream_field],
+    ) {
+        let at = row[0].parse::<f64>().expect("a packet time") * 1000.0;
+        let from_server = row[1] == port.to_string();
+        for stream in row[2].split(',').filter_map(|id| id.parse().ok()) {
+            if !is_request(stream) {
+                continue;
+            }
+            let (request_end, response_start) = ends.entry(stream).or_insert((at, None));
+            if from_server {
+                response_start.get_or_insert(at);
+            } else {
+                *request_end = at;
+            }
+        }
+    }
+    ends.values()
+        .map(|(request_end, response_start)| {
+            response_start.expect("every request answered") - request_end
+        })
+        .collect()
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http3_wait_matches_the_wire_as_closely_as_http2_wait() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (capture_file, keys) = (dir.path().join("waits.pcapng"), dir.path().join("keys.log"));
+    let port = target.https_addr.port();
+    let capture = Capture::start(port, &capture_file);
+    let trust = TrustSettings::from_ca_file(target.ca_file())
+        .unwrap()
+        .with_key_log(KeyLogPath::open(&keys).unwrap());
+    let result = probe_with(&target, trust, |o| {
+        o.url = target.https_url("/delay/5");
+        o.protocols = vec![Protocol::H2, Protocol::H3];
+        o.repeat = ATTEMPTS;
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    capture.stop();
+
+    let h3_attempts = &run(&result, Protocol::H3).attempts;
+    assert!(
+        h3_attempts
+            .iter()
+            .all(|a| a.ttfb_source == TtfbSource::Datagram),
+        "HTTP/3's first byte is its datagram's arrival"
+    );
+    // Beyond the first attempt (a new connection), what h123 adds to the
+    // wire's wait: its own wake-up to read the response, for both protocols.
+    let added = |protocol, fields, is_request: fn(u64) -> bool| {
+        let wire = wire_waits(&capture_file, port, &keys, fields, is_request);
+        let attempts = &run(&result, protocol).attempts;
+        assert_eq!(
+            wire.len(),
+            attempts.len(),
+            "{protocol:?}: one exchange per attempt on the wire"
+        );
+        let measured: Vec<f64> = attempts
+            .iter()
+            .map(|a| {
+                assert!(a.failure.is_none(), "{protocol:?}: {a:?}");
+                a.phases.get(Phase::Wait).unwrap().duration().as_ms()
+            })
+            .collect();
+        let added: Vec<f64> = measured[1..]
+            .iter()
+            .zip(&wire[1..])
+            .map(|(m, w)| m - w)
+            .collect();
+        println!(
+            "{protocol:?}: wait {:.3} ms, on the wire {:.3} ms, added by h123 {:.3} ms",
+            median(measured[1..].to_vec()),
+            median(wire[1..].to_vec()),
+            median(added.clone())
+        );
+        median(added)
+    };
+    // HTTP/2: the HEADERS frames, on odd (client) stream ids. HTTP/3: every
+    // QUIC stream frame on client-initiated bidirectional streams.
+    let h2 = added(
+        Protocol::H2,
+        ("http2.type == 1", "http2.streamid", "tcp.srcport"),
+        |id| id % 2 == 1,
+    );
+    let h3 = added(
+        Protocol::H3,
+        (
+            "quic.stream.stream_id",
+            "quic.stream.stream_id",
+            "udp.srcport",
+        ),
+        |id| id % 4 == 0,
+    );
+    for (protocol, added) in [("h2", h2), ("h3", h3)] {
+        assert!(
+            (-0.1..=0.3).contains(&added),
+            "{protocol}: h123's wait is {added:.3} ms off the wire's"
+        );
+    }
+    // The goal: HTTP/3's measurement adds at most 0.2 ms more than HTTP/2's.
+    let extra = h3 - h2;
+    println!("h123 adds {extra:.3} ms more to HTTP/3's wait than to HTTP/2's");
+    assert!(
+        extra.abs() <= 0.2,
+        "HTTP/3's measurement adds {extra:.3} ms more to wait than HTTP/2's"
+    );
+}
