@@ -15,7 +15,7 @@ use fantoccini::{Client, Locator};
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use h123_shared::format::ms;
 use h123_shared::vantage::{MATRIX_STATES, findings, matrix};
-use h123_shared::waterfall::{layout_spanning, span};
+use h123_shared::waterfall::{fitted_span, layout_on};
 use h123_target::relay::Relay;
 use h123_target::{TargetConfig, TestTarget};
 use serde_json::{Value, json};
@@ -432,12 +432,7 @@ async fn vantage_picker_matrix_and_groups_end_to_end() {
         .await
         .unwrap();
     assert_eq!(groups, json!(["server", "far", "gone", "near"]));
-    let results: Vec<_> = record
-        .vantages
-        .iter()
-        .filter_map(|r| r.result.as_ref())
-        .collect();
-    let common = span(&results);
+    let common = fitted_span(record.vantages.iter().filter_map(|r| r.result.as_ref()));
     let mut axes = Vec::new();
     for run in &record.vantages {
         let name = run.vantage.name.as_str();
@@ -456,7 +451,7 @@ async fn vantage_picker_matrix_and_groups_end_to_end() {
             analysis.verdict.summary.as_str(),
             "{name}: its own verdict"
         );
-        let w = layout_spanning(result, common);
+        let w = layout_on(result, common);
         let panels = g["panels"].as_array().unwrap();
         assert_eq!(panels.len(), 3, "{name}");
         for (panel, protocol) in panels.iter().zip(&record.options.protocols) {
