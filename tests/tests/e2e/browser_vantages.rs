@@ -317,9 +317,10 @@ async fn vantage_picker_matrix_and_groups_end_to_end() {
         "kept across the reload"
     );
 
-    // Run it over h1/h2/h3 and follow it live.
+    // Run it over h1/h2/h3 and follow it live (300 ms a request: nine per vantage, one after
+    // another, leave seconds to see it running).
     let url = format!(
-        "https://target.h123.test:{}/delay/100",
+        "https://target.h123.test:{}/delay/300",
         target.https_addr.port()
     );
     let field = client.find(Locator::Css("#url")).await.unwrap();
