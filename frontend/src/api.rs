@@ -4,10 +4,11 @@ use gloo_net::http::{Request, Response};
 use h123_shared::ProbeOptions;
 use h123_shared::api::{
     ApiError, ApiErrorBody, BenchCreated, BenchRecord, ProbeCreated, ProbeEvent, ProbeList,
-    ProbeRecord, ServerInfo,
+    ProbeRecord, ServerInfo, VantageInfo, VantageKind,
 };
 use h123_shared::bench::BenchOptions;
 use h123_shared::timeline::TimedEvent;
+use h123_shared::vantage::Vantage;
 use h123_shared::{Attempt, Protocol};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -116,6 +117,56 @@ pub async fn server_info() -> Result<ServerInfo> {
     json(Request::get("/api/v1/config").send().await).await
 }
 
+/// `GET /api/v1/vantages`: the places this server can measure from, the
+/// server's own first, with their health.
+///
+/// # Errors
+/// As any call: [`Error::Fetch`] or [`Error::Api`].
+pub async fn vantages() -> Result<Vec<VantageInfo>> {
+    let list: VantageItems = json(Request::get("/api/v1/vantages").send().await).await?;
+    Ok(list
+        .items
+        .into_iter()
+        .map(|i| VantageInfo {
+            vantage: Vantage {
+                name: i.name,
+                label: i.label,
+                tags: i.tags,
+            },
+            kind: if i.kind == "server" {
+                VantageKind::Server
+            } else {
+                VantageKind::Agent
+            },
+            version: None,
+            online: i.online,
+            last_seen_ms_ago: i.last_seen_ms_ago,
+        })
+        .collect())
+}
+
+/// `GET /api/v1/vantages`'s answer, read as plain structs: [`VantageInfo`]'s
+/// flattened [`Vantage`] would compile serde's buffering reader into the wasm.
+#[derive(Deserialize)]
+struct VantageItems {
+    items: Vec<VantageItem>,
+}
+
+/// One vantage of [`VantageItems`] (its version is not shown).
+#[derive(Deserialize)]
+struct VantageItem {
+    name: String,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    /// `server` or `agent` (read as text: a unit enum's reader costs more wasm than it saves).
+    kind: String,
+    online: bool,
+    #[serde(default)]
+    last_seen_ms_ago: Option<u64>,
+}
+
 /// `POST /api/v1/benches`: starts a bench.
 ///
 /// # Errors
@@ -172,8 +223,8 @@ async fn json<T: DeserializeOwned>(sent: Result<Response, gloo_net::Error>) -> R
 
 /// What the progress stream reports.
 pub enum StreamMessage {
-    /// A progress event.
-    Event(ProbeEvent),
+    /// A progress event, with the vantage it comes from when the probe runs at several.
+    Event(Option<String>, ProbeEvent),
     /// The probe finished; this is its final record.
     Done(Box<ProbeRecord>),
     /// The stream broke or sent something unreadable; it has been closed.
@@ -202,7 +253,7 @@ impl EventStream {
             let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
                 let data = event.data().as_string().unwrap_or_default();
                 let message = parse_message(name, &data).unwrap_or(StreamMessage::Lost);
-                if !matches!(message, StreamMessage::Event(_)) {
+                if !matches!(message, StreamMessage::Event(..)) {
                     closing.close();
                 }
                 on_message(message);
@@ -240,6 +291,8 @@ impl Drop for EventStream {
 /// and compile a second reader for every type inside an attempt.
 #[derive(Deserialize)]
 struct PhaseMessage {
+    #[serde(default)]
+    vantage: Option<String>,
     protocol: Protocol,
     attempt: u32,
     hop: u32,
@@ -249,6 +302,8 @@ struct PhaseMessage {
 /// An `attempt` event's fields.
 #[derive(Deserialize)]
 struct AttemptMessage {
+    #[serde(default)]
+    vantage: Option<String>,
     protocol: Protocol,
     attempt: Box<Attempt>,
 }
@@ -256,37 +311,42 @@ struct AttemptMessage {
 /// A `skipped` event's fields.
 #[derive(Deserialize)]
 struct SkippedMessage {
+    #[serde(default)]
+    vantage: Option<String>,
     protocol: Protocol,
     reason: String,
 }
 
 /// Reads the data of the stream's event `name`.
 fn parse_message(name: &str, data: &str) -> serde_json::Result<StreamMessage> {
-    let event = match name {
+    let (vantage, event) = match name {
         "done" => return serde_json::from_str(data).map(|r| StreamMessage::Done(Box::new(r))),
         "phase" => {
             let m: PhaseMessage = serde_json::from_str(data)?;
-            ProbeEvent::Phase {
+            let event = ProbeEvent::Phase {
                 protocol: m.protocol,
                 attempt: m.attempt,
                 hop: m.hop,
                 event: m.event,
-            }
+            };
+            (m.vantage, event)
         }
         "attempt" => {
             let m: AttemptMessage = serde_json::from_str(data)?;
-            ProbeEvent::Attempt {
+            let event = ProbeEvent::Attempt {
                 protocol: m.protocol,
                 attempt: m.attempt,
-            }
+            };
+            (m.vantage, event)
         }
         _ => {
             let m: SkippedMessage = serde_json::from_str(data)?;
-            ProbeEvent::Skipped {
+            let event = ProbeEvent::Skipped {
                 protocol: m.protocol,
                 reason: m.reason,
-            }
+            };
+            (m.vantage, event)
         }
     };
-    Ok(StreamMessage::Event(event))
+    Ok(StreamMessage::Event(vantage, event))
 }

@@ -10,6 +10,9 @@ mod form;
 mod problem;
 mod recent;
 mod summary;
+mod vantage_group;
+mod vantage_matrix;
+mod vantage_picker;
 mod verdict;
 mod waterfall;
 
@@ -25,5 +28,7 @@ pub use form::ProbeForm;
 pub use problem::{ApiProblem, Problem};
 pub use recent::RecentList;
 pub use summary::ProbeSummaryLine;
+pub use vantage_group::VantageGroups;
+pub use vantage_matrix::VantageMatrix;
 pub use verdict::VerdictPanel;
 pub use waterfall::Waterfalls;

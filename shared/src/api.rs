@@ -257,6 +257,33 @@ pub struct VantageInfo {
     pub last_seen_ms_ago: Option<u64>,
 }
 
+impl VantageInfo {
+    /// Its health in words, for a picker: `online (this server)`, `online ·
+    /// last seen 3 s ago`, `offline · last seen 5 min ago`, `offline · never connected`.
+    pub fn health(&self) -> String {
+        if self.kind == VantageKind::Server {
+            return "online (this server)".into();
+        }
+        let state = if self.online { "online" } else { "offline" };
+        match self.last_seen_ms_ago {
+            Some(ms) => format!("{state} · last seen {} ago", age(ms)),
+            None if self.online => state.into(),
+            None => format!("{state} · never connected"),
+        }
+    }
+}
+
+/// A time ago in whole seconds, minutes, hours or days, whichever reads best.
+fn age(ms: u64) -> String {
+    let secs = ms / 1000;
+    match secs {
+        0..120 => format!("{secs} s"),
+        120..7_200 => format!("{} min", secs / 60),
+        7_200..172_800 => format!("{} h", secs / 3_600),
+        _ => format!("{} days", secs / 86_400),
+    }
+}
+
 /// What runs a vantage.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -368,6 +395,46 @@ pub struct ApiErrorBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vantage_health_reads_as_words() {
+        let info = |kind, online, last_seen_ms_ago| VantageInfo {
+            vantage: crate::vantage::Vantage::named("fra1"),
+            kind,
+            version: None,
+            online,
+            last_seen_ms_ago,
+        };
+        assert_eq!(
+            info(VantageKind::Server, true, None).health(),
+            "online (this server)"
+        );
+        assert_eq!(
+            info(VantageKind::Agent, true, Some(3_400)).health(),
+            "online · last seen 3 s ago"
+        );
+        assert_eq!(info(VantageKind::Agent, true, None).health(), "online");
+        assert_eq!(
+            info(VantageKind::Agent, false, Some(119_999)).health(),
+            "offline · last seen 119 s ago"
+        );
+        assert_eq!(
+            info(VantageKind::Agent, false, Some(300_000)).health(),
+            "offline · last seen 5 min ago"
+        );
+        assert_eq!(
+            info(VantageKind::Agent, false, Some(3 * 3_600_000)).health(),
+            "offline · last seen 3 h ago"
+        );
+        assert_eq!(
+            info(VantageKind::Agent, false, Some(5 * 86_400_000)).health(),
+            "offline · last seen 5 days ago"
+        );
+        assert_eq!(
+            info(VantageKind::Agent, false, None).health(),
+            "offline · never connected"
+        );
+    }
 
     #[test]
     fn links_point_at_the_api_and_the_permalink() {

@@ -26,6 +26,7 @@ pub mod har;
 pub mod input;
 pub mod invariant;
 pub mod live;
+pub mod markup;
 pub mod redact;
 pub mod server_timing;
 pub mod slo;

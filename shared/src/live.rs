@@ -12,6 +12,8 @@ use crate::schema::{Attempt, Micros, Phase, ProbeResult, Protocol, ProtocolRun, 
 use crate::timeline::{TimedEvent, open_phase, phases_from_events};
 use std::collections::BTreeMap;
 
+pub mod vantages;
+
 /// Identifies one attempt (one redirect hop of it) within a probe.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AttemptKey {

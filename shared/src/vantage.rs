@@ -118,13 +118,39 @@ pub struct MatrixRow {
     pub cells: Vec<MatrixCell>,
 }
 
+/// Where a vantage's verdict comparisons come from: [`computed`] (the CLI, over
+/// any result) or [`stored`] (the web UI, which never recomputes what the
+/// record's analysis holds).
+pub type Comparisons = fn(&ProbeResult) -> Vec<StateComparison>;
+
+/// A result's verdict comparisons, computed.
+pub fn computed(result: &ProbeResult) -> Vec<StateComparison> {
+    verdict(result).comparisons
+}
+
+/// A result's verdict comparisons as its stored analysis holds them (the
+/// server analyzes every vantage's finished result); none without one, so
+/// nothing is marked or found for it.
+pub fn stored(result: &ProbeResult) -> Vec<StateComparison> {
+    result
+        .analysis
+        .as_ref()
+        .map(|a| a.verdict.comparisons.clone())
+        .unwrap_or_default()
+}
+
 /// The vantage x protocol matrix of a probe's runs, in their order. A row
 /// without a result (or with nothing that succeeded) keeps its place and says why.
 pub fn matrix(runs: &[VantageRun]) -> Vec<MatrixRow> {
-    runs.iter().map(row).collect()
+    matrix_with(runs, computed)
 }
 
-fn row(run: &VantageRun) -> MatrixRow {
+/// [`matrix`], over the comparisons `comparisons` gives for each result.
+pub fn matrix_with(runs: &[VantageRun], comparisons: Comparisons) -> Vec<MatrixRow> {
+    runs.iter().map(|run| row(run, comparisons)).collect()
+}
+
+fn row(run: &VantageRun, comparisons: Comparisons) -> MatrixRow {
     let Some(result) = &run.result else {
         return MatrixRow {
             vantage: run.vantage.clone(),
@@ -136,7 +162,7 @@ fn row(run: &VantageRun) -> MatrixRow {
             cells: Vec::new(),
         };
     };
-    let comparisons = verdict(result).comparisons;
+    let comparisons = comparisons(result);
     let good: Vec<Chain> = all_chains(result).filter(Chain::succeeded).collect();
     let cells = result
         .runs
@@ -214,9 +240,14 @@ fn names(protocols: &[Protocol]) -> String {
 /// leaders (`vantage_disagrees`). Only verdicts that compared beyond a
 /// measured spread count, so no difference inside the noise is called.
 pub fn findings(runs: &[VantageRun]) -> Vec<Finding> {
+    findings_with(runs, computed)
+}
+
+/// [`findings`], over the comparisons `comparisons` gives for each result.
+pub fn findings_with(runs: &[VantageRun], comparisons: Comparisons) -> Vec<Finding> {
     let verdicts: Vec<(&Vantage, Vec<StateComparison>)> = runs
         .iter()
-        .filter_map(|r| Some((&r.vantage, verdict(r.result.as_ref()?).comparisons)))
+        .filter_map(|r| Some((&r.vantage, comparisons(r.result.as_ref()?))))
         .collect();
     let mut out = Vec::new();
     for state in MATRIX_STATES {
@@ -394,6 +425,33 @@ mod tests {
             "HTTP/3 saves 40.0 ms on a new connection at far but nothing beyond noise at near"
         );
         assert!(found[0].evidence.detail.contains(SIGNIFICANCE_RULE));
+    }
+
+    #[test]
+    fn the_stored_analysis_gives_the_same_matrix_and_findings() {
+        let mut runs = vec![
+            probed("far", 80_000, 40_000),
+            probed("near", 2_000, 1_600),
+            probed("sfo1", 10_000, 40_000),
+        ];
+        let unanalyzed = matrix_with(&runs, stored);
+        assert!(
+            unanalyzed.iter().flat_map(|r| &r.cells).all(|c| !c.faster),
+            "without an analysis nothing is marked"
+        );
+        assert!(findings_with(&runs, stored).is_empty());
+        for run in &mut runs {
+            run.result = run.result.take().map(crate::analysis::analyzed);
+        }
+        assert_eq!(matrix_with(&runs, stored), matrix(&runs));
+        assert_eq!(findings_with(&runs, stored), findings(&runs));
+        assert!(
+            matrix(&runs)
+                .iter()
+                .flat_map(|r| &r.cells)
+                .any(|c| c.faster)
+        );
+        assert!(!findings(&runs).is_empty());
     }
 
     #[test]

@@ -1,7 +1,9 @@
-//! The probe form: URL checked as you type, protocols, repeat, cold or warm, method, advanced options.
+//! The probe form: URL checked as you type, vantages (when the server has agents), protocols, repeat,
+//! cold or warm, method, advanced options.
 
 use crate::api;
 use crate::components::ApiProblem;
+use crate::components::vantage_picker::VantagePicker;
 use h123_shared::input::{check_url, parse_headers};
 use h123_shared::{ConnectionMode, Method, ProbeOptions, Protocol, Visibility};
 use leptos::prelude::*;
@@ -24,6 +26,8 @@ pub fn ProbeForm() -> impl IntoView {
     let follow = RwSignal::new(false);
     let h3_direct = RwSignal::new(false);
     let public = RwSignal::new(false);
+    let vantages = RwSignal::new(Vec::<String>::new());
+    let offered = RwSignal::new(false);
 
     let url_check = Memo::new(move |_| url.with(|u| check_url(u)));
     let header_check = Memo::new(move |_| headers.with(|h| parse_headers(h)));
@@ -31,6 +35,10 @@ pub fn ProbeForm() -> impl IntoView {
         let url = url_check.get().ok()?;
         let headers = header_check.get().ok()?;
         let protocols = protocols.get();
+        let vantages = vantages.get();
+        if offered.get() && vantages.is_empty() {
+            return None;
+        }
         (!protocols.is_empty()).then(|| ProbeOptions {
             url,
             protocols,
@@ -46,6 +54,7 @@ pub fn ProbeForm() -> impl IntoView {
             } else {
                 Visibility::Unlisted
             },
+            vantages,
             ..ProbeOptions::default()
         })
     });
@@ -101,6 +110,7 @@ pub fn ProbeForm() -> impl IntoView {
                     Err(_) => "http or https; the public server only measures public addresses.".into(),
                 }}
             </p>
+            <VantagePicker chosen=vantages offered />
             <div class="options">
                 <fieldset>
                     <legend>"Protocols"</legend>

@@ -51,6 +51,7 @@ pub fn ProbeSummaryLine(
                     protocols,
                     local_time(record.created_at_unix_ms),
                 )}
+                {(!o.vantages.is_empty()).then(|| format!(" · from {}", o.vantages.join(", ")))}
                 {record
                     .queued_ms
                     .filter(|ms| *ms > 0)

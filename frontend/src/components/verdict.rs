@@ -11,7 +11,17 @@ pub fn VerdictPanel(
     /// The finished result.
     #[prop(into)]
     result: Signal<ProbeResult>,
+    /// The vantage's name, when this is one vantage's verdict among several, in its group
+    /// (headed `vantage-title-{name}`).
+    #[prop(optional)]
+    vantage: Option<String>,
 ) -> impl IntoView {
+    // One vantage's verdict among several: the group's heading names it.
+    let labelled_by = match &vantage {
+        None => "verdict-title".to_owned(),
+        Some(name) => format!("vantage-title-{name}"),
+    };
+    let scoped = vantage.is_some();
     let verdict =
         Memo::new(move |_| result.with(|r| r.analysis.as_ref().map(|a| a.verdict.clone())));
     move || {
@@ -23,8 +33,8 @@ pub fn VerdictPanel(
             VerdictKind::Failed => "verdict failed",
         };
         Some(view! {
-            <section class=class aria-labelledby="verdict-title" data-kind=format!("{:?}", v.kind)>
-                <h2 id="verdict-title">"Verdict"</h2>
+            <section class=class aria-labelledby=labelled_by.clone() data-kind=format!("{:?}", v.kind)>
+                {(!scoped).then(|| view! { <h2 id="verdict-title">"Verdict"</h2> })}
                 <p class="verdict-summary" title=v.rule.clone()>{v.summary}</p>
                 <p class="rule">{v.rule}</p>
             </section>

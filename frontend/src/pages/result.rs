@@ -1,12 +1,16 @@
-//! `/r/{id}`: the permalink of a probe, filled in live while it runs.
+//! `/r/{id}`: the permalink of a probe, filled in live while it runs; a probe across vantages shows
+//! its vantage x protocol matrix, then a group per vantage, each event landing in its vantage's group.
 
 use crate::api::{self, Error, EventStream, StreamMessage};
 use crate::components::{
-    Actions, ApiProblem, Comparison, Facts, Findings, ProbeSummaryLine, VerdictPanel, Waterfalls,
+    Actions, ApiProblem, Comparison, Facts, Findings, ProbeSummaryLine, VantageGroups,
+    VantageMatrix, VerdictPanel, Waterfalls,
 };
 use crate::perf;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
+use h123_shared::live::vantages::{LiveVantages, RunningAt};
 use h123_shared::live::{AttemptKey, LiveResult};
+use h123_shared::vantage::VantageRun;
 use h123_shared::{Phase, ProbeResult};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -16,9 +20,25 @@ use leptos_router::hooks::use_params_map;
 #[derive(Clone, Debug, PartialEq)]
 enum State {
     Loading,
-    Running(ProbeRecord, Box<LiveResult>),
+    Running(ProbeRecord, Box<Live>),
     Finished(ProbeRecord),
     Failed(Error),
+}
+
+/// A running probe's results as far as its events go: the record's own, and each vantage's.
+#[derive(Clone, Debug, PartialEq)]
+struct Live {
+    own: LiveResult,
+    vantages: LiveVantages,
+}
+
+impl Live {
+    fn new(record: &ProbeRecord) -> Box<Live> {
+        Box::new(Live {
+            own: LiveResult::new(record.result.clone()),
+            vantages: LiveVantages::new(record),
+        })
+    }
 }
 
 /// The result page.
@@ -40,7 +60,7 @@ pub fn ResultPage() -> impl IntoView {
             }
             match answer {
                 Ok(record) if record.status == ProbeStatus::Running => {
-                    let live = Box::new(LiveResult::new(record.result.clone()));
+                    let live = Live::new(&record);
                     state.set(State::Running(record, live));
                     match EventStream::open(&id, move |m| on_stream(state, m)) {
                         Ok(s) => drop(stream.try_set_value(Some(s))),
@@ -61,13 +81,26 @@ pub fn ResultPage() -> impl IntoView {
         State::Loading | State::Failed(_) => None,
     });
     let shown = Memo::new(move |_| match state.get() {
-        State::Running(_, live) => Some(live.snapshot()),
+        State::Running(_, live) => Some(live.own.snapshot()),
         State::Finished(r) => Some(r.result),
         State::Loading | State::Failed(_) => None,
     });
     let running = Memo::new(move |_| match state.get() {
-        State::Running(_, live) => live.running(),
+        State::Running(_, live) => live.own.running(),
         _ => Vec::new(),
+    });
+    let runs = Memo::new(move |_| {
+        state.with(|s| match s {
+            State::Running(_, live) => live.vantages.runs(),
+            State::Finished(r) => r.vantages.clone(),
+            State::Loading | State::Failed(_) => Vec::new(),
+        })
+    });
+    let running_at = Memo::new(move |_| {
+        state.with(|s| match s {
+            State::Running(_, live) => live.vantages.running(),
+            _ => Vec::new(),
+        })
     });
 
     move || match state.get() {
@@ -79,7 +112,7 @@ pub fn ResultPage() -> impl IntoView {
         }
         .into_any(),
         State::Running(..) | State::Finished(_) => view! {
-            <ResultView record shown running />
+            <ResultView record shown running runs running_at />
         }
         .into_any(),
     }
@@ -88,9 +121,11 @@ pub fn ResultPage() -> impl IntoView {
 /// Applies one message of the progress stream to the page state.
 fn on_stream(state: RwSignal<State>, message: StreamMessage) {
     match message {
-        StreamMessage::Event(event) => state.update(|s| {
-            if let State::Running(_, live) = s {
-                live.apply(event);
+        StreamMessage::Event(vantage, event) => state.update(|s| {
+            if let State::Running(_, live) = s
+                && let Some(event) = live.vantages.apply(vantage.as_deref(), event)
+            {
+                live.own.apply(event);
             }
         }),
         StreamMessage::Done(record) => {
@@ -115,20 +150,71 @@ fn on_stream(state: RwSignal<State>, message: StreamMessage) {
     }
 }
 
-/// The result, live or final: summary, actions, waterfalls, comparison, findings, facts.
+/// The result, live or final: summary, actions, then either (at one vantage) verdict, waterfalls,
+/// comparison, findings and facts, or (across vantages) the matrix and a group per vantage.
 #[component]
 fn ResultView(
     record: Memo<Option<ProbeRecord>>,
     shown: Memo<Option<ProbeResult>>,
     running: Memo<Vec<(AttemptKey, Option<Phase>)>>,
+    runs: Memo<Vec<VantageRun>>,
+    running_at: Memo<RunningAt>,
 ) -> impl IntoView {
     let done = Memo::new(move |_| {
         record.with(|r| r.as_ref().is_some_and(|r| r.status != ProbeStatus::Running))
     });
+    let multi = Memo::new(move |_| runs.with(|r| !r.is_empty()));
     let result = Signal::derive(move || shown.get().unwrap_or_else(empty_result));
     view! {
         {move || record.get().map(|record| view! { <ProbeSummaryLine record /> })}
         {move || record.get().map(|record| view! { <Actions record done /> })}
+        <Show
+            when=move || multi.get()
+            fallback=move || view! { <OneVantage result running done /> }
+        >
+            <AcrossVantages record runs running_at done />
+        </Show>
+    }
+}
+
+/// A probe across vantages: the matrix and findings across them once finished, then a group per vantage.
+#[component]
+fn AcrossVantages(
+    record: Memo<Option<ProbeRecord>>,
+    runs: Memo<Vec<VantageRun>>,
+    running_at: Memo<RunningAt>,
+    done: Memo<bool>,
+) -> impl IntoView {
+    let matrix = move || {
+        if !done.get() {
+            return view! {
+                <p class="pending-note" role="status">
+                    "The matrix across vantages appears when every vantage has finished."
+                </p>
+            }
+            .into_any();
+        }
+        let protocols = record.with_untracked(|r| {
+            r.as_ref()
+                .map(|r| r.options.protocols.clone())
+                .unwrap_or_default()
+        });
+        view! { <VantageMatrix runs=runs.get_untracked() protocols /> }.into_any()
+    };
+    view! {
+        {matrix}
+        <VantageGroups runs running=running_at done />
+    }
+}
+
+/// A probe at one vantage: verdict, waterfalls, comparison, findings, facts.
+#[component]
+fn OneVantage(
+    result: Signal<ProbeResult>,
+    running: Memo<Vec<(AttemptKey, Option<Phase>)>>,
+    done: Memo<bool>,
+) -> impl IntoView {
+    view! {
         <Show when=move || done.get()>
             <VerdictPanel result />
         </Show>

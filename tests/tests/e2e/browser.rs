@@ -22,7 +22,7 @@ use std::time::Duration;
 const TARGET_PATH: &str = "/delay/300";
 
 /// Kills a child process when dropped.
-struct Killed(Child);
+pub(crate) struct Killed(pub(crate) Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {
@@ -31,7 +31,7 @@ impl Drop for Killed {
     }
 }
 
-fn workspace() -> PathBuf {
+pub(crate) fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("workspace root")
@@ -46,7 +46,7 @@ fn free_port() -> u16 {
 }
 
 /// `target/<profile>/h123`, next to this test binary (`target/<profile>/deps/browser-…`).
-fn h123_binary() -> Option<PathBuf> {
+pub(crate) fn h123_binary() -> Option<PathBuf> {
     if let Ok(bin) = std::env::var("H123_BIN") {
         return Some(PathBuf::from(bin));
     }
@@ -92,7 +92,11 @@ async fn serve(target: &TestTarget, db_dir: &Path) -> (Killed, String) {
 }
 
 /// Like [`serve`], with `extra` flags.
-async fn serve_with(target: &TestTarget, db_dir: &Path, extra: &[&str]) -> (Killed, String) {
+pub(crate) async fn serve_with(
+    target: &TestTarget,
+    db_dir: &Path,
+    extra: &[&str],
+) -> (Killed, String) {
     serve_root(target, db_dir, &workspace().join("dist"), extra).await
 }
 
@@ -124,7 +128,7 @@ async fn serve_root(
 }
 
 /// Starts chromedriver on a free port.
-async fn chromedriver() -> (Killed, String) {
+pub(crate) async fn chromedriver() -> (Killed, String) {
     let port = free_port();
     let child = Command::new("chromedriver")
         .arg(format!("--port={port}"))
@@ -138,7 +142,7 @@ async fn chromedriver() -> (Killed, String) {
 }
 
 /// A headless Chromium session with a fresh profile in `profile`.
-async fn browser(driver: &str, profile: &Path) -> Client {
+pub(crate) async fn browser(driver: &str, profile: &Path) -> Client {
     let args = [
         "--headless",
         "--no-sandbox",
@@ -216,7 +220,7 @@ async fn color_scheme(client: &Client, scheme: &str) {
 
 /// Whether the browser tests must be skipped here (saying why); with `H123_BROWSER_TESTS` set,
 /// a missing piece fails the test instead.
-fn unavailable() -> bool {
+pub(crate) fn unavailable() -> bool {
     let Some(what) = missing() else {
         return false;
     };
@@ -229,7 +233,7 @@ fn unavailable() -> bool {
 }
 
 /// What a script returns once it is something other than null/false, trying for `secs`.
-async fn within(client: &Client, script: &str, secs: u64) -> Option<Value> {
+pub(crate) async fn within(client: &Client, script: &str, secs: u64) -> Option<Value> {
     for _ in 0..secs * 20 {
         let v = client.execute(script, vec![]).await.expect("script");
         if !v.is_null() && v != Value::Bool(false) {
@@ -242,7 +246,7 @@ async fn within(client: &Client, script: &str, secs: u64) -> Option<Value> {
 
 /// Runs a script until it returns something other than null/false, or panics after `secs`
 /// showing the page's state.
-async fn until(client: &Client, script: &str, secs: u64) -> Value {
+pub(crate) async fn until(client: &Client, script: &str, secs: u64) -> Value {
     match within(client, script, secs).await {
         Some(v) => v,
         None => panic!(
@@ -253,7 +257,7 @@ async fn until(client: &Client, script: &str, secs: u64) -> Value {
 }
 
 /// The page's address, the start of its body and the browser's console, for a failure message.
-async fn page_state(client: &Client) -> String {
+pub(crate) async fn page_state(client: &Client) -> String {
     let page = client
         .execute(
             "return location.href + '\\n' + document.body.innerHTML.slice(0, 2000);",
@@ -291,7 +295,7 @@ return [...document.querySelectorAll('.wf-panel')].map(p => ({
 "#;
 
 /// The record as the API serves it, fetched by the page's own origin.
-async fn api_record(client: &Client, id: &str) -> ProbeRecord {
+pub(crate) async fn api_record(client: &Client, id: &str) -> ProbeRecord {
     let script = format!(
         "const done = arguments[0]; fetch('/api/v1/probes/{id}').then(r => r.text()).then(done);"
     );
@@ -331,7 +335,7 @@ fn assert_matches_api(drawn: &Value, record: &ProbeRecord) {
     }
 }
 
-async fn screenshot(client: &Client, name: &str) {
+pub(crate) async fn screenshot(client: &Client, name: &str) {
     let dir = workspace().join("test-artifacts");
     std::fs::create_dir_all(&dir).expect("test-artifacts/");
     let png = client.screenshot().await.expect("screenshot");
@@ -339,7 +343,7 @@ async fn screenshot(client: &Client, name: &str) {
 }
 
 /// Full-page screenshots of the current page: desktop and 390 px wide, light and dark.
-async fn screenshots(client: &Client, page: &str) {
+pub(crate) async fn screenshots(client: &Client, page: &str) {
     for (width, size) in [(1280, "desktop"), (390, "390px")] {
         client.set_window_size(width, 900).await.expect("resize");
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -565,6 +569,13 @@ async fn web_ui_end_to_end() {
     assert!(
         client.find(Locator::Css(".bench-form")).await.is_err(),
         "no bench form when benches are off"
+    );
+    assert!(
+        client
+            .find(Locator::Css(".vantage-picker:not([hidden])"))
+            .await
+            .is_err(),
+        "no vantage picker on a server without agents"
     );
 
     // Error pages: an unknown id.

@@ -1,0 +1,42 @@
+//! HTML written as text: the web UI draws the parts it draws once and never updates (the vantage
+//! matrix, the vantage picker's boxes) as markup, far less wasm than a view tree of their own.
+//! Every text put in goes through [`escape`].
+
+use std::fmt::Write as _;
+
+/// `text` with `&`, `<`, `>`, `"` and `'` escaped, safe inside an element or a quoted attribute.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Appends `<tag attrs>text</tag>` to `out`, `text` escaped (`attrs` is written as given).
+pub fn element(out: &mut String, tag: &str, attrs: &str, text: &str) {
+    let _ = write!(out, "<{tag}{attrs}>{}</{tag}>", escape(text));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markup_in_text_stays_text() {
+        assert_eq!(
+            escape(r#"<img src=x onerror="a()"> & 'b'"#),
+            "&lt;img src=x onerror=&quot;a()&quot;&gt; &amp; &#39;b&#39;"
+        );
+        let mut out = String::new();
+        element(&mut out, "td", r#" class="x""#, "a<b");
+        assert_eq!(out, r#"<td class="x">a&lt;b</td>"#);
+    }
+}
