@@ -4,7 +4,8 @@
 
 use std::fmt::Write as _;
 
-/// `text` with `&`, `<`, `>`, `"` and `'` escaped, safe inside an element or a quoted attribute.
+/// `text` with `&`, `<`, `>`, `"` and `'` escaped, safe inside an element or a quoted attribute
+/// of HTML or SVG; control characters become spaces.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -14,6 +15,7 @@ pub fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
     }
@@ -34,6 +36,11 @@ mod tests {
         assert_eq!(
             escape(r#"<img src=x onerror="a()"> & 'b'"#),
             "&lt;img src=x onerror=&quot;a()&quot;&gt; &amp; &#39;b&#39;"
+        );
+        assert_eq!(
+            escape("a\u{0}b\nc"),
+            "a b c",
+            "control characters become spaces"
         );
         let mut out = String::new();
         element(&mut out, "td", r#" class="x""#, "a<b");

@@ -8,13 +8,14 @@
 //! the caller serves the plain `index.html` and the app says what is wrong.
 
 use super::probes;
-use super::svg::{escape, shorten};
+use super::svg::shorten;
 use crate::server::AppState;
 use axum::extract::ConnectInfo;
 use axum::http::request::Parts;
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, header};
 use h123_shared::api::{ProbeLinks, ProbeRecord, ProbeStatus};
+use h123_shared::markup::escape;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 

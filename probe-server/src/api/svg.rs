@@ -7,6 +7,7 @@ mod vantages;
 
 use h123_shared::api::ProbeRecord;
 use h123_shared::format::ms;
+use h123_shared::markup::escape;
 use h123_shared::waterfall::{Row, SkippedRun, Tick, layout};
 use h123_shared::{Phase, Protocol};
 use std::fmt::Write as _;
@@ -30,23 +31,6 @@ pub fn colour(phase: Phase) -> &'static str {
         Phase::Wait => "#16a34a",
         Phase::Receive => "#2563eb",
     }
-}
-
-/// Escapes text for SVG content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// `text` cut to `max` characters, the last one an ellipsis when cut.

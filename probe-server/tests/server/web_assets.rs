@@ -257,7 +257,7 @@ async fn a_permalink_page_carries_its_verdict_and_preview_tags_and_nothing_leaks
         "rendered per request"
     );
     let html = String::from_utf8(page.body).unwrap();
-    let escaped = h123::api::svg::escape(&verdict);
+    let escaped = h123_shared::markup::escape(&verdict);
     assert!(
         html.contains(&format!(
             "<meta property=\"og:description\" content=\"{escaped}\" />"
@@ -266,7 +266,7 @@ async fn a_permalink_page_carries_its_verdict_and_preview_tags_and_nothing_leaks
     );
     assert!(html.contains(&format!(
         "<meta property=\"og:title\" content=\"h123: {}\" />",
-        h123::api::svg::escape(&record.options.url)
+        h123_shared::markup::escape(&record.options.url)
     )));
     let image = format!("http://{addr}/api/v1/probes/{id}/waterfall.svg");
     assert!(html.contains(&format!(

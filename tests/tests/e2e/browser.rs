@@ -256,6 +256,26 @@ pub(crate) async fn until(client: &Client, script: &str, secs: u64) -> Value {
     }
 }
 
+/// Submits the form and returns the new probe's id, once the page is at its permalink.
+pub(crate) async fn submit_probe(client: &Client) -> String {
+    client
+        .find(Locator::Css("button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(
+        client,
+        "const m = location.pathname.match(/^\\/r\\/(.+)$/); return m ? m[1] : null;",
+        10,
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_string()
+}
+
 /// The page's address, the start of its body and the browser's console, for a failure message.
 pub(crate) async fn page_state(client: &Client) -> String {
     let page = client
@@ -447,22 +467,7 @@ async fn web_ui_end_to_end() {
         .send_keys(&target.https_url(TARGET_PATH))
         .await
         .unwrap();
-    client
-        .find(Locator::Css("button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let id = until(
-        &client,
-        "const m = location.pathname.match(/^\\/r\\/(.+)$/); return m ? m[1] : null;",
-        10,
-    )
-    .await
-    .as_str()
-    .unwrap()
-    .to_string();
+    let id = submit_probe(&client).await;
     let live_rows = until(
         &client,
         "const running = document.querySelector('.status.running');

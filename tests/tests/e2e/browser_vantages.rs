@@ -9,7 +9,7 @@
 
 use crate::browser::{
     Killed, api_record, browser, chromedriver, h123_binary, page_state, screenshots, serve_with,
-    unavailable, until, workspace,
+    submit_probe, unavailable, until, workspace,
 };
 use fantoccini::{Client, Locator};
 use h123_shared::api::{ProbeRecord, ProbeStatus};
@@ -325,22 +325,7 @@ async fn vantage_picker_matrix_and_groups_end_to_end() {
     );
     let field = client.find(Locator::Css("#url")).await.unwrap();
     field.send_keys(&url).await.unwrap();
-    client
-        .find(Locator::Css("button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let id = until(
-        &client,
-        "const m = location.pathname.match(/^\\/r\\/(.+)$/); return m ? m[1] : null;",
-        10,
-    )
-    .await
-    .as_str()
-    .unwrap()
-    .to_string();
+    let id = submit_probe(&client).await;
     let live = until(
         &client,
         "const running = document.querySelector('.status.running');
