@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod dispatch;
 pub mod event_relay;
 pub mod fair;
+pub mod forwarded;
 pub mod jobs;
 pub mod limit;
 pub mod listener;

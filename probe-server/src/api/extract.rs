@@ -95,7 +95,8 @@ impl<S: Send + Sync> FromRequestParts<S> for BenchId {
     }
 }
 
-/// The client's address: the TCP peer (never a forwarded header, which anyone can forge).
+/// The client's address: the TCP peer, or the client a trusted proxy names (the listener
+/// decides, see `server::forwarded`; a forwarded header from anyone else is never read).
 /// `0.0.0.0` when unknown (requests not from a socket, as in tests).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ClientIp(pub IpAddr);

@@ -6,6 +6,7 @@ use crate::bench::BenchLimits;
 use crate::probe::guard::AllowedTarget;
 use crate::probe::tls::TrustSettings;
 use crate::server::agents::{AGENTS_ENV, AgentSpec, parse_list};
+use crate::server::forwarded::{IpRange, TrustedProxies};
 use crate::server::limit::RateConfig;
 use crate::server::listener::{self, ListenerConfig};
 use crate::server::retention::{self, Retention};
@@ -142,6 +143,11 @@ pub struct ServeArgs {
     /// IPv6 clients are one client per prefix of this length (an IPv6 user usually holds a /64).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
     pub ipv6_client_prefix: u8,
+    /// A reverse proxy or load balancer in front of this server (an address or ADDR/PREFIX;
+    /// repeatable): its `X-Forwarded-For` names the client for every per-client limit, and its
+    /// own connections are not capped per client. Without it the client is the TCP peer.
+    #[arg(long = "trusted-proxy", value_name = "RANGE")]
+    pub trusted_proxies: Vec<IpRange>,
     /// An agent that may work for this server (`h123 agent --name NAME --token TOKEN`):
     /// repeatable; also from H123_AGENTS="NAME=TOKEN,NAME=TOKEN", which keeps tokens out of `ps`.
     /// Only each token's SHA-256 is kept.
@@ -180,6 +186,7 @@ impl ServeArgs {
             max_conns_per_client: self.max_conns_per_client.max(1),
             max_conns: self.max_conns.max(1),
             ipv6_prefix: self.ipv6_client_prefix,
+            trusted_proxies: TrustedProxies::new(self.trusted_proxies.clone()),
         }
     }
 

@@ -8,6 +8,7 @@
 //! or the server's are answered `503` with the API's error body and closed.
 
 use super::client::ClientKey;
+use super::forwarded::TrustedProxies;
 use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -39,6 +40,9 @@ pub struct ListenerConfig {
     pub max_conns: usize,
     /// IPv6 clients are grouped by this prefix length.
     pub ipv6_prefix: u8,
+    /// Reverse proxies whose `X-Forwarded-For` names the client; their own
+    /// connections count only toward `max_conns`.
+    pub trusted_proxies: TrustedProxies,
 }
 
 impl Default for ListenerConfig {
@@ -50,6 +54,7 @@ impl Default for ListenerConfig {
             max_conns_per_client: 64,
             max_conns: 4096,
             ipv6_prefix: super::client::DEFAULT_IPV6_PREFIX,
+            trusted_proxies: TrustedProxies::default(),
         }
     }
 }
@@ -80,14 +85,16 @@ impl Drop for ConnPermit {
     }
 }
 
+/// A place for a connection of `client`, which may hold `per_client` at once.
 fn admit(
     conns: &Arc<Mutex<Conns>>,
     client: ClientKey,
+    per_client: usize,
     config: &ListenerConfig,
 ) -> Option<ConnPermit> {
     let mut guard = conns.lock().unwrap_or_else(|e| e.into_inner());
     let mine = guard.per_client.get(&client).copied().unwrap_or(0);
-    if guard.total >= config.max_conns || mine >= config.max_conns_per_client {
+    if guard.total >= config.max_conns || mine >= per_client {
         return None;
     }
     guard.total += 1;
@@ -270,7 +277,12 @@ pub async fn serve(
         };
         while tasks.try_join_next().is_some() {}
         let client = ClientKey::new(peer.ip(), config.ipv6_prefix);
-        let Some(permit) = admit(&conns, client, &config) else {
+        let per_client = if config.trusted_proxies.trusts(peer.ip()) {
+            usize::MAX
+        } else {
+            config.max_conns_per_client
+        };
+        let Some(permit) = admit(&conns, client, per_client, &config) else {
             let _ = stream.try_write(OVER_CAP);
             drop(stream);
             continue;
@@ -309,6 +321,7 @@ async fn connection(
         activity: activity.clone(),
     });
     let body_timeout = config.body_timeout;
+    let proxies = config.trusted_proxies.clone();
     let service =
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let mut request = request.map(|body| {
@@ -317,7 +330,12 @@ async fn connection(
                     deadline: Box::pin(tokio::time::sleep(body_timeout)),
                 })
             });
-            request.extensions_mut().insert(ConnectInfo(peer));
+            // The client's address for every limit and log: the TCP peer, or
+            // the client a trusted proxy names.
+            let client = proxies.client(peer.ip(), request.headers());
+            request
+                .extensions_mut()
+                .insert(ConnectInfo(SocketAddr::new(client, peer.port())));
             router.clone().oneshot(request)
         });
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
@@ -359,14 +377,14 @@ mod tests {
         };
         let a = ClientKey::new(IpAddr::from([10, 0, 0, 1]), 64);
         let b = ClientKey::new(IpAddr::from([10, 0, 0, 2]), 64);
-        let a1 = admit(&conns, a, &config).expect("first");
-        let _a2 = admit(&conns, a, &config).expect("second");
-        assert!(admit(&conns, a, &config).is_none(), "per-client cap");
-        let _b1 = admit(&conns, b, &config).expect("another client");
-        assert!(admit(&conns, b, &config).is_none(), "overall cap");
+        let a1 = admit(&conns, a, 2, &config).expect("first");
+        let _a2 = admit(&conns, a, 2, &config).expect("second");
+        assert!(admit(&conns, a, 2, &config).is_none(), "per-client cap");
+        let _b1 = admit(&conns, b, 2, &config).expect("another client");
+        assert!(admit(&conns, b, 2, &config).is_none(), "overall cap");
         drop(a1);
         assert!(
-            admit(&conns, b, &config).is_some(),
+            admit(&conns, b, 2, &config).is_some(),
             "a closed one frees a place"
         );
         assert_eq!(

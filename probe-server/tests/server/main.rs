@@ -22,5 +22,6 @@ mod retention;
 mod store;
 mod store_serve;
 mod support;
+mod trusted_proxy;
 mod vantage_exports;
 mod web_assets;
