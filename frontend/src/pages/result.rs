@@ -76,18 +76,24 @@ pub fn ResultPage() -> impl IntoView {
         });
     });
 
-    let record = Memo::new(move |_| match state.get() {
-        State::Running(r, _) | State::Finished(r) => Some(r),
-        State::Loading | State::Failed(_) => None,
+    let record = Memo::new(move |_| {
+        state.with(|s| match s {
+            State::Running(r, _) | State::Finished(r) => Some(r.clone()),
+            State::Loading | State::Failed(_) => None,
+        })
     });
-    let shown = Memo::new(move |_| match state.get() {
-        State::Running(_, live) => Some(live.own.snapshot()),
-        State::Finished(r) => Some(r.result),
-        State::Loading | State::Failed(_) => None,
+    let shown = Memo::new(move |_| {
+        state.with(|s| match s {
+            State::Running(_, live) => Some(live.own.snapshot()),
+            State::Finished(r) => Some(r.result.clone()),
+            State::Loading | State::Failed(_) => None,
+        })
     });
-    let running = Memo::new(move |_| match state.get() {
-        State::Running(_, live) => live.own.running(),
-        _ => Vec::new(),
+    let running = Memo::new(move |_| {
+        state.with(|s| match s {
+            State::Running(_, live) => live.own.running(),
+            _ => Vec::new(),
+        })
     });
     let runs = Memo::new(move |_| {
         state.with(|s| match s {
@@ -103,19 +109,35 @@ pub fn ResultPage() -> impl IntoView {
         })
     });
 
-    move || match state.get() {
-        State::Failed(error) => view! { <ApiProblem error /> }.into_any(),
-        State::Loading => view! {
+    // The page is built once per stage; events only update the memos above, never rebuild it.
+    let stage = Memo::new(move |_| {
+        state.with(|s| match s {
+            State::Loading => Stage::Loading,
+            State::Failed(error) => Stage::Failed(error.clone()),
+            State::Running(..) | State::Finished(_) => Stage::Shown,
+        })
+    });
+    move || match stage.get() {
+        Stage::Failed(error) => view! { <ApiProblem error /> }.into_any(),
+        Stage::Loading => view! {
             <p class="loading" role="status">
                 "Loading the result…"
             </p>
         }
         .into_any(),
-        State::Running(..) | State::Finished(_) => view! {
+        Stage::Shown => view! {
             <ResultView record shown running runs running_at />
         }
         .into_any(),
     }
+}
+
+/// What the page shows: its parts change with the state, the stage only with a new id or an error.
+#[derive(Clone, Debug, PartialEq)]
+enum Stage {
+    Loading,
+    Failed(Error),
+    Shown,
 }
 
 /// Applies one message of the progress stream to the page state.
