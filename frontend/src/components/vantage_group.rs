@@ -65,9 +65,9 @@ fn group(
         }
     };
     // A vantage that failed shows its waterfalls only if it measured something first.
-    let drawn = Signal::derive({
+    let drawn = Memo::new({
         let run = run.clone();
-        move || {
+        move |_| {
             run(|r| {
                 r.result.as_ref().is_some_and(|result| {
                     r.problem.is_none() || result.runs.iter().any(|p| !p.attempts.is_empty())
@@ -76,9 +76,10 @@ fn group(
         }
     });
     let failed = move || run(|r| r.problem.is_some());
+    // A memo: an event at another vantage leaves this group's waterfalls as they are.
     let result = {
         let name = name.clone();
-        Signal::derive(move || {
+        Memo::new(move |_| {
             runs.with(|runs| {
                 runs.iter()
                     .find(|r| r.vantage.name == name)
