@@ -14,11 +14,13 @@ pub mod limit;
 pub mod listener;
 pub mod metrics;
 pub mod owner;
+pub mod partial;
 pub mod queue;
 pub mod registry;
 pub mod retention;
 pub mod runner;
 pub mod seal;
+pub mod share;
 pub mod target_guard;
 
 use crate::bench::{BenchLimits, Bencher};

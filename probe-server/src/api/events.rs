@@ -1,7 +1,7 @@
 //! The Server-Sent Events stream of one probe: history first, then live events, then `done`.
 
 use super::error::Result;
-use super::probes::load;
+use super::probes::stored;
 use crate::server::AppState;
 use crate::server::cluster::Cluster;
 use crate::server::registry::LiveProbe;
@@ -25,7 +25,7 @@ pub async fn event_stream(state: &AppState, id: &str, from: usize) -> Result<Res
         let stream = live_stream(live, from);
         return Ok(sse(stream));
     }
-    let record = load(state, id).await?;
+    let record = stored(state, id).await?;
     if record.status == ProbeStatus::Running
         && let Some(cluster) = &state.cluster
     {
@@ -199,7 +199,7 @@ fn remote_stream(
             if r.read().await {
                 continue;
             }
-            if let Ok(record) = load(&r.state, &r.id).await
+            if let Ok(record) = stored(&r.state, &r.id).await
                 && record.status != ProbeStatus::Running
             {
                 // Its last events were published before the record was stored.

@@ -8,7 +8,9 @@ use super::svg;
 use super::vantages;
 use crate::probe::plan::Plan;
 use crate::server::AppState;
+use crate::server::cluster::Cluster;
 use crate::server::owner;
+use crate::server::partial;
 use crate::server::queue::AgentPost;
 use crate::server::registry::Refusal;
 use crate::server::{dispatch, runner};
@@ -16,6 +18,7 @@ use crate::store::{is_valid_id, new_id};
 use axum::extract::{FromRequest, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use h123_shared::agent::VantageEvent;
 use h123_shared::api::{
     ApiError as ErrorBody, ProbeCreated, ProbeLinks, ProbeList, ProbeRecord, ProbeStatus,
 };
@@ -233,13 +236,30 @@ pub async fn probes_create(
     Ok(response)
 }
 
-/// The record: running (partial) or finished, from memory or the store.
+/// The record: running (partial) or finished, from memory or the store. A
+/// probe another instance runs reads as that instance's own copy does: its
+/// published events are folded into the stored record.
 pub async fn load(state: &AppState, id: &str) -> Result<ProbeRecord> {
     if !is_valid_id(id) {
         return Err(ApiError::no_probe(id));
     }
     if let Some(live) = state.registry.get(id) {
         return Ok(live.record());
+    }
+    let mut record = stored(state, id).await?;
+    if record.status == ProbeStatus::Running
+        && let Some(cluster) = &state.cluster
+    {
+        let events = published_events(cluster, id).await?;
+        partial::fold(&mut record, &events);
+    }
+    Ok(record)
+}
+
+/// The record as stored (a running probe's as it was created).
+pub async fn stored(state: &AppState, id: &str) -> Result<ProbeRecord> {
+    if !is_valid_id(id) {
+        return Err(ApiError::no_probe(id));
     }
     let mut record = state
         .store
@@ -251,6 +271,29 @@ pub async fn load(state: &AppState, id: &str) -> Result<ProbeRecord> {
         record.result = h123_shared::analysis::analyzed(record.result);
     }
     Ok(record)
+}
+
+/// Most published events read from the database at once.
+const EVENT_BATCH: i64 = 256;
+
+/// Every event the instance running probe `id` has published so far, in order.
+async fn published_events(cluster: &Cluster, id: &str) -> Result<Vec<VantageEvent>> {
+    let mut events = Vec::new();
+    loop {
+        let rows = cluster
+            .store
+            .read_events(id, events.len(), EVENT_BATCH)
+            .await?;
+        let last = rows.len() < EVENT_BATCH as usize;
+        for (_, json) in rows {
+            let event = serde_json::from_str::<VantageEvent>(&json)
+                .map_err(|e| ApiError::Internal(format!("probe {id}: a published event: {e}")))?;
+            events.push(event);
+        }
+        if last {
+            return Ok(events);
+        }
+    }
 }
 
 /// The probe's record: options, status and (partial while running) result.

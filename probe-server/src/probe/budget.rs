@@ -23,8 +23,15 @@ impl RecordBudget {
     /// twice, its own and its result's), split evenly between the protocols
     /// asked for, so that the first run cannot starve the others.
     pub fn share(options: &ProbeOptions) -> Self {
+        Self::within(options, MAX_RECORD_BYTES)
+    }
+
+    /// One protocol's share, as [`RecordBudget::share`], of a result that
+    /// may take `bytes` of its record (a vantage's part of a record that
+    /// holds several results).
+    pub fn within(options: &ProbeOptions, bytes: usize) -> Self {
         let options_bytes = serde_json::to_vec(options).map_or(0, |v| v.len());
-        let total = MAX_RECORD_BYTES.saturating_sub(ENVELOPE_BYTES + 2 * options_bytes);
+        let total = bytes.saturating_sub(ENVELOPE_BYTES + 2 * options_bytes);
         RecordBudget {
             left: AtomicUsize::new(total / options.protocols.len().max(1)),
         }

@@ -7,9 +7,10 @@
 //! the history itself.
 
 use super::client::ClientKey;
+use super::share::{self, EventShares};
+use h123_shared::ProbeResult;
 use h123_shared::agent::VantageEvent;
 use h123_shared::api::{ProbeEvent, ProbeRecord, ProbeStatus};
-use h123_shared::{ProbeResult, Protocol, ProtocolRun};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::watch;
@@ -34,6 +35,8 @@ pub struct LiveProbe {
 struct LiveState {
     record: ProbeRecord,
     events: Vec<Arc<VantageEvent>>,
+    /// Each vantage's share of the record, when it runs at several.
+    shares: Option<EventShares>,
     finished: bool,
     done: Option<Arc<ProbeRecord>>,
 }
@@ -129,15 +132,15 @@ pub enum Refusal {
 impl LiveProbe {
     fn new(record: ProbeRecord, client: ClientKey) -> Arc<Self> {
         let (changed, _) = watch::channel(0);
-        let own = (!record.vantages.is_empty())
-            .then(|| record.result.vantage.as_ref().map(|v| v.name.clone()))
-            .flatten();
+        let own = super::partial::own_vantage(&record);
+        let shares = (!record.vantages.is_empty()).then(|| EventShares::new(&record));
         Arc::new(LiveProbe {
             client,
             own,
             state: Mutex::new(LiveState {
                 record,
                 events: Vec::new(),
+                shares,
                 finished: false,
                 done: None,
             }),
@@ -152,56 +155,9 @@ impl LiveProbe {
         if !state.finished {
             // The attempts so far live once, in the event history; a reader's
             // copy is folded from it.
-            let protocols = record.options.protocols.clone();
-            for event in &state.events {
-                let Some(result) = self.partial_of(&mut record, event.vantage.as_deref()) else {
-                    continue;
-                };
-                match &event.event {
-                    ProbeEvent::Attempt { protocol, attempt } => {
-                        run_mut(result, &protocols, *protocol)
-                            .attempts
-                            .push((**attempt).clone());
-                    }
-                    ProbeEvent::Skipped { protocol, reason } => {
-                        run_mut(result, &protocols, *protocol).skipped = Some(reason.clone());
-                    }
-                    ProbeEvent::Stopped { protocol, reason } => {
-                        run_mut(result, &protocols, *protocol).stopped = Some(reason.clone());
-                    }
-                    ProbeEvent::Phase { .. } => {}
-                }
-            }
+            super::partial::fold(&mut record, state.events.iter().map(|e| &**e));
         }
         record
-    }
-
-    /// The partial result an event of `vantage` folds into: the record's
-    /// own for the server's (or an untagged) event, else that vantage's run
-    /// while it has no final result.
-    fn partial_of<'r>(
-        &self,
-        record: &'r mut ProbeRecord,
-        vantage: Option<&str>,
-    ) -> Option<&'r mut ProbeResult> {
-        let Some(name) = vantage.filter(|v| Some(*v) != self.own.as_deref()) else {
-            return Some(&mut record.result);
-        };
-        let options = record.options.clone();
-        let started = record.created_at_unix_ms;
-        let run = record
-            .vantages
-            .iter_mut()
-            .find(|run| run.vantage.name == name && run.problem.is_none())?;
-        if run.result.as_ref().is_some_and(|r| r.analysis.is_some()) {
-            // Finished: its final result stands.
-            return None;
-        }
-        let vantage = run.vantage.clone();
-        Some(
-            run.result
-                .get_or_insert_with(|| ProbeResult::empty(options, started, Some(vantage))),
-        )
     }
 
     /// Whether the probe runs at several vantages.
@@ -209,7 +165,8 @@ impl LiveProbe {
         self.own.is_some()
     }
 
-    /// Sets vantage `name`'s final result (analyzed) or why it has none.
+    /// Sets vantage `name`'s final result (analyzed; cut to the vantage's
+    /// share of the record, and analyzed again if it was) or why it has none.
     /// Returns the finished record once every vantage has its answer: the
     /// server's own result as `result` when it ran, else the first vantage's.
     pub fn complete_vantage(
@@ -217,6 +174,13 @@ impl LiveProbe {
         name: &str,
         outcome: Result<ProbeResult, String>,
     ) -> Option<ProbeRecord> {
+        let bytes = share::vantage_bytes(&lock(&self.state).record);
+        let outcome = outcome.map(|mut result| {
+            if share::fit(&mut result, bytes) {
+                result = h123_shared::analysis::analyzed(result);
+            }
+            result
+        });
         let mut state = lock(&self.state);
         if state.finished {
             return None;
@@ -268,13 +232,18 @@ impl LiveProbe {
         self.push_from(self.own.clone(), event);
     }
 
-    /// Appends an event of vantage `vantage` (an agent's), as [`LiveProbe::push`] does.
+    /// Appends an event of vantage `vantage` (an agent's), as [`LiveProbe::push`]
+    /// does; one past the vantage's share of the record is dropped.
     pub fn push_from(&self, vantage: Option<String>, event: ProbeEvent) {
         let mut state = lock(&self.state);
         if state.finished {
             return;
         }
-        state.events.push(Arc::new(VantageEvent { vantage, event }));
+        let event = VantageEvent { vantage, event };
+        if state.shares.as_mut().is_some_and(|s| !s.admit(&event)) {
+            return;
+        }
+        state.events.push(Arc::new(event));
         let n = state.events.len() as u64;
         drop(state);
         self.changed.send_replace(n);
@@ -325,43 +294,10 @@ impl LiveProbe {
     }
 }
 
-/// The run of `protocol` in `result`, created in the options' order (`protocols`) if missing.
-fn run_mut<'r>(
-    result: &'r mut ProbeResult,
-    protocols: &[Protocol],
-    protocol: Protocol,
-) -> &'r mut ProtocolRun {
-    let runs = &mut result.runs;
-    let index = match runs.iter().position(|r| r.protocol == protocol) {
-        Some(i) => i,
-        None => {
-            let order = |p: Protocol| protocols.iter().position(|&q| q == p);
-            let at = runs
-                .iter()
-                .position(|r| order(r.protocol) > order(protocol))
-                .unwrap_or(runs.len());
-            runs.insert(
-                at,
-                ProtocolRun {
-                    protocol,
-                    skipped: None,
-                    stopped: None,
-                    cut_short: None,
-                    discovery: None,
-                    other_addresses: Vec::new(),
-                    attempts: Vec::new(),
-                },
-            );
-            at
-        }
-    };
-    &mut runs[index]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use h123_shared::{ProbeOptions, ProbeResult};
+    use h123_shared::{ProbeOptions, ProbeResult, Protocol};
 
     fn record() -> ProbeRecord {
         let options = ProbeOptions {

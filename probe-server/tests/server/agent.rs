@@ -363,6 +363,97 @@ async fn one_probe_from_the_server_and_two_agents_shows_each_place() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_across_vantages_keeps_within_the_one_size_cap() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let near = format!("near={NEAR_TOKEN}");
+    let server = ServerProcess::start(
+        &target,
+        &dir.path().join("h123.sqlite"),
+        &["--agent", &near],
+    )
+    .await;
+    let _near = start_near(server.addr, &target);
+    until_online(server.addr, &["near"]).await;
+    // Each vantage alone would fill the whole cap: a redirect loop of hops
+    // with 56 KB of headers each, 10 attempts per protocol.
+    let body = serde_json::json!({
+        "url": format!("https://target.h123.test:{}/headers/14/4000?loop", target.https_addr.port()),
+        "protocols": ["h1", "h2", "h3"],
+        "repeat": 10,
+        "follow_redirects": true,
+        "max_redirects": 10,
+        "vantages": ["server", "near"],
+    });
+    let id = create_probe(server.addr, FROM, &body.to_string()).await;
+    let stream = http(
+        server.addr,
+        FROM,
+        Method::GET,
+        &format!("/api/v1/probes/{id}/events"),
+        None,
+    )
+    .await;
+    let events = parse_sse(&stream.text());
+    let done = events.last().expect("events");
+    assert_eq!(done.event, "done", "{events:?}");
+    let stored = http(
+        server.addr,
+        FROM,
+        Method::GET,
+        &format!("/api/v1/probes/{id}"),
+        None,
+    )
+    .await;
+    assert!(
+        stored.body.len() <= 1024 * 1024,
+        "a record of {} bytes, over the 1 MiB cap",
+        stored.body.len()
+    );
+    let record: ProbeRecord = serde_json::from_slice(&stored.body).unwrap();
+    assert_eq!(record.status, ProbeStatus::Done);
+    for run in &record.vantages {
+        let name = run.vantage.name.as_str();
+        let result = run
+            .result
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: a result"));
+        let cut: Vec<&str> = result
+            .runs
+            .iter()
+            .filter_map(|r| r.cut_short.as_deref())
+            .collect();
+        assert!(
+            cut.iter().any(|c| c
+                .contains("this vantage's share of the record's size cap (341 KiB of 1024 KiB)")),
+            "{name}: {cut:?}"
+        );
+        for protocol_run in &result.runs {
+            let protocol = serde_json::to_value(protocol_run.protocol).unwrap();
+            let live = events
+                .iter()
+                .filter(|e| {
+                    e.event == "attempt"
+                        && e.data["vantage"] == name
+                        && e.data["protocol"] == protocol
+                })
+                .count();
+            assert_eq!(
+                live,
+                protocol_run.attempts.len(),
+                "{name} {protocol}: the live attempts are the kept ones"
+            );
+        }
+        eprintln!(
+            "{name}: {} attempts kept, {} bytes",
+            result.runs.iter().map(|r| r.attempts.len()).sum::<usize>(),
+            serde_json::to_vec(result).unwrap().len()
+        );
+    }
+    eprintln!("record: {} bytes", stored.body.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_tokens_and_old_versions_are_refused_and_get_no_job() {
     let target = target().await;
     let dir = tempfile::tempdir().unwrap();

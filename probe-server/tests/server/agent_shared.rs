@@ -14,7 +14,7 @@ use h123_shared::Protocol;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use h123_target::postgres::PgCluster;
 use h123_target::relay::Relay;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 const IDLE_TOKEN: &str = "idle-token-0123456789";
@@ -110,6 +110,17 @@ async fn agents_asking_one_instance_run_a_probe_another_accepted() {
             );
         }
     }
+
+    // Read at B while A runs it: the partial record holds the attempts A has
+    // published, each in its vantage's result (idle's job keeps it running 2 s).
+    let partial = until_partial_at(b.addr, &id).await;
+    assert_eq!(partial.status, ProbeStatus::Running);
+    let vantages: Vec<&str> = partial
+        .vantages
+        .iter()
+        .map(|r| r.vantage.name.as_str())
+        .collect();
+    assert_eq!(vantages, ["server", "near", "far", "idle"]);
 
     // Followed live at B: the events A takes in and publishes, each tagged.
     let (stream, whole) = sse_text(b.addr, format!("/api/v1/probes/{id}/events"), None).await;
@@ -372,6 +383,48 @@ async fn an_instance_killed_mid_probe_leaves_its_stream_and_record_to_another() 
 
 /// The text of an event stream at `path` (resuming after `last_event_id`)
 /// up to its end, and whether it ended normally (`false`: the connection broke).
+/// Probe `id`'s record as `server` reads it while running, once it holds an
+/// attempt from the server's own vantage and one from an agent.
+async fn until_partial_at(server: SocketAddr, id: &str) -> ProbeRecord {
+    let attempts = |result: Option<&h123_shared::ProbeResult>| {
+        result.map_or(0, |r| {
+            r.runs.iter().map(|run| run.attempts.len()).sum::<usize>()
+        })
+    };
+    for _ in 0..200 {
+        let answer = http(
+            server,
+            FROM,
+            Method::GET,
+            &format!("/api/v1/probes/{id}"),
+            None,
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK);
+        let record: ProbeRecord = serde_json::from_slice(&answer.body).unwrap();
+        assert_eq!(
+            record.status,
+            ProbeStatus::Running,
+            "finished before a partial read"
+        );
+        let at = |name: &str| {
+            attempts(
+                record
+                    .vantages
+                    .iter()
+                    .find(|r| r.vantage.name == name)
+                    .and_then(|r| r.result.as_ref()),
+            )
+        };
+        if attempts(Some(&record.result)) > 0 && at("near") + at("far") > 0 {
+            assert!(at("idle") == 0, "idle never ran");
+            return record;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("no partial record at the other instance within 5 s");
+}
+
 async fn sse_text(
     server: std::net::SocketAddr,
     path: String,

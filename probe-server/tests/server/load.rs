@@ -463,4 +463,83 @@ async fn a_thousand_probes_queued_across_four_agents_and_two_instances() {
         "server CPU: {:.2} ms per probe (both instances, {cpu:?} in all); jobs claimed {claimed}, reported {reported}, expired {expired}",
         cpu.as_secs_f64() * 1000.0 / PROBES as f64
     );
+
+    // Idle: one probe at a time, so each claim waits on nothing but the
+    // queue. Probe i goes to instance i % 2 for agent a(i % 4 + 1), which asks
+    // instance i / 2: half are claimed through the other instance.
+    let (mut same, mut other) = (Vec::new(), Vec::new());
+    for i in 0..IDLE_PROBES {
+        let body = serde_json::json!({
+            "url": url, "protocols": ["h2"], "repeat": 1,
+            "vantages": [names[i % 4]],
+        });
+        let at = servers[i % 2];
+        let answer = http(
+            at,
+            from,
+            Method::POST,
+            "/api/v1/probes",
+            Some(&body.to_string()),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.text());
+        let id = answer.json()["id"].as_str().unwrap().to_owned();
+        let record = until_finished(at, from, &id).await;
+        let result = record.vantages[0].result.as_ref().expect("a result");
+        let wait = result
+            .started_at_unix_ms
+            .saturating_sub(record.created_at_unix_ms) as f64;
+        if servers[(i % 4) / 2] == at {
+            same.push(wait);
+        } else {
+            other.push(wait);
+        }
+    }
+    println!(
+        "{}",
+        summary(
+            "idle claim latency, agent asking the creating instance (ms resolution)",
+            same
+        )
+    );
+    println!(
+        "{}",
+        summary(
+            "idle claim latency, agent asking the other instance (ms resolution)",
+            other
+        )
+    );
+}
+
+/// Probes run one at a time on idle agents for the idle claim latency.
+const IDLE_PROBES: usize = 200;
+
+/// Probe `id`'s record once it is no longer running.
+async fn until_finished(
+    server: std::net::SocketAddr,
+    from: IpAddr,
+    id: &str,
+) -> h123_shared::api::ProbeRecord {
+    loop {
+        let answer = http(
+            server,
+            from,
+            Method::GET,
+            &format!("/api/v1/probes/{id}"),
+            None,
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        let record: h123_shared::api::ProbeRecord = serde_json::from_slice(&answer.body).unwrap();
+        if record.status != ProbeStatus::Running {
+            assert_eq!(
+                record.status,
+                ProbeStatus::Done,
+                "{:?}",
+                record.cancel_reason
+            );
+            return record;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
