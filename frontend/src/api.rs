@@ -46,12 +46,34 @@ impl Error {
 /// The result of an API call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+thread_local! {
+    static API_BASE: String = configured_base();
+}
+
+/// `window.h123.api`, which `h123-config.js` beside `index.html` sets: the
+/// API's base URL when the UI is served from elsewhere (a static host or a
+/// CDN); empty (this page's own origin) when unset.
+fn configured_base() -> String {
+    let config = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &"h123".into()).ok())
+        .filter(|c| c.is_object())
+        .and_then(|c| js_sys::Reflect::get(&c, &"api".into()).ok())
+        .and_then(|api| api.as_string())
+        .unwrap_or_default();
+    config.trim_end_matches('/').to_owned()
+}
+
+/// The address of API path `path` (`/api/...`), on the configured API base.
+pub fn api_url(path: &str) -> String {
+    API_BASE.with(|base| format!("{base}{path}"))
+}
+
 /// `POST /api/v1/probes`: starts a probe.
 ///
 /// # Errors
 /// [`Error::Api`] when the options are refused (4xx) or the server fails.
 pub async fn create_probe(options: &ProbeOptions) -> Result<ProbeCreated> {
-    let mut builder = Request::post("/api/v1/probes");
+    let mut builder = Request::post(&api_url("/api/v1/probes"));
     if let Some(token) = owner_token() {
         builder = builder.header(OWNER_HEADER, &token);
     }
@@ -101,7 +123,7 @@ pub async fn probe(id: &str) -> Result<ProbeRecord> {
 /// # Errors
 /// As any call: [`Error::Fetch`] or [`Error::Api`].
 pub async fn recent_probes(limit: u32) -> Result<ProbeList> {
-    let url = format!("/api/v1/probes?limit={limit}");
+    let url = api_url(&format!("/api/v1/probes?limit={limit}"));
     let mut request = Request::get(&url);
     if let Some(token) = owner_token() {
         request = request.header(OWNER_HEADER, &token);
@@ -114,7 +136,7 @@ pub async fn recent_probes(limit: u32) -> Result<ProbeList> {
 /// # Errors
 /// As any call: [`Error::Fetch`] or [`Error::Api`].
 pub async fn server_info() -> Result<ServerInfo> {
-    json(Request::get("/api/v1/config").send().await).await
+    json(Request::get(&api_url("/api/v1/config")).send().await).await
 }
 
 /// `GET /api/v1/vantages`: the places this server can measure from, the
@@ -123,7 +145,7 @@ pub async fn server_info() -> Result<ServerInfo> {
 /// # Errors
 /// As any call: [`Error::Fetch`] or [`Error::Api`].
 pub async fn vantages() -> Result<Vec<VantageInfo>> {
-    let list: VantageItems = json(Request::get("/api/v1/vantages").send().await).await?;
+    let list: VantageItems = json(Request::get(&api_url("/api/v1/vantages")).send().await).await?;
     Ok(list
         .items
         .into_iter()
@@ -172,7 +194,7 @@ struct VantageItem {
 /// # Errors
 /// [`Error::Api`] when benches are off (403), one runs already (409), or the options are refused.
 pub async fn create_bench(options: &BenchOptions) -> Result<BenchCreated> {
-    let request = Request::post("/api/v1/benches")
+    let request = Request::post(&api_url("/api/v1/benches"))
         .json(options)
         .map_err(|e| Error::Fetch(e.to_string()))?;
     json(request.send().await).await
@@ -183,12 +205,17 @@ pub async fn create_bench(options: &BenchOptions) -> Result<BenchCreated> {
 /// # Errors
 /// [`Error::Api`] with status 404 for an unknown id.
 pub async fn bench(id: &str) -> Result<BenchRecord> {
-    json(Request::get(&format!("/api/v1/benches/{id}")).send().await).await
+    json(
+        Request::get(&api_url(&format!("/api/v1/benches/{id}")))
+            .send()
+            .await,
+    )
+    .await
 }
 
 /// The JSON record's address.
 fn record_url(id: &str) -> String {
-    format!("/api/v1/probes/{id}")
+    api_url(&format!("/api/v1/probes/{id}"))
 }
 
 /// Reads a JSON answer, or the API error it carries.
@@ -244,7 +271,7 @@ impl EventStream {
     /// # Errors
     /// [`Error::Fetch`] when the browser refuses to open it.
     pub fn open(id: &str, on_message: impl Fn(StreamMessage) + Clone + 'static) -> Result<Self> {
-        let url = format!("/api/v1/probes/{id}/events");
+        let url = api_url(&format!("/api/v1/probes/{id}/events"));
         let source = EventSource::new(&url).map_err(|e| Error::Fetch(format!("{e:?}")))?;
         let mut listeners = Vec::new();
         for name in ["phase", "attempt", "skipped", "done"] {

@@ -30,7 +30,7 @@ pub fn App() -> impl IntoView {
             </main>
             <footer class="site-footer">
                 "Times are microsecond offsets from each attempt's start, on a monotonic clock. "
-                <a href="/api/openapi.json">"API"</a>
+                <a href=api::api_url("/api/openapi.json")>"API"</a>
             </footer>
         </Router>
     }

@@ -8,6 +8,7 @@ pub mod agent;
 pub mod benches;
 pub mod conditional;
 pub mod config;
+pub mod cors;
 pub mod encoding;
 pub mod error;
 pub mod events;
@@ -94,12 +95,18 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
         .route("/api/{*rest}", methods(get(api_not_found)))
         .route("/healthz", methods(get(health::health_get)))
         .route("/metrics", methods(get(metrics::metrics_get)));
-    api.layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+    let api = api
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             read_limit::guard,
-        ))
-        .merge(static_files::router(web_root))
+        ));
+    // Outermost on the API: a preflight is answered before any limit counts it.
+    let api = match cors::layer(&state.config.cors_origins) {
+        Some(cors) => api.layer(cors),
+        None => api,
+    };
+    api.merge(static_files::router(web_root))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             metrics::track,

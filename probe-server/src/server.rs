@@ -23,6 +23,7 @@ pub mod seal;
 pub mod share;
 pub mod target_guard;
 
+use crate::api::cors::CorsOrigin;
 use crate::bench::{BenchLimits, Bencher};
 use crate::probe::Engine;
 use crate::probe::guard::{AllowedTarget, ConnectPolicy};
@@ -80,6 +81,8 @@ pub struct ServerConfig {
     /// How long an agent holds a job without a word, and counts as online
     /// after its last request ([`agents::LEASE`]; shorter in tests).
     pub agent_lease: Duration,
+    /// Origins whose pages may read the API (`--cors-origin`); none by default.
+    pub cors_origins: Vec<CorsOrigin>,
 }
 
 /// How a server with benches enabled runs them.
@@ -126,6 +129,7 @@ impl Default for ServerConfig {
             vantage: Vantage::named(OWN_VANTAGE),
             agents: Vec::new(),
             agent_lease: agents::LEASE,
+            cors_origins: Vec::new(),
         }
     }
 }

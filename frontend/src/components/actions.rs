@@ -77,13 +77,13 @@ pub fn Actions(
             <button type="button" on:click=move |_| say(copy(&curl), "curl command")>
                 "Copy curl command"
             </button>
-            <a class="button" href=links.self_ download=format!("h123-{id}.json") class:partial=move || !done.get()>
+            <a class="button" href=api::api_url(&links.self_) download=format!("h123-{id}.json") class:partial=move || !done.get()>
                 "JSON"
             </a>
-            <a class="button" href=links.har download=format!("h123-{id}.har")>
+            <a class="button" href=api::api_url(&links.har) download=format!("h123-{id}.har")>
                 "HAR"
             </a>
-            <a class="button" href=links.waterfall_svg download=format!("h123-{id}.svg")>
+            <a class="button" href=api::api_url(&links.waterfall_svg) download=format!("h123-{id}.svg")>
                 "SVG"
             </a>
             <button

@@ -166,7 +166,7 @@ pub fn BenchActions(
             >
                 "Copy permalink"
             </button>
-            <a class="button" href=links.self_ download=format!("h123-bench-{id}.json")>
+            <a class="button" href=crate::api::api_url(&links.self_) download=format!("h123-bench-{id}.json")>
                 "Download JSON"
             </a>
             <span class="note" role="status">{move || note.get()}</span>

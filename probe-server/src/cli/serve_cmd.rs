@@ -2,6 +2,7 @@
 
 use super::safety_args::SafetyArgs;
 use crate::api;
+use crate::api::cors::CorsOrigin;
 use crate::bench::BenchLimits;
 use crate::probe::guard::AllowedTarget;
 use crate::probe::tls::TrustSettings;
@@ -148,6 +149,11 @@ pub struct ServeArgs {
     /// own connections are not capped per client. Without it the client is the TCP peer.
     #[arg(long = "trusted-proxy", value_name = "RANGE")]
     pub trusted_proxies: Vec<IpRange>,
+    /// An origin whose pages may call the API, scheme://host[:port] (repeatable; `*` for any):
+    /// a web UI served from a static host or CDN, for instance. No credentials are ever
+    /// allowed (the API has none ambient). Without it, only same-origin pages can.
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    pub cors_origins: Vec<CorsOrigin>,
     /// An agent that may work for this server (`h123 agent --name NAME --token TOKEN`):
     /// repeatable; also from H123_AGENTS="NAME=TOKEN,NAME=TOKEN", which keeps tokens out of `ps`.
     /// Only each token's SHA-256 is kept.
@@ -274,6 +280,7 @@ impl ServeArgs {
             },
             agents,
             agent_lease: Duration::from_millis(self.agent_lease_ms.max(100)),
+            cors_origins: self.cors_origins.clone(),
         })
     }
 }
