@@ -4,6 +4,7 @@ pub mod api;
 pub mod components;
 pub mod pages;
 pub mod perf;
+pub mod title;
 
 use leptos::prelude::*;
 use leptos_router::components::{A, Route, Router, Routes};

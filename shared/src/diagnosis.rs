@@ -101,8 +101,8 @@ pub fn diagnose(result: &ProbeResult) -> Vec<Finding> {
     truncated(result, &mut findings);
     capped(result, &mut findings);
     if working {
+        connection::reuse_saving(result, &mut findings);
         for run in &result.runs {
-            connection::reuse_saving(run, &mut findings);
             connection::resumption_saving(run, &mut findings);
         }
     }
@@ -308,15 +308,24 @@ mod tests {
             ),
         ]);
         let f = diagnose(&r);
-        assert_eq!(ids(&f), vec!["reuse_saving", "reuse_saving"]);
+        // One finding for both protocols, with the figures of each.
+        assert_eq!(ids(&f), vec!["reuse_saving"]);
         let saving = &f[0];
         assert_eq!(saving.severity, Severity::Info);
-        // 56_550 µs first vs median 30_550 of the reused totals.
+        // h1: 56_550 µs first vs median 30_550 of the reused totals; h2: vs 29_550.
+        assert_eq!(saving.evidence.protocol, Protocol::H1);
         assert_eq!(saving.evidence.duration, Some(Micros(26_000)));
+        assert_eq!(
+            saving.title,
+            "Connection reuse saves 26.0 ms per request on HTTP/1.1 and 27.0 ms on HTTP/2"
+        );
+        let detail = &saving.evidence.detail;
         assert!(
-            saving.evidence.detail.contains("46%"),
-            "{}",
-            saving.evidence.detail
+            detail.starts_with("HTTP/1.1: attempt 1 took 56.6 ms")
+                && detail.contains("(46%) less. HTTP/2: attempt 1 took")
+                && detail
+                    .contains("the 1 reused attempt(s) took a median 29.6 ms: 27.0 ms (48%) less."),
+            "{detail}"
         );
     }
 

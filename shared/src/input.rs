@@ -18,8 +18,8 @@ pub fn check_url(input: &str) -> Result<String, String> {
     if url.len() > MAX_URL_LEN {
         return Err(format!("The URL is longer than {MAX_URL_LEN} characters."));
     }
-    if url.chars().any(char::is_whitespace) {
-        return Err("A URL cannot contain spaces; encode them as %20.".into());
+    if let Some(problem) = whitespace_inside(url) {
+        return Err(problem);
     }
     if !url.contains("://") {
         return Err(format!(
@@ -42,6 +42,25 @@ pub fn check_url(input: &str) -> Result<String, String> {
         return Err(format!("`{}` is not a valid host name.", parts.host));
     }
     Ok(url.to_string())
+}
+
+/// The first whitespace inside a (trimmed) URL, named with the text before it; a URL cannot
+/// hold any, and removing it silently could measure another address than the one meant.
+fn whitespace_inside(url: &str) -> Option<String> {
+    let (at, c) = url.char_indices().find(|(_, c)| c.is_whitespace())?;
+    let what = match c {
+        ' ' => "a space",
+        '\t' => "a tab",
+        '\n' | '\r' => "a line break",
+        _ => "a whitespace character",
+    };
+    // The 24 characters before it, enough to find the place.
+    let from = url[..at].char_indices().rev().nth(23).map_or(0, |(i, _)| i);
+    let cut = if from > 0 { "…" } else { "" };
+    Some(format!(
+        "The URL contains {what} after “{cut}{}”. Remove it, or write a space in a path or query as %20.",
+        &url[from..at]
+    ))
 }
 
 /// Request headers the probe itself writes: framing (`host`,
@@ -151,7 +170,19 @@ mod tests {
             ("ftp://example.com/", "not ftp"),
             ("https:///path", "needs a host"),
             ("https://example.com:99999/", "needs a host"),
-            ("https://exa mple.com/", "spaces"),
+            (
+                "https://exa mple.com/",
+                "contains a space after “https://exa”",
+            ),
+            (
+                "https://example.com/a\nb",
+                "contains a line break after “https://example.com/a”",
+            ),
+            ("https://example.com/a\tb", "contains a tab after"),
+            (
+                "https://example.com/a/long/path/to/x y",
+                "a space after “…ple.com/a/long/path/to/x”",
+            ),
             ("https://example.com:0/", "Port 0"),
             ("https://a..b/", "not a valid host"),
         ];

@@ -27,6 +27,7 @@ pub mod input;
 pub mod invariant;
 pub mod live;
 pub mod markup;
+pub mod palette;
 pub mod redact;
 pub mod server_timing;
 pub mod slo;

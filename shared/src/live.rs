@@ -80,10 +80,7 @@ impl LiveResult {
                     .find(|a| a.attempt == attempt.attempt && a.hop == attempt.hop)
                 {
                     Some(known) => *known = *attempt,
-                    None => {
-                        run.attempts.push(*attempt);
-                        run.attempts.sort_by_key(|a| (a.attempt, a.hop));
-                    }
+                    None => insert_in_order(&mut run.attempts, *attempt),
                 }
             }
             ProbeEvent::Skipped { protocol, reason } => {
@@ -111,26 +108,36 @@ impl LiveResult {
         for (key, events) in &self.running {
             let end = events.iter().map(|e| e.at).max().unwrap_or(Micros(0));
             let run = run_mut(&mut result, key.protocol);
-            run.attempts.push(Attempt {
-                attempt: key.attempt,
-                hop: key.hop,
-                url: url.clone(),
-                started_at_unix_ms: 0,
-                chain_start_us: None,
-                phases: phases_from_events(events, end),
-                ttfb_source: TtfbSource::TransportRead,
-                dns: None,
-                connection: None,
-                tls: None,
-                response: None,
-                quic: None,
-                failure: None,
-                tcp_info: None,
-            });
-            run.attempts.sort_by_key(|a| (a.attempt, a.hop));
+            insert_in_order(
+                &mut run.attempts,
+                Attempt {
+                    attempt: key.attempt,
+                    hop: key.hop,
+                    url: url.clone(),
+                    started_at_unix_ms: 0,
+                    chain_start_us: None,
+                    phases: phases_from_events(events, end),
+                    ttfb_source: TtfbSource::TransportRead,
+                    dns: None,
+                    connection: None,
+                    tls: None,
+                    response: None,
+                    quic: None,
+                    failure: None,
+                    tcp_info: None,
+                },
+            );
         }
         result
     }
+}
+
+/// Puts `attempt` among `attempts` (in attempt and hop order) where its order says, after any
+/// with the same attempt and hop: a sorted insert, with no sort code in the wasm.
+fn insert_in_order(attempts: &mut Vec<Attempt>, attempt: Attempt) {
+    let key = (attempt.attempt, attempt.hop);
+    let at = attempts.partition_point(|a| (a.attempt, a.hop) <= key);
+    attempts.insert(at, attempt);
 }
 
 /// The run of `protocol`, created (at the end) when missing.

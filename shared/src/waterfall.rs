@@ -270,16 +270,41 @@ pub fn text_bar(row: &Row, width_chars: usize) -> Vec<(Phase, usize)> {
     row.bars.iter().map(|b| b.phase).zip(counts).collect()
 }
 
-/// Every how many ticks a label fits when a chart is narrow: each tick up to 3
-/// intervals, else the smallest divisor of `intervals` that leaves at most 3
-/// labelled intervals, so the axis end always keeps its label.
-pub fn label_stride(intervals: usize) -> usize {
-    if intervals <= 3 {
-        return 1;
-    }
-    (2..=intervals)
-        .find(|d| intervals.is_multiple_of(*d) && intervals / d <= 3)
+/// A tick label's width per character, in CSS pixels: the web UI's 0.75rem (12 px) axis
+/// font, with room for wide fonts' digits and `m`.
+pub const TICK_CHAR_PX: f64 = 8.0;
+
+/// The least space between two tick labels, in CSS pixels.
+pub const TICK_GAP_PX: f64 = 8.0;
+
+/// Every how many ticks a label goes on an axis `width_px` wide so that no two labels overlap:
+/// the smallest stride that divides the intervals (so the axis end keeps its label) and fits,
+/// with each label [`TICK_CHAR_PX`] per character wide, the first one starting at its tick,
+/// the last one ending at its tick and the others centred on theirs, as the web UI draws them.
+/// When nothing fits (or the width is not known yet), only the two ends are labelled.
+pub fn label_stride(ticks: &[Tick], width_px: f64) -> usize {
+    let intervals = ticks.len().saturating_sub(1).max(1);
+    (1..intervals)
+        .filter(|stride| intervals.is_multiple_of(*stride))
+        .find(|stride| labels_fit(ticks, *stride, width_px))
         .unwrap_or(intervals)
+}
+
+/// Whether every `stride`-th tick's label fits beside its neighbours.
+fn labels_fit(ticks: &[Tick], stride: usize, width_px: f64) -> bool {
+    let shown: Vec<&Tick> = ticks.iter().step_by(stride).collect();
+    let last = shown.len().saturating_sub(1);
+    let extent = |i: usize| {
+        let x = shown[i].x * width_px;
+        // Tick labels are ASCII: digits, a point, a space and a unit.
+        let w = shown[i].label.len() as f64 * TICK_CHAR_PX;
+        match i {
+            0 => (x, x + w),
+            i if i == last => (x - w, x),
+            _ => (x - w / 2.0, x + w / 2.0),
+        }
+    };
+    (0..last).all(|i| extent(i).1 + TICK_GAP_PX <= extent(i + 1).0)
 }
 
 fn row(chain: &Chain, pos: &dyn Fn(Micros) -> f64) -> Row {
@@ -405,11 +430,59 @@ mod tests {
         row(&chains(&r)[0], &|t: Micros| t.0 as f64 / axis as f64)
     }
 
+    /// Ticks every `step` ms up to `intervals` steps, labelled as the layout labels them.
+    fn ms_ticks(step: u64, intervals: u64) -> Vec<Tick> {
+        let axis = Micros(step * intervals * 1_000);
+        (0..=intervals)
+            .map(|i| {
+                let at = Micros(step * i * 1_000);
+                Tick {
+                    at_us: at,
+                    x: i as f64 / intervals as f64,
+                    label: tick_label(at, Micros(step * 1_000), axis),
+                }
+            })
+            .collect()
+    }
+
     #[test]
-    fn narrow_axes_label_fewer_ticks_but_keep_the_end() {
-        let cases = [(1, 1), (3, 1), (4, 2), (5, 5), (6, 2), (7, 7), (8, 4)];
-        for (intervals, stride) in cases {
-            assert_eq!(label_stride(intervals), stride, "{intervals}");
+    fn labels_thin_out_with_the_width_but_keep_the_end() {
+        // 0, 40 ms, ..., 160 ms: wide enough for all, then every other, then the ends.
+        let ticks = ms_ticks(40, 4);
+        assert_eq!(label_stride(&ticks, 600.0), 1);
+        assert_eq!(label_stride(&ticks, 170.0), 2);
+        assert_eq!(label_stride(&ticks, 100.0), 4);
+        // "80 ms" centred at two thirds and "120 ms" ending at the end: at 174 px (a 390 px
+        // screen) they would overlap as "80 ms120 ms", so only the ends are labelled.
+        let ticks = ms_ticks(40, 3);
+        assert_eq!(label_stride(&ticks, 174.0), 3);
+        assert_eq!(label_stride(&ticks, 400.0), 1);
+        // A prime count of intervals has no stride between 1 and all.
+        assert_eq!(label_stride(&ms_ticks(10, 7), 200.0), 7);
+        // Unknown width (not measured yet): the ends.
+        assert_eq!(label_stride(&ms_ticks(10, 8), 0.0), 8);
+        // One interval, or none: both ends, or the one tick.
+        assert_eq!(label_stride(&ms_ticks(10, 1), 0.0), 1);
+        assert_eq!(label_stride(&[], 100.0), 1);
+    }
+
+    #[test]
+    fn labels_that_fit_never_overlap() {
+        for intervals in 1..=8 {
+            for step in [1, 5, 20, 200, 2_000] {
+                let ticks = ms_ticks(step, intervals);
+                for width in (40..=1_200).step_by(7) {
+                    let width = f64::from(width);
+                    let stride = label_stride(&ticks, width);
+                    assert!((intervals as usize).is_multiple_of(stride));
+                    if stride < intervals as usize {
+                        assert!(
+                            labels_fit(&ticks, stride, width),
+                            "{intervals} {step} {width}"
+                        );
+                    }
+                }
+            }
         }
     }
 

@@ -61,6 +61,7 @@ pub fn BenchSummaryLine(
         ProbeStatus::Done => ("done", "status done"),
         ProbeStatus::Cancelled => ("cancelled", "status cancelled"),
     };
+    crate::title::set(&format!("Load comparison of {}: {status}", o.url));
     view! {
         <section class="summary" aria-label="Bench">
             <p class="kind">"Load comparison"</p>

@@ -50,7 +50,13 @@ fn run_facts(run: &ProtocolRun) -> Vec<(&'static str, String)> {
             .into(),
         ));
         if let Some(leaf) = tls.certificates.first() {
-            facts.push(("Subject", leaf.subject.clone()));
+            // Many certificates name their hosts only in the SAN extension, with an empty subject.
+            if !leaf.subject.is_empty() {
+                facts.push(("Subject", leaf.subject.clone()));
+            }
+            if !leaf.sans.is_empty() {
+                facts.push(("Names (SAN)", leaf.sans.join(", ")));
+            }
             facts.push(("Issuer", leaf.issuer.clone()));
             facts.push(("Valid until", leaf.not_after.clone()));
             facts.push(("Key", leaf.key_type.clone()));

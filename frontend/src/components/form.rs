@@ -70,11 +70,21 @@ pub fn ProbeForm() -> impl IntoView {
         }
     });
     let show_reason = move || touched.get() || !url.with(String::is_empty);
+    // The page is for measuring: the URL field takes the keyboard at once.
+    request_animation_frame(|| {
+        if let Some(Ok(field)) = document()
+            .get_element_by_id("url")
+            .map(wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>)
+        {
+            let _ = field.focus();
+        }
+    });
 
     view! {
         <form
             class="probe-form"
             novalidate
+            aria-labelledby="probe-title"
             on:submit=move |ev| {
                 ev.prevent_default();
                 touched.set(true);
@@ -83,6 +93,11 @@ pub fn ProbeForm() -> impl IntoView {
                 }
             }
         >
+            <p class="kind">"One request at a time"</p>
+            <h2 id="probe-title">"Timing waterfalls"</h2>
+            <p class="hint">
+                "A few requests per protocol, each split into its phases: where one request spends its time."
+            </p>
             <label for="url">"URL to measure"</label>
             <div class="url-row">
                 <input
@@ -97,6 +112,7 @@ pub fn ProbeForm() -> impl IntoView {
                     aria-invalid=move || (show_reason() && url_check.with(Result::is_err)).to_string()
                     prop:value=move || url.get()
                     on:input=move |ev| url.set(event_target_value(&ev))
+                    on:paste=move |ev| keep_inner_whitespace(&ev, url)
                     on:blur=move |_| touched.set(true)
                 />
                 <button type="submit" class="primary" disabled=move || create.pending().get()>
@@ -222,6 +238,18 @@ pub fn ProbeForm() -> impl IntoView {
     }
 }
 
+/// A pasted URL with whitespace inside (a link wrapped over two lines, say) is kept as pasted,
+/// so the check names the problem: the field itself would drop line breaks without a word.
+fn keep_inner_whitespace(ev: &leptos::ev::ClipboardEvent, url: RwSignal<String>) {
+    let Some(text) = ev.clipboard_data().and_then(|d| d.get_data("text").ok()) else {
+        return;
+    };
+    if text.trim().contains(char::is_whitespace) {
+        ev.prevent_default();
+        url.set(text.trim().to_owned());
+    }
+}
+
 /// One checkbox per protocol, editing `protocols` (kept in protocol order);
 /// `name` is the inputs' form name.
 #[component]
@@ -243,12 +271,12 @@ pub fn ProtocolToggles(
                         prop:checked=move || protocols.with(|ps| ps.contains(&p))
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
+                            // In protocol order, with `p` ticked or not.
                             protocols.update(|ps| {
-                                ps.retain(|x| *x != p);
-                                if on {
-                                    ps.push(p);
-                                    ps.sort();
-                                }
+                                *ps = Protocol::ALL
+                                    .into_iter()
+                                    .filter(|x| if *x == p { on } else { ps.contains(x) })
+                                    .collect();
                             });
                         }
                     />

@@ -20,6 +20,7 @@ pub fn Problem(
     #[prop(default = None)]
     code: Option<String>,
 ) -> impl IntoView {
+    crate::title::set(&title);
     let data_code = code.clone();
     view! {
         <section class="problem" role="alert" data-code=data_code>

@@ -39,6 +39,12 @@ pub fn ProbeSummaryLine(
         (ProbeStatus::Done, Some(Outcome::DoneWithErrors)) => ("done with errors", "status errors"),
         (ProbeStatus::Done, _) => ("done", "status done"),
     };
+    let answer = record
+        .result
+        .analysis
+        .as_ref()
+        .map(|a| a.verdict.summary.as_str());
+    crate::title::set(&format!("{}: {}", o.url, answer.unwrap_or(status)));
     view! {
         <section class="summary" aria-label="Probe">
             <h1 class="target">{o.url.clone()}</h1>

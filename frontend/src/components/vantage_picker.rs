@@ -106,13 +106,14 @@ pub fn VantagePicker(
         };
         let (name, on) = (input.value(), input.checked());
         chosen.update(|names| {
-            names.retain(|n| *n != name);
-            if on {
-                names.push(name);
-            }
-            let order =
-                |n: &String| items.with_untracked(|l| l.iter().position(|i| i.vantage.name == *n));
-            names.sort_by_key(order);
+            // In the list's order, with `name` ticked or not.
+            *names = items.with_untracked(|l| {
+                l.iter()
+                    .map(|i| &i.vantage.name)
+                    .filter(|n| if **n == name { on } else { names.contains(n) })
+                    .cloned()
+                    .collect()
+            });
             if let Some(storage) = storage() {
                 let _ = storage.set_item(CHOSEN_KEY, &names.join(","));
             }

@@ -1,9 +1,11 @@
 //! The waterfalls: one panel per protocol, every row on the shared axis of `shared::waterfall::layout`
 //! (or, for one vantage among several, on the axis common to all of them: `layout_on`).
 
+mod keys;
 mod legend;
 mod panel;
 mod table;
+mod tooltip;
 
 use h123_shared::live::AttemptKey;
 use h123_shared::waterfall::{Waterfall, layout, layout_on};
@@ -42,6 +44,16 @@ pub fn Waterfalls(
     let protocols = Memo::new(move |_| result.with(|r| r.options.protocols.clone()));
     let reserve = Memo::new(move |_| result.with(|r| r.options.repeat.max(1)));
     let readout = RwSignal::new(None::<String>);
+    // The axes' width in pixels (every panel's is the same), for the labels that fit it.
+    let axis_px = RwSignal::new(0u32);
+    let measure = move || {
+        if let Ok(Some(ticks)) = document().query_selector(".wf-ticks") {
+            axis_px.set(ticks.client_width().max(0) as u32);
+        }
+    };
+    request_animation_frame(measure);
+    let resized = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resized.remove());
     // One vantage among several: the group's heading names the section, and the page draws
     // the legend and the fill patterns once.
     let labelled_by = match &vantage {
@@ -60,11 +72,24 @@ pub fn Waterfalls(
     view! {
         <section class="waterfalls" aria-labelledby=labelled_by>
             {head}
-            <div class="wf-panels">
+            <a class="skip-link" href="#" on:click=move |ev| keys::skip_to_table(&ev)>
+                "Skip the chart to its table"
+            </a>
+            <div class="wf-panels" on:keydown=move |ev| keys::rove(&ev)>
                 <For each=move || protocols.get() key=|p| *p let:protocol>
-                    <Panel protocol waterfall running readout reserve />
+                    // The first panel's first bar is the chart's one tab stop.
+                    <Panel
+                        protocol
+                        waterfall
+                        running
+                        readout
+                        reserve
+                        axis_px
+                        first=protocols.with_untracked(|ps| ps.first() == Some(&protocol))
+                    />
                 </For>
             </div>
+            <p class="wf-tooltip" aria-hidden="true" hidden></p>
             <p class="wf-readout" aria-live="polite">
                 {move || {
                     readout.get().unwrap_or_else(|| "Hover or focus a bar for its exact times.".into())

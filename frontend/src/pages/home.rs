@@ -7,6 +7,7 @@ use leptos::prelude::*;
 /// The home page.
 #[component]
 pub fn HomePage() -> impl IntoView {
+    crate::title::set("HTTP timing waterfalls");
     let info = LocalResource::new(api::server_info);
     view! {
         <section class="intro">

@@ -8,6 +8,7 @@ mod vantages;
 use h123_shared::api::ProbeRecord;
 use h123_shared::format::ms;
 use h123_shared::markup::escape;
+use h123_shared::palette;
 use h123_shared::waterfall::{Row, SkippedRun, Tick, layout};
 use h123_shared::{Phase, Protocol};
 use std::fmt::Write as _;
@@ -18,20 +19,6 @@ const PLOT_W: f64 = 650.0;
 const ROW_H: f64 = 26.0;
 const BAR_H: f64 = 16.0;
 const TOP: f64 = 92.0;
-
-/// The fill colour of a phase (distinct in hue and lightness).
-pub fn colour(phase: Phase) -> &'static str {
-    match phase {
-        Phase::Dns => "#7c3aed",
-        Phase::Connect => "#d97706",
-        Phase::Proxy => "#0891b2",
-        Phase::Tls => "#db2777",
-        Phase::Quic => "#0d9488",
-        Phase::Send => "#64748b",
-        Phase::Wait => "#16a34a",
-        Phase::Receive => "#2563eb",
-    }
-}
 
 /// `text` cut to `max` characters, the last one an ellipsis when cut.
 pub fn shorten(text: &str, max: usize) -> String {
@@ -206,7 +193,7 @@ fn draw_row(svg: &mut String, row: &Row, y: f64) {
         let _ = write!(
             svg,
             r#"<rect x="{x:.1}" y="{bar_y:.1}" width="{w:.1}" height="{BAR_H}" fill="{}" rx="2"><title>{} {}</title></rect>"#,
-            colour(bar.phase),
+            palette::fill(bar.phase),
             bar.phase.as_str(),
             escape(&ms(duration))
         );
@@ -214,7 +201,8 @@ fn draw_row(svg: &mut String, row: &Row, y: f64) {
         if w >= 7.0 * label.len() as f64 {
             let _ = write!(
                 svg,
-                r##"<text x="{cx:.1}" y="{text_y}" text-anchor="middle" fill="#ffffff" font-size="11">{}</text>"##,
+                r##"<text x="{cx:.1}" y="{text_y}" text-anchor="middle" fill="{}" font-size="11">{}</text>"##,
+                palette::ink(bar.phase),
                 escape(&label),
                 cx = x + w / 2.0
             );
@@ -258,7 +246,7 @@ fn legend(svg: &mut String, y: f64) {
         let _ = write!(
             svg,
             r##"<rect x="{x}" y="{y}" width="12" height="12" fill="{}" rx="2"/><text x="{tx}" y="{ty}" fill="#374151">{}</text>"##,
-            colour(phase),
+            palette::fill(phase),
             phase.as_str(),
             tx = x + 16.0,
             ty = y + 10.0
@@ -303,5 +291,19 @@ mod tests {
         let svg = render(&done);
         assert!(svg.contains("· failed · probe abc"), "{svg}");
         assert!(svg.contains("Nothing was measured."), "{svg}");
+    }
+
+    #[test]
+    fn phases_have_the_web_pages_colours() {
+        let css = include_str!("../../../frontend/style.css");
+        let light = &css[css.find(":root {").unwrap()..];
+        let light = &light[..light.find('}').unwrap()];
+        for phase in Phase::ALL {
+            let declaration = format!("--{}: {};", phase.as_str(), palette::fill(phase));
+            assert!(
+                light.contains(&declaration),
+                "style.css lacks {declaration}"
+            );
+        }
     }
 }

@@ -124,57 +124,102 @@ pub(super) fn reuse(result: &ProbeResult, run: &ProtocolRun, out: &mut Vec<Findi
     }
 }
 
-/// The time reuse saves: attempt 1 against the median reused attempt (`reuse_saving`).
-pub(super) fn reuse_saving(run: &ProtocolRun, out: &mut Vec<Finding>) {
-    let ok = |a: &&Attempt| a.hop == 0 && a.failure.is_none();
-    let Some(first) = run
-        .attempts
-        .iter()
-        .filter(ok)
-        .find(|a| a.attempt == 1 && opened_new(a))
-    else {
+/// What reuse saved on one protocol: attempt 1 on its new connection against the median reused attempt.
+struct ReuseSaving {
+    protocol: Protocol,
+    first_total: Micros,
+    reused: usize,
+    median: Micros,
+    saving: Micros,
+}
+
+impl ReuseSaving {
+    /// The saving of one run, when attempt 1 opened a connection that later attempts reused for less.
+    fn of(run: &ProtocolRun) -> Option<ReuseSaving> {
+        let ok = |a: &&Attempt| a.hop == 0 && a.failure.is_none();
+        let first = run
+            .attempts
+            .iter()
+            .filter(ok)
+            .find(|a| a.attempt == 1 && opened_new(a))?;
+        let mut reused: Vec<Micros> = run
+            .attempts
+            .iter()
+            .filter(ok)
+            .filter(|a| is_reused(a))
+            .map(|a| a.phases.total.duration())
+            .collect();
+        if reused.is_empty() {
+            return None;
+        }
+        reused.sort_unstable();
+        let median = percentile(&reused, 50);
+        let first_total = first.phases.total.duration();
+        let saving = first_total.saturating_sub(median);
+        (saving.0 > 0).then_some(ReuseSaving {
+            protocol: run.protocol,
+            first_total,
+            reused: reused.len(),
+            median,
+            saving,
+        })
+    }
+
+    /// The figures in a sentence, naming the protocol.
+    fn sentence(&self) -> String {
+        let percent = self.saving.0 as f64 * 100.0 / self.first_total.0 as f64;
+        format!(
+            "{}: attempt 1 took {} on a new connection; the {} reused attempt(s) took a median {}: \
+             {} ({percent:.0}%) less.",
+            self.protocol.http_version(),
+            ms(self.first_total),
+            self.reused,
+            ms(self.median),
+            ms(self.saving)
+        )
+    }
+}
+
+/// The time reuse saves, one finding for every protocol that shows a saving, its figures per
+/// protocol (`reuse_saving`); the evidence's protocol and duration are the first protocol's.
+pub(super) fn reuse_saving(result: &ProbeResult, out: &mut Vec<Finding>) {
+    let savings: Vec<ReuseSaving> = result.runs.iter().filter_map(ReuseSaving::of).collect();
+    let Some(first) = savings.first() else {
         return;
     };
-    let mut reused: Vec<Micros> = run
-        .attempts
+    let amounts: Vec<String> = savings
         .iter()
-        .filter(ok)
-        .filter(|a| is_reused(a))
-        .map(|a| a.phases.total.duration())
+        .enumerate()
+        .map(|(i, s)| {
+            let per = if i == 0 { " per request" } else { "" };
+            format!("{}{per} on {}", ms(s.saving), s.protocol.http_version())
+        })
         .collect();
-    if reused.is_empty() {
-        return;
-    }
-    reused.sort_unstable();
-    let median = percentile(&reused, 50);
-    let first_total = first.phases.total.duration();
-    let saving = first_total.saturating_sub(median);
-    if saving.0 == 0 {
-        return;
-    }
-    let percent = saving.0 as f64 * 100.0 / first_total.0 as f64;
+    let sentences: Vec<String> = savings.iter().map(ReuseSaving::sentence).collect();
     out.push(finding(
         "reuse_saving",
         Severity::Info,
-        format!("{}: connection reuse saves {} per request", run.protocol, ms(saving)),
+        format!("Connection reuse saves {}", join_and(&amounts)),
         Evidence {
-            protocol: run.protocol,
-            attempt: Some(first.attempt),
+            protocol: first.protocol,
+            attempt: Some(1),
             phase: None,
-            duration: Some(saving),
-            detail: format!(
-                "Attempt 1 took {} on a new connection; the {} reused attempt(s) took a median {}: \
-                 {} ({percent:.0}%) less.",
-                ms(first_total),
-                reused.len(),
-                ms(median),
-                ms(saving)
-            ),
+            duration: Some(first.saving),
+            detail: sentences.join(" "),
         },
         "Keep connections alive in your clients: one client (connection pool) per host, and read every \
          response body to the end so the connection can be reused."
             .into(),
     ));
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// Resumed mode: what resuming the TLS session (and 0-RTT) saved on setup (`resumption_saving`).
@@ -314,6 +359,54 @@ mod tests {
             "{:?}",
             ids(&f)
         );
+    }
+
+    #[test]
+    fn one_reuse_saving_for_every_protocol_that_shows_one() {
+        let r = result(vec![
+            run(
+                Protocol::H1,
+                vec![fresh(1, 0, 1_000, 1_000, 1_000), reused(2, 1_000)],
+            ),
+            // Attempt 1 failed: nothing to compare with.
+            run(
+                Protocol::H2,
+                vec![
+                    failed(
+                        fresh(1, 0, 1_000, 1_000, 1_000),
+                        Phase::Receive,
+                        FailureKind::Reset,
+                    ),
+                    fresh(2, 0, 1_000, 1_000, 1_000),
+                ],
+            ),
+            run(
+                Protocol::H3,
+                vec![fresh(1, 0, 3_000, 1_000, 1_000), reused(2, 1_000)],
+            ),
+        ]);
+        let f = diagnose(&r);
+        let savings: Vec<&Finding> = f.iter().filter(|f| f.id == "reuse_saving").collect();
+        assert_eq!(savings.len(), 1, "{:?}", ids(&f));
+        let saving = savings[0];
+        assert_eq!(
+            saving.title,
+            "Connection reuse saves 2.00 ms per request on HTTP/1.1 and 4.00 ms on HTTP/3"
+        );
+        assert_eq!(saving.evidence.protocol, Protocol::H1);
+        assert_eq!(saving.evidence.duration, Some(Micros(2_000)));
+        assert!(saving.evidence.detail.starts_with("HTTP/1.1: "));
+        assert!(saving.evidence.detail.contains(" HTTP/3: "));
+        assert!(!saving.evidence.detail.contains("HTTP/2"));
+    }
+
+    #[test]
+    fn join_and_reads_as_a_sentence() {
+        let items = |n: usize| (1..=n).map(|i| i.to_string()).collect::<Vec<_>>();
+        assert_eq!(join_and(&items(0)), "");
+        assert_eq!(join_and(&items(1)), "1");
+        assert_eq!(join_and(&items(2)), "1 and 2");
+        assert_eq!(join_and(&items(3)), "1, 2 and 3");
     }
 
     #[test]

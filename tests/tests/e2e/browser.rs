@@ -308,7 +308,7 @@ return [...document.querySelectorAll('.wf-panel')].map(p => ({
       const rect = b.querySelector('rect.fill');
       return { phase: b.dataset.phase, x: parseFloat(rect.getAttribute('x')),
                width: parseFloat(rect.getAttribute('width')),
-               label: b.getAttribute('aria-label'), focusable: b.getAttribute('tabindex') === '0' };
+               label: b.getAttribute('aria-label'), focusable: b.getAttribute('tabindex') !== null };
     }),
   })),
 }));
@@ -730,6 +730,21 @@ async fn the_answer_end_to_end() {
     client.close().await.unwrap();
 }
 
+/// The bench page at a narrow width: whether the page scrolls sideways, and for the chart's and
+/// the table's boxes whether they scroll, their `overflow-x`, and whether the content fits.
+const NARROW_BENCH: &str = r#"
+const box = sel => { const e = document.querySelector(sel); const s = getComputedStyle(e);
+  return { scrolls: e.scrollWidth > e.clientWidth, fits: e.scrollWidth <= e.clientWidth,
+           overflow: s.overflowX }; };
+const hint = document.querySelector('.scroll-hint');
+return { page_overflow: document.documentElement.scrollWidth > document.documentElement.clientWidth,
+         chart: box('.chart-scroll'), table: box('.bench-table .table-scroll'),
+         hint: !!hint && hint.getBoundingClientRect().height > 0 };
+"#;
+
+/// The two forms of the home page, told apart: their kind, heading and top border colour.
+const FORMS: &str = "return ['.probe-form', '.bench-form'].map(f => { const e = document.querySelector(f);     return [e.querySelector('.kind').textContent, e.querySelector('h2').textContent,             getComputedStyle(e).borderTopColor]; });";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bench_page_end_to_end() {
     if unavailable() {
@@ -759,6 +774,10 @@ async fn bench_page_end_to_end() {
         .await
         .expect("bench form");
     screenshot(&client, "home-bench-desktop-light").await;
+    let forms = client.execute(FORMS, vec![]).await.unwrap();
+    for i in 0..3 {
+        assert_ne!(forms[0][i], forms[1][i], "the forms differ: {forms}");
+    }
     url_field
         .send_keys(&target.https_url("/bytes/2000"))
         .await
@@ -852,6 +871,29 @@ async fn bench_page_end_to_end() {
         serde_json::to_value(h123_shared::bench::caveats(&result)).unwrap()
     );
     screenshots(&client, "bench").await;
+    assert_eq!(
+        client
+            .execute("return document.title;", vec![])
+            .await
+            .unwrap(),
+        format!("Load comparison of {}: done · h123", record.options.url)
+    );
+
+    // At 390 px the chart and the table scroll inside their boxes, the chart saying so; the
+    // page itself does not scroll sideways.
+    client.set_window_size(390, 900).await.expect("resize");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let narrow = client.execute(NARROW_BENCH, vec![]).await.unwrap();
+    assert_eq!(narrow["page_overflow"], false, "{narrow}");
+    assert_eq!(narrow["chart"]["scrolls"], true, "{narrow}");
+    assert_eq!(narrow["chart"]["overflow"], "auto", "{narrow}");
+    assert_eq!(narrow["table"]["overflow"], "auto", "{narrow}");
+    assert!(
+        narrow["table"]["fits"] == true || narrow["table"]["scrolls"] == true,
+        "{narrow}"
+    );
+    assert_eq!(narrow["hint"], true, "the scroll hint shows: {narrow}");
+    client.set_window_size(1280, 900).await.expect("resize");
 
     // The permalink, in a fresh profile, draws the same table.
     let fresh = browser(&driver, &tmp.path().join("profile-2")).await;

@@ -10,6 +10,7 @@ mod bench;
 mod bodies;
 mod browser;
 mod browser_edge;
+mod browser_usability;
 mod browser_vantages;
 mod discovery;
 mod engine;

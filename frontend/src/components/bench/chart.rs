@@ -53,6 +53,9 @@ pub fn PercentileChart(
                 "How slow the slowest requests were: at 99% on the axis, 1 in 100 requests took longer. "
                 "The axis stretches the tail, so 90, 99, 99.9 and 99.99% are evenly spaced; every protocol shares the latency axis."
             </p>
+            <p class="scroll-hint" aria-hidden="true">
+                "The chart is wider than the screen: scroll it sideways."
+            </p>
             <div class="chart-scroll">
                 <svg
                     class="bench-chart"

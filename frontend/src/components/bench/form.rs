@@ -113,6 +113,7 @@ pub fn BenchForm(
                 }
             }
         >
+            <p class="kind">"Many requests at once"</p>
             <h2 id="bench-title">"Load comparison"</h2>
             <p class="hint">
                 "Send the same request over HTTP/1.1, HTTP/2 and HTTP/3 in turn, as fast as the target answers "

@@ -1,6 +1,6 @@
 //! One protocol's waterfall: axis, a row per attempt, a focusable bar per phase.
 
-use super::pct;
+use super::{pct, tooltip};
 use h123_shared::chain::ConnState;
 use h123_shared::format::ms;
 use h123_shared::live::AttemptKey;
@@ -21,6 +21,10 @@ pub fn Panel(
     readout: RwSignal<Option<String>>,
     /// Rows expected, so the panel keeps its height while they arrive.
     reserve: Memo<u32>,
+    /// The axis's width in pixels.
+    axis_px: RwSignal<u32>,
+    /// Whether this is the chart's first panel, whose first bar is the chart's one tab stop.
+    first: bool,
 ) -> impl IntoView {
     let rows = Memo::new(move |_| {
         waterfall.with(|w| {
@@ -47,13 +51,14 @@ pub fn Panel(
             style=move || format!("--reserve-rows: {}", reserve.get())
         >
             <h3>{protocol.http_version()}</h3>
-            <Axis ticks />
+            <Axis ticks axis_px />
             <ol class="wf-rows">
                 {move || {
                     let ticks = ticks.get();
                     rows.get()
                         .into_iter()
-                        .map(|row| {
+                        .enumerate()
+                        .map(|(i, row)| {
                             let live = running
                                 .with(|r| {
                                     r.iter()
@@ -62,7 +67,8 @@ pub fn Panel(
                                         })
                                         .map(|(_, open)| *open)
                                 });
-                            view! { <AttemptRow row live ticks=ticks.clone() readout /> }
+                            let entry = first && i == 0;
+                            view! { <AttemptRow row live ticks=ticks.clone() readout entry /> }
                         })
                         .collect_view()
                 }}
@@ -78,16 +84,16 @@ pub fn Panel(
     }
 }
 
-/// The time axis labels, above the rows.
+/// The time axis labels, above the rows: as many as fit the axis's width without overlapping.
 #[component]
-fn Axis(ticks: Memo<Vec<Tick>>) -> impl IntoView {
+fn Axis(ticks: Memo<Vec<Tick>>, axis_px: RwSignal<u32>) -> impl IntoView {
     view! {
         <div class="wf-axis" aria-hidden="true">
             <span></span>
             <span class="wf-ticks">
                 {move || {
                     let ticks = ticks.get();
-                    let stride = label_stride(ticks.len().saturating_sub(1));
+                    let stride = label_stride(&ticks, f64::from(axis_px.get()));
                     ticks
                         .into_iter()
                         .step_by(stride)
@@ -108,6 +114,8 @@ fn AttemptRow(
     live: Option<Option<Phase>>,
     ticks: Vec<Tick>,
     readout: RwSignal<Option<String>>,
+    /// Whether its first bar is the chart's tab stop.
+    entry: bool,
 ) -> impl IntoView {
     let who = format!("{} attempt {}", row.protocol.http_version(), row.attempt);
     let redirects = match row.redirects {
@@ -156,7 +164,11 @@ fn AttemptRow(
                 {row
                     .bars
                     .into_iter()
-                    .map(|bar| view! { <PhaseBar bar who=who.clone() readout /> })
+                    .enumerate()
+                    .map(|(i, bar)| {
+                        let tab_stop = entry && i == 0;
+                        view! { <PhaseBar bar who=who.clone() readout tab_stop /> }
+                    })
                     .collect_view()}
                 {row
                     .hop_starts
@@ -169,9 +181,15 @@ fn AttemptRow(
     }
 }
 
-/// One phase: coloured, patterned, focusable, with its exact times.
+/// One phase: coloured, patterned, focusable (a tab stop only when `tab_stop`; the arrow keys
+/// reach the others), with its exact times in a tooltip.
 #[component]
-fn PhaseBar(bar: Bar, who: String, readout: RwSignal<Option<String>>) -> impl IntoView {
+fn PhaseBar(
+    bar: Bar,
+    who: String,
+    readout: RwSignal<Option<String>>,
+    tab_stop: bool,
+) -> impl IntoView {
     let name = bar.phase.as_str();
     let hop = if bar.hop > 0 {
         format!(" hop {}", bar.hop)
@@ -186,20 +204,27 @@ fn PhaseBar(bar: Bar, who: String, readout: RwSignal<Option<String>>) -> impl In
     );
     let show = {
         let text = text.clone();
-        move || readout.set(Some(text.clone()))
+        move |ev: &web_sys::Event| {
+            tooltip::show(ev, &text);
+            readout.set(Some(text.clone()));
+        }
     };
     let show_on_focus = show.clone();
+    let hide = move |ev: &web_sys::Event| {
+        tooltip::hide(ev);
+        readout.set(None);
+    };
     view! {
         <g
             class=format!("bar phase-{name}")
             data-phase=name
-            tabindex="0"
+            tabindex=if tab_stop { "0" } else { "-1" }
             role="img"
             aria-label=text
-            on:mouseenter=move |_| show()
-            on:focus=move |_| show_on_focus()
-            on:mouseleave=move |_| readout.set(None)
-            on:blur=move |_| readout.set(None)
+            on:mouseenter=move |ev| show(&ev)
+            on:focus=move |ev| show_on_focus(&ev)
+            on:mouseleave=move |ev| hide(&ev)
+            on:blur=move |ev| hide(&ev)
         >
             <rect class="fill" x=pct(bar.x) width=pct(bar.width) y="4" height="16"></rect>
             <rect fill=format!("url(#pat-{name})") x=pct(bar.x) width=pct(bar.width) y="4" height="16"></rect>

@@ -207,7 +207,10 @@ mod tests {
         assert!(svg.contains(">50 ms</text>"), "{svg}");
         assert_eq!(svg.matches(r##"fill="#6b7280">0</text>"##).count(), 1);
         let wait_widths: Vec<f64> = svg
-            .match_indices(r##"fill="#16a34a" rx="2"><title>"##)
+            .match_indices(&format!(
+                r#"fill="{}" rx="2"><title>"#,
+                h123_shared::palette::fill(h123_shared::Phase::Wait)
+            ))
             .map(|(at, _)| {
                 let before = &svg[..at];
                 let w = before.rfind("width=\"").unwrap() + 7;
