@@ -109,13 +109,8 @@ pub(crate) fn failed(mut a: Attempt, phase: Phase, kind: FailureKind) -> Attempt
 /// A protocol run.
 pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
     ProtocolRun {
-        protocol,
-        skipped: None,
-        stopped: None,
-        cut_short: None,
-        discovery: None,
-        other_addresses: Vec::new(),
         attempts,
+        ..ProtocolRun::empty(protocol)
     }
 }
 

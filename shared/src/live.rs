@@ -145,15 +145,7 @@ fn run_mut(result: &mut ProbeResult, protocol: Protocol) -> &mut ProtocolRun {
     let index = match result.runs.iter().position(|r| r.protocol == protocol) {
         Some(i) => i,
         None => {
-            result.runs.push(ProtocolRun {
-                protocol,
-                skipped: None,
-                stopped: None,
-                cut_short: None,
-                discovery: None,
-                other_addresses: Vec::new(),
-                attempts: Vec::new(),
-            });
+            result.runs.push(ProtocolRun::empty(protocol));
             result.runs.len() - 1
         }
     };

@@ -528,6 +528,21 @@ pub struct ProtocolRun {
     pub other_addresses: Vec<AddressRun>,
 }
 
+impl ProtocolRun {
+    /// A run of `protocol` with nothing in it yet.
+    pub fn empty(protocol: Protocol) -> Self {
+        ProtocolRun {
+            protocol,
+            skipped: None,
+            stopped: None,
+            cut_short: None,
+            discovery: None,
+            other_addresses: Vec::new(),
+            attempts: Vec::new(),
+        }
+    }
+}
+
 /// One protocol's attempts against one address of the host (see
 /// [`ProtocolRun::other_addresses`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

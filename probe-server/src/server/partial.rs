@@ -84,18 +84,7 @@ fn run_mut<'r>(
                 .iter()
                 .position(|r| order(r.protocol) > order(protocol))
                 .unwrap_or(runs.len());
-            runs.insert(
-                at,
-                ProtocolRun {
-                    protocol,
-                    skipped: None,
-                    stopped: None,
-                    cut_short: None,
-                    discovery: None,
-                    other_addresses: Vec::new(),
-                    attempts: Vec::new(),
-                },
-            );
+            runs.insert(at, ProtocolRun::empty(protocol));
             at
         }
     };

@@ -189,13 +189,8 @@ mod tests {
         let mut result = ProbeResult::empty(options(), 0, None);
         for protocol in [Protocol::H1, Protocol::H2] {
             result.runs.push(ProtocolRun {
-                protocol,
-                skipped: None,
-                stopped: None,
-                cut_short: None,
-                discovery: None,
-                other_addresses: Vec::new(),
                 attempts: vec![attempt(40), attempt(40), attempt(40)],
+                ..ProtocolRun::empty(protocol)
             });
         }
         let bytes = MAX_RECORD_BYTES / 3;

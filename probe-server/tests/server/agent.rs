@@ -386,17 +386,7 @@ async fn a_record_across_vantages_keeps_within_the_one_size_cap() {
         "vantages": ["server", "near"],
     });
     let id = create_probe(server.addr, FROM, &body.to_string()).await;
-    let stream = http(
-        server.addr,
-        FROM,
-        Method::GET,
-        &format!("/api/v1/probes/{id}/events"),
-        None,
-    )
-    .await;
-    let events = parse_sse(&stream.text());
-    let done = events.last().expect("events");
-    assert_eq!(done.event, "done", "{events:?}");
+    let events = events_until_done(server.addr, FROM, &id).await;
     let stored = http(
         server.addr,
         FROM,

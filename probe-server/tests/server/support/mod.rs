@@ -235,6 +235,12 @@ pub async fn probe_done(
     from: IpAddr,
     id: &str,
 ) -> h123_shared::api::ProbeRecord {
+    let events = events_until_done(server, from, id).await;
+    serde_json::from_value(events.last().expect("events").data.clone()).expect("record")
+}
+
+/// Every event of probe `id`'s stream, which ends with `done`.
+pub async fn events_until_done(server: SocketAddr, from: IpAddr, id: &str) -> Vec<Sse> {
     let stream = http(
         server,
         from,
@@ -246,7 +252,7 @@ pub async fn probe_done(
     let events = parse_sse(&stream.text());
     let done = events.last().expect("events");
     assert_eq!(done.event, "done", "{events:?}");
-    serde_json::from_value(done.data.clone()).expect("record")
+    events
 }
 
 /// Like [`http`], but a connection or protocol error is returned, not a panic.
