@@ -115,8 +115,8 @@ fn live_stream(
     })
 }
 
-/// Most events read from the database at once.
-const REMOTE_BATCH: i64 = 256;
+/// Most published events read from the database at once.
+pub const EVENT_BATCH: i64 = 256;
 
 /// Longest a remote stream waits before looking again, should a
 /// notification be lost.
@@ -138,7 +138,7 @@ impl Remote {
         let Ok(rows) = self
             .cluster
             .store
-            .read_events(&self.id, self.next, REMOTE_BATCH)
+            .read_events(&self.id, self.next, EVENT_BATCH)
             .await
         else {
             return false;

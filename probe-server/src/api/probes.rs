@@ -2,7 +2,7 @@
 
 use super::conditional::{Representation, respond};
 use super::error::{ApiError, Result, rate_headers};
-use super::events::event_stream;
+use super::events::{EVENT_BATCH, event_stream};
 use super::extract::{ApiJson, ClientIp, OwnerToken, ProbeId};
 use super::svg;
 use super::vantages;
@@ -272,9 +272,6 @@ pub async fn stored(state: &AppState, id: &str) -> Result<ProbeRecord> {
     }
     Ok(record)
 }
-
-/// Most published events read from the database at once.
-const EVENT_BATCH: i64 = 256;
 
 /// Every event the instance running probe `id` has published so far, in order.
 async fn published_events(cluster: &Cluster, id: &str) -> Result<Vec<VantageEvent>> {

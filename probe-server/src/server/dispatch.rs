@@ -1,5 +1,5 @@
 //! Agents' parts of a probe: taking in what an agent posts (events; its
-//! outcome, redacted, stamped with its vantage and analyzed), the sweeper
+//! outcome, redacted and stamped with its vantage), the sweeper
 //! that ends the jobs of agents that went away, and, with a shared queue,
 //! the task that takes in the posts other instances received for this
 //! instance's probes.
@@ -34,9 +34,9 @@ pub async fn apply(state: &AppState, probe_id: &str, vantage: &str, post: AgentP
 }
 
 /// Sets agent `vantage`'s outcome on probe `live`: a result (redacted by the
-/// API when it arrived) is given the record's (redacted) options, stamped with
-/// the vantage and analyzed; a problem is kept as said. Stores the record once
-/// it is whole.
+/// API when it arrived) is given the record's (redacted) options and stamped
+/// with the vantage (the registry analyzes it); a problem is kept as said.
+/// Stores the record once it is whole.
 async fn complete(
     state: &AppState,
     live: &LiveProbe,
@@ -48,7 +48,7 @@ async fn complete(
         // What the agent says it ran is not trusted: the record says what was asked.
         result.options = record.options.clone();
         result.vantage = Some(state.agents.vantage(vantage));
-        h123_shared::analysis::analyzed(result)
+        result
     });
     if let Some(record) = live.complete_vantage(vantage, outcome) {
         store_final(state, live, record).await;

@@ -165,8 +165,8 @@ impl LiveProbe {
         self.own.is_some()
     }
 
-    /// Sets vantage `name`'s final result (analyzed; cut to the vantage's
-    /// share of the record, and analyzed again if it was) or why it has none.
+    /// Sets vantage `name`'s final result (cut to the vantage's share of the
+    /// record, then analyzed) or why it has none.
     /// Returns the finished record once every vantage has its answer: the
     /// server's own result as `result` when it ran, else the first vantage's.
     pub fn complete_vantage(
@@ -176,10 +176,8 @@ impl LiveProbe {
     ) -> Option<ProbeRecord> {
         let bytes = share::vantage_bytes(&lock(&self.state).record);
         let outcome = outcome.map(|mut result| {
-            if share::fit(&mut result, bytes) {
-                result = h123_shared::analysis::analyzed(result);
-            }
-            result
+            share::fit(&mut result, bytes);
+            h123_shared::analysis::analyzed(result)
         });
         let mut state = lock(&self.state);
         if state.finished {

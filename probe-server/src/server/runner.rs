@@ -41,11 +41,12 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
     })
     .await;
     state.running.fetch_sub(1, Ordering::Relaxed);
-    // The result as records keep it: stamped with this server's vantage, redacted, analyzed.
+    // The result as records keep it: stamped with this server's vantage and
+    // redacted (then analyzed: here, or by the registry across vantages).
     let outcome = outcome.map(|mut result| {
         result.vantage = Some(state.config.vantage.clone());
         redact::redact_result(&mut result);
-        h123_shared::analysis::analyzed(result)
+        result
     });
     if live.is_multi() {
         // One vantage of several: the record is finished once all are.
@@ -64,7 +65,7 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
         Ok(result) => {
             let mut record = live.record();
             record.status = ProbeStatus::Done;
-            record.result = result;
+            record.result = h123_shared::analysis::analyzed(result);
             record
         }
         Err(_) => live.cancelled_record(),
