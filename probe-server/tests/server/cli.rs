@@ -201,9 +201,8 @@ fn apart(what: &str, ours: f64, curls: f64) -> Option<String> {
 }
 
 /// Rounds a POST comparison that misses is measured again: another process's
-/// load delays either client's wake-ups by milliseconds now and then (curl's
-/// 1 MB upload ran 2.9 ms long in one run beside a build), while a real
-/// difference shows in every round.
+/// load delays either client's wake-ups by milliseconds now and then, while a
+/// real difference shows in every round.
 const POST_ROUNDS: usize = 3;
 
 /// Over plain HTTP every curl figure is comparable as is; over HTTPS curl's
@@ -358,9 +357,10 @@ async fn a_closed_stdout_ends_the_output_without_a_panic() {
 /// - HTTP/1.1 `time_total`: after the hold, the rest of the megabyte moves at
 ///   the client's own pace, and curl sends it 64 KB per wake-up (15 `sendto`
 ///   of 65,536 bytes under strace) where h123 writes what the socket takes,
-///   so curl's is the longer (by 2.3 ms in one run). There h123 must not be
-///   the slower by more than a millisecond. Over HTTP/2 the target's stream
-///   window holds all but the last ~17 KB, so both finish with the server.
+///   so curl's is the longer (by 2.3 ms in one run). Over HTTP/2 the same
+///   holds at times: on an idle machine curl's total was 1.3 to 2.6 ms longer
+///   than h123's in three rounds running, h123 never the longer. So for
+///   both protocols h123 must not be the slower by more than a millisecond.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_figures_agree_with_curl_within_a_millisecond() {
     let _alone = crate::support::SERIAL.lock().await;
@@ -398,7 +398,7 @@ async fn post_figures_agree_with_curl_within_a_millisecond() {
                                 ours[i], curls[i]
                             );
                             None
-                        } else if *name == "total" && protocol == Protocol::H1 {
+                        } else if *name == "total" {
                             println!(
                                 "{what}: h123 {:.3} ms, curl {:.3} ms (h123 not slower by over 1 ms)",
                                 ours[i], curls[i]
