@@ -3,8 +3,8 @@
 use gloo_net::http::{Request, Response};
 use h123_shared::ProbeOptions;
 use h123_shared::api::{
-    ApiError, ApiErrorBody, BenchCreated, BenchRecord, ProbeCreated, ProbeEvent, ProbeList,
-    ProbeRecord, ServerInfo, VantageInfo, VantageKind,
+    ApiError, ApiErrorBody, BenchCreated, BenchRecord, ProbeComparison, ProbeCreated, ProbeEvent,
+    ProbeList, ProbeRecord, ServerInfo, VantageInfo, VantageKind,
 };
 use h123_shared::bench::BenchOptions;
 use h123_shared::timeline::TimedEvent;
@@ -115,6 +115,15 @@ fn remember_owner_token(token: &str) {
 /// [`Error::Api`] with status 404 for an unknown id.
 pub async fn probe(id: &str) -> Result<ProbeRecord> {
     json(Request::get(&record_url(id)).send().await).await
+}
+
+/// `GET /api/v1/compare/{a}/{b}`: two finished probes and what differs between them.
+///
+/// # Errors
+/// [`Error::Api`] with status 404 for an unknown id, 409 (`still_running`) while either runs.
+pub async fn comparison(a: &str, b: &str) -> Result<ProbeComparison> {
+    let url = api_url(&format!("/api/v1/compare/{a}/{b}"));
+    json(Request::get(&url).send().await).await
 }
 
 /// `GET /api/v1/probes?limit=`: the most recent probes, newest first: the

@@ -3,12 +3,15 @@
 mod actions;
 mod addresses;
 mod bench;
+mod compare_actions;
 mod comparison;
+mod diff_table;
 mod facts;
 mod findings;
 mod form;
 mod problem;
 mod recent;
+mod side_by_side;
 mod summary;
 mod vantage_group;
 mod vantage_matrix;
@@ -21,13 +24,16 @@ pub use bench::{
     BenchActions, BenchForm, BenchProgressView, BenchSummaryLine, BenchTable, Caveats,
     PercentileChart,
 };
+pub use compare_actions::{CompareWith, compare_links};
 pub use comparison::Comparison;
+pub use diff_table::DiffTable;
 pub use facts::Facts;
 pub use findings::Findings;
 pub use form::ProbeForm;
 pub use problem::{ApiProblem, Problem};
 pub use recent::RecentList;
-pub use summary::ProbeSummaryLine;
+pub use side_by_side::SideBySide;
+pub use summary::{ProbeSummaryLine, local_time};
 pub use vantage_group::VantageGroups;
 pub use vantage_matrix::VantageMatrix;
 pub use verdict::VerdictPanel;

@@ -9,7 +9,7 @@ pub mod title;
 use leptos::prelude::*;
 use leptos_router::components::{A, Route, Router, Routes};
 use leptos_router::path;
-use pages::{BenchPage, HomePage, NotFoundPage, ResultPage};
+use pages::{BenchPage, ComparePage, HomePage, NotFoundPage, ResultPage};
 
 /// The whole app: header, routed page, footer.
 #[component]
@@ -27,6 +27,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=HomePage />
                     <Route path=path!("/r/:id") view=ResultPage />
                     <Route path=path!("/b/:id") view=BenchPage />
+                    <Route path=path!("/compare/:a/:b") view=ComparePage />
                 </Routes>
             </main>
             <footer class="site-footer">

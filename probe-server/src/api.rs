@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod benches;
+pub mod compare;
 pub mod conditional;
 pub mod config;
 pub mod cors;
@@ -74,6 +75,10 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
             methods(get(benches::benches_list).post(benches::benches_create)),
         )
         .route("/api/v1/benches/{id}", methods(get(benches::benches_get)))
+        .route(
+            "/api/v1/compare/{a}/{b}",
+            methods(get(compare::compare_get)),
+        )
         .route("/api/v1/config", methods(get(config::config_get)))
         .route("/api/v1/vantages", methods(get(vantages::vantages_get)))
         .route(

@@ -4,6 +4,8 @@ pub mod address_text;
 pub mod agent_cmd;
 pub mod bench_cmd;
 pub mod bench_text;
+pub mod compare_cmd;
+pub mod compare_text;
 pub mod exit;
 pub mod junit;
 pub mod probe_cmd;
@@ -33,6 +35,9 @@ pub enum Command {
     Probe(probe_cmd::ProbeArgs),
     /// Compare throughput and latency under load, per protocol.
     Bench(bench_cmd::BenchArgs),
+    /// Compare two probe results: what is faster in B than in A, beyond the noise.
+    #[command(after_help = compare_cmd::HELP)]
+    Compare(compare_cmd::CompareArgs),
     /// Serve the REST API (and the web UI) that runs probes for others.
     Serve(serve_cmd::ServeArgs),
     /// Run probes for an h123 server from this machine (a vantage point).
@@ -44,6 +49,7 @@ pub async fn run(cli: Cli) -> std::process::ExitCode {
     match cli.command {
         Command::Probe(args) => probe_cmd::run(args).await,
         Command::Bench(args) => bench_cmd::run(args).await,
+        Command::Compare(args) => compare_cmd::run(args).await,
         Command::Serve(args) => serve_cmd::run(args).await,
         Command::Agent(args) => agent_cmd::run(args).await,
     }

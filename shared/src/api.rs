@@ -50,6 +50,47 @@ pub struct ProbeRecord {
     pub vantages: Vec<crate::vantage::VantageRun>,
 }
 
+/// Two finished probes compared, as served at `/api/v1/compare/{a}/{b}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProbeComparison {
+    /// The first probe's record (the "before").
+    pub a: ProbeRecord,
+    /// The second probe's record (the "after").
+    pub b: ProbeRecord,
+    /// What differs between their results, by the verdict's significance rule.
+    pub comparison: crate::compare::Comparison,
+    /// The comparison's page people share, e.g. `/compare/{a}/{b}`.
+    pub permalink: String,
+}
+
+impl ProbeComparison {
+    /// Compares record `b` with record `a` (each by its `result`: the server's own vantage's, or
+    /// the first vantage's), saying so when a record was measured from several vantages.
+    pub fn of(a: ProbeRecord, b: ProbeRecord) -> Self {
+        let mut comparison = crate::compare::compare(&a.result, &b.result);
+        for (letter, record) in [("A", &a), ("B", &b)] {
+            if record.vantages.len() > 1 {
+                let shown = record
+                    .result
+                    .vantage
+                    .as_ref()
+                    .map_or("its first vantage", |v| v.shown());
+                comparison.caveats.push(format!(
+                    "{letter} was measured from {} vantages; compared here: its result from {shown}.",
+                    record.vantages.len()
+                ));
+            }
+        }
+        ProbeComparison {
+            permalink: format!("/compare/{}/{}", a.id, b.id),
+            a,
+            b,
+            comparison,
+        }
+    }
+}
+
 /// Links to a probe's representations.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

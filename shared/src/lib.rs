@@ -14,6 +14,7 @@ pub mod base64;
 pub mod bench;
 pub mod bench_chart;
 pub mod chain;
+pub mod compare;
 pub mod schema;
 pub mod timeline;
 

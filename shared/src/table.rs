@@ -203,7 +203,7 @@ fn row(
 }
 
 /// Why a run has no successful attempt, in a few words.
-fn unmeasured(run: &ProtocolRun) -> String {
+pub fn unmeasured(run: &ProtocolRun) -> String {
     if let Some(reason) = &run.skipped {
         return format!("skipped: {reason}");
     }

@@ -49,6 +49,10 @@ fn explain(error: &Error, bench: bool) -> (&'static str, String) {
                 None => "Benches run one at a time, so they do not measure each other. Try again when it is done.".into(),
             },
         ),
+        Error::Api { status: 409, error, .. } if error.error.code == "still_running" => (
+            "A result is still being measured",
+            "Only finished results are compared. Open its page, wait until it says done, then compare again.".into(),
+        ),
         Error::Api { status: 403, error, .. } if bench && error.error.code == "bench_disabled" => (
             "This server does not run benches",
             "Its operator has not enabled them. Run `h123 bench URL` from the CLI on a machine that may load the target.".into(),

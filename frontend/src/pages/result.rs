@@ -3,7 +3,7 @@
 
 use crate::api::{self, Error, EventStream, StreamMessage};
 use crate::components::{
-    Actions, ApiProblem, Comparison, Facts, Findings, ProbeSummaryLine, VantageGroups,
+    Actions, ApiProblem, CompareWith, Comparison, Facts, Findings, ProbeSummaryLine, VantageGroups,
     VantageMatrix, VerdictPanel, Waterfalls,
 };
 use crate::perf;
@@ -190,6 +190,12 @@ fn ResultView(
     view! {
         {move || record.get().map(|record| view! { <ProbeSummaryLine record /> })}
         {move || record.get().map(|record| view! { <Actions record done /> })}
+        {move || {
+            record
+                .get()
+                .filter(|_| done.get())
+                .map(|record| view! { <CompareWith id=record.id /> })
+        }}
         <Show
             when=move || multi.get()
             fallback=move || view! { <OneVantage result running done /> }

@@ -53,6 +53,9 @@ pub enum ApiError {
     /// 409 `bench_busy`: a bench is running; one runs at a time. `Retry-After` says when to try again.
     #[error("a bench is running already and benches run one at a time: try again in about {0} s")]
     BenchBusy(u64),
+    /// 409 `still_running`: the probe named has not finished, so there is nothing final to compare yet.
+    #[error("probe `{0}` is still running: compare it once it has finished")]
+    StillRunning(String),
     /// 400 `invalid_owner_token`: the `X-H123-Owner` (or `Authorization: Bearer`) token is malformed.
     #[error("the owner token must be 22 to 128 characters of A-Z, a-z, 0-9, `-` and `_`")]
     InvalidOwnerToken,
@@ -120,7 +123,7 @@ impl ApiError {
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BlockedTarget(_) | ApiError::BenchDisabled => StatusCode::FORBIDDEN,
-            ApiError::BenchBusy(_) => StatusCode::CONFLICT,
+            ApiError::BenchBusy(_) | ApiError::StillRunning(_) => StatusCode::CONFLICT,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited(_) | ApiError::TooManyProbes(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -148,6 +151,7 @@ impl ApiError {
             ApiError::BlockedTarget(_) => "blocked_target",
             ApiError::BenchDisabled => "bench_disabled",
             ApiError::BenchBusy(_) => "bench_busy",
+            ApiError::StillRunning(_) => "still_running",
             ApiError::InvalidQuery(_) => "invalid_query",
             ApiError::InvalidOwnerToken => "invalid_owner_token",
             ApiError::NotFound(_) => "not_found",

@@ -22,6 +22,7 @@ use utoipa::OpenApi;
         super::probes::probes_har,
         super::probes::probes_curl,
         super::probes::probes_svg,
+        super::compare::compare_get,
         super::benches::benches_create,
         super::benches::benches_list,
         super::benches::benches_get,

@@ -1,5 +1,6 @@
-//! A permalink's page (`/r/{id}`): `index.html` with the record's answer filled in
-//! before any script runs: the verdict in the page's shell and `og:` tags for link previews.
+//! A permalink's page (`/r/{id}`, or a comparison's `/compare/{a}/{b}`): `index.html` with the
+//! answer filled in before any script runs: the verdict (or the comparison's summary) in the
+//! page's shell and `og:` tags for link previews.
 //!
 //! The summary only says what the record's own JSON says to anyone holding
 //! the link (an unlisted record's page is its permalink; nothing here lists
@@ -14,7 +15,7 @@ use axum::extract::ConnectInfo;
 use axum::http::request::Parts;
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, header};
-use h123_shared::api::{ProbeLinks, ProbeRecord, ProbeStatus};
+use h123_shared::api::{ProbeComparison, ProbeLinks, ProbeRecord, ProbeStatus};
 use h123_shared::markup::escape;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
@@ -26,19 +27,23 @@ pub const SUMMARY_MARKER: &str = "<!--h123:summary-->";
 /// The end of the part the summary replaces.
 pub const SUMMARY_END: &str = "<!--/h123:summary-->";
 
+/// What a shared page shows before its script runs, and where its preview points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Preview {
+    /// The page's heading and `og:title`.
+    pub title: String,
+    /// The answer, in a sentence or a few (`og:description`).
+    pub description: String,
+    /// The picture link previews show (`og:image`), as an absolute path.
+    pub image: String,
+    /// The page itself (`og:url`), as an absolute path.
+    pub url: String,
+}
+
 /// The page for probe `id`, or `None` when the plain `index.html` should be
 /// served instead (unknown record, read limits reached, no `index.html`).
 pub async fn render(state: &AppState, root: &Path, id: &str, request: &Parts) -> Option<String> {
-    if !crate::store::is_valid_id(id) {
-        return None;
-    }
-    let ip = request
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip())
-        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
-    if !state.read_limiter.check(state.client_key(ip)).allowed {
-        state.metrics.rejected("read_rate");
+    if !crate::store::is_valid_id(id) || !admitted(state, request) {
         return None;
     }
     let Ok(_permit) = state.reads.clone().try_acquire_owned() else {
@@ -46,19 +51,69 @@ pub async fn render(state: &AppState, root: &Path, id: &str, request: &Parts) ->
         return None;
     };
     let record = probes::load(state, id).await.ok()?;
+    page(root, &summary(&record), request).await
+}
+
+/// The page of the comparison at `/compare/{ids}` (`{a}/{b}`), or `None` as for [`render`]
+/// (and when either probe is unknown or still running).
+pub async fn render_comparison(
+    state: &AppState,
+    root: &Path,
+    ids: &str,
+    request: &Parts,
+) -> Option<String> {
+    let (a, b) = ids.split_once('/')?;
+    if !crate::store::is_valid_id(a) || !crate::store::is_valid_id(b) || !admitted(state, request) {
+        return None;
+    }
+    let Ok(_permit) = state.reads.clone().try_acquire_owned() else {
+        state.metrics.rejected("reads_busy");
+        return None;
+    };
+    let (a, b) = (
+        probes::load(state, a).await.ok()?,
+        probes::load(state, b).await.ok()?,
+    );
+    if a.status == ProbeStatus::Running || b.status == ProbeStatus::Running {
+        return None;
+    }
+    let preview = Preview {
+        title: format!("h123: compare {}", shorten(&b.options.url, 200)),
+        image: ProbeLinks::for_id(&b.id).waterfall_svg,
+        description: shorten(&ProbeComparison::of(a, b.clone()).comparison.summary, 300),
+        url: format!("/compare/{ids}"),
+    };
+    page(root, &preview, request).await
+}
+
+/// Whether the client's read quota admits one more read (a page costs one, as its record does).
+fn admitted(state: &AppState, request: &Parts) -> bool {
+    let ip = request
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
+        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let allowed = state.read_limiter.check(state.client_key(ip)).allowed;
+    if !allowed {
+        state.metrics.rejected("read_rate");
+    }
+    allowed
+}
+
+/// `index.html` with `preview` filled in.
+async fn page(root: &Path, preview: &Preview, request: &Parts) -> Option<String> {
     let index = tokio::fs::read_to_string(root.join("index.html"))
         .await
         .ok()?;
-    Some(fill(&index, &record, origin(&request.headers).as_deref()))
+    Some(fill(&index, preview, origin(&request.headers).as_deref()))
 }
 
-/// `index` with `record`'s `og:` tags before `</head>` and its summary in
+/// `index` with `preview`'s `og:` tags before `</head>` and its summary in
 /// place of [`SUMMARY_MARKER`] .. [`SUMMARY_END`]; `origin` (`http://host`) makes the image URL absolute,
 /// as link previews want.
-pub fn fill(index: &str, record: &ProbeRecord, origin: Option<&str>) -> String {
-    let (title, description) = summary(record);
-    let links = ProbeLinks::for_id(&record.id);
+pub fn fill(index: &str, preview: &Preview, origin: Option<&str>) -> String {
     let absolute = |path: &str| format!("{}{path}", origin.unwrap_or(""));
+    let (title, description) = (escape(&preview.title), escape(&preview.description));
     let meta = format!(
         "<meta property=\"og:type\" content=\"website\" />\
          <meta property=\"og:title\" content=\"{title}\" />\
@@ -66,18 +121,14 @@ pub fn fill(index: &str, record: &ProbeRecord, origin: Option<&str>) -> String {
          <meta property=\"og:image\" content=\"{image}\" />\
          <meta property=\"og:url\" content=\"{url}\" />\
          <meta name=\"twitter:card\" content=\"summary_large_image\" />",
-        title = escape(&title),
-        description = escape(&description),
-        image = escape(&absolute(&links.waterfall_svg)),
-        url = escape(&absolute(&links.permalink)),
+        image = escape(&absolute(&preview.image)),
+        url = escape(&absolute(&preview.url)),
     );
     let body = format!(
         "<section class=\"shell-summary\" aria-labelledby=\"shell-summary-title\">\
          <h1 id=\"shell-summary-title\">{title}</h1>\
          <p class=\"shell-verdict\">{description}</p>\
          <p class=\"hint\">Loading the waterfalls…</p></section>",
-        title = escape(&title),
-        description = escape(&description),
     );
     let page = match index.split_once("</head>") {
         Some((head, rest)) => format!("{head}{meta}</head>{rest}"),
@@ -94,10 +145,10 @@ pub fn fill(index: &str, record: &ProbeRecord, origin: Option<&str>) -> String {
     }
 }
 
-/// The page's title and description: the URL, and the verdict (or the
-/// record's state when there is none yet).
-fn summary(record: &ProbeRecord) -> (String, String) {
-    let title = format!("h123: {}", shorten(&record.options.url, 200));
+/// A probe page's preview: the URL, and the verdict (or the record's state
+/// when there is none yet).
+fn summary(record: &ProbeRecord) -> Preview {
+    let links = ProbeLinks::for_id(&record.id);
     let verdict = record
         .result
         .analysis
@@ -109,7 +160,12 @@ fn summary(record: &ProbeRecord) -> (String, String) {
         (_, Some(v)) => v.to_owned(),
         (_, None) => "No verdict.".to_owned(),
     };
-    (title, shorten(&description, 300))
+    Preview {
+        title: format!("h123: {}", shorten(&record.options.url, 200)),
+        description: shorten(&description, 300),
+        image: links.waterfall_svg,
+        url: links.permalink,
+    }
 }
 
 /// `scheme://host` of the request, when its `Host` is a valid authority
@@ -147,7 +203,7 @@ mod tests {
                      <!--h123:summary--><p>intro</p><!--/h123:summary--></body></html>";
         let page = fill(
             index,
-            &record("https://x.test/\"><script>alert(1)</script>"),
+            &summary(&record("https://x.test/\"><script>alert(1)</script>")),
             Some("http://h.test"),
         );
         assert!(!page.contains("<script>"), "{page}");

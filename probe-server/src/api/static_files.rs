@@ -73,6 +73,11 @@ async fn serve(root: Arc<PathBuf>, State(state): State<AppState>, request: Reque
     {
         return page_response(page, headers, &method);
     }
+    if let Some(ids) = path.strip_prefix("/compare/")
+        && let Some(page) = permalink_page::render_comparison(&state, &root, ids, &request).await
+    {
+        return page_response(page, headers, &method);
+    }
     file(&root, "index.html", headers, &method)
         .await
         .unwrap_or_else(|| StatusCode::NOT_FOUND.into_response())

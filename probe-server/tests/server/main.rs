@@ -9,6 +9,7 @@ mod api;
 mod bench_api;
 mod ci_gates;
 mod cli;
+mod compare;
 mod cors;
 mod durability;
 mod fairness;

@@ -9,6 +9,7 @@ mod answer;
 mod bench;
 mod bodies;
 mod browser;
+mod browser_compare;
 mod browser_edge;
 mod browser_usability;
 mod browser_vantages;

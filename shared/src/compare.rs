@@ -1,0 +1,713 @@
+//! Two results compared (before and after a deploy, two CDNs, one URL a week
+//! apart): per protocol and connection state, each metric's median in A and
+//! in B, with a difference called only under the verdict's significance rule.
+//!
+//! Like the verdict and the table ([`crate::table`]), only whole redirect
+//! chains that succeeded count: an HTTP error or a failure on one side leaves
+//! that side's cell empty and says why, it is never compared. The noise a
+//! difference must exceed is the larger spread of the two sides; a side with
+//! a single attempt borrows the largest spread of the metric measured
+//! anywhere in either result, and must also differ by more than
+//! [`crate::verdict::SINGLE_ATTEMPT_PERCENT`].
+
+use crate::chain::{Chain, ConnState, all_chains, chains};
+use crate::format::ms;
+use crate::schema::{Micros, ProbeResult, Protocol};
+use crate::stats::{Metric, PhaseStats};
+use crate::table::{chain_value, unmeasured};
+use crate::verdict::{SIGNIFICANCE_RULE, list, significant};
+use serde::{Deserialize, Serialize};
+
+/// One of the two results.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// The first result (the "before").
+    A,
+    /// The second result (the "after").
+    B,
+}
+
+impl Side {
+    /// "A" or "B".
+    pub fn letter(self) -> &'static str {
+        match self {
+            Side::A => "A",
+            Side::B => "B",
+        }
+    }
+
+    fn other(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
+}
+
+/// What kind of answer the comparison gives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ComparisonKind {
+    /// One result is faster than the other beyond the noise, somewhere.
+    Differs,
+    /// Everything both measured is within the noise.
+    NoDifference,
+    /// Nothing fair to compare (a side with no successful attempt, nothing measured in common, no repeats).
+    NotComparable,
+}
+
+/// One side's figures for a metric.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SideFigures {
+    /// Values counted (successful chains).
+    pub count: usize,
+    /// Median (nearest rank).
+    pub median: Micros,
+    /// Fastest.
+    pub min: Micros,
+    /// Slowest.
+    pub max: Micros,
+}
+
+impl SideFigures {
+    fn of(values: Vec<Micros>) -> Option<SideFigures> {
+        let s = PhaseStats::from_values(values)?;
+        Some(SideFigures {
+            count: s.count,
+            median: s.median,
+            min: s.min,
+            max: s.max,
+        })
+    }
+
+    fn spread(&self) -> Option<Micros> {
+        (self.count > 1).then(|| self.max.saturating_sub(self.min))
+    }
+}
+
+/// One metric in A and in B.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MetricDiff {
+    /// The metric.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub metric: Metric,
+    /// A's figures, absent when A has no value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a: Option<SideFigures>,
+    /// B's figures, absent when B has no value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b: Option<SideFigures>,
+    /// The spread a difference must exceed; absent when nothing measured one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Micros>,
+    /// The faster side, only when the difference is called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faster: Option<Side>,
+    /// How much faster its median is, only when the difference is called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<Micros>,
+}
+
+/// One protocol in one connection state, metric by metric.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProtocolDiff {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// The connection state of every chain counted.
+    pub state: ConnState,
+    /// The metrics either side has, phases in timeline order, then `ttfb` and `total`.
+    pub metrics: Vec<MetricDiff>,
+}
+
+impl ProtocolDiff {
+    /// The whole chain's row, when both sides have it.
+    pub fn total(&self) -> Option<&MetricDiff> {
+        self.metrics
+            .iter()
+            .find(|m| m.metric == Metric::Total && m.a.is_some() && m.b.is_some())
+    }
+}
+
+/// The answer, with its evidence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Comparison {
+    /// What kind of answer this is.
+    pub kind: ComparisonKind,
+    /// A few sentences that answer "is B faster than A, where and by how much".
+    pub summary: String,
+    /// What differs between the two probes besides their timings (URL, vantage, options, what failed).
+    pub caveats: Vec<String>,
+    /// Per connection state, then per protocol, in the results' order.
+    pub groups: Vec<ProtocolDiff>,
+    /// The significance rule ([`SIGNIFICANCE_RULE`]).
+    pub rule: String,
+}
+
+/// Compares result `b` with result `a`.
+pub fn compare(a: &ProbeResult, b: &ProbeResult) -> Comparison {
+    let protocols = protocols_of(a, b);
+    let groups = groups(a, b, &protocols);
+    let caveats = caveats(a, b, &protocols);
+    let (kind, summary) = answer(a, b, &groups);
+    Comparison {
+        kind,
+        summary,
+        caveats,
+        groups,
+        rule: SIGNIFICANCE_RULE.to_owned(),
+    }
+}
+
+/// The probe id in what someone pasted: a bare id, or a permalink (`https://host/r/{id}`,
+/// `/r/{id}`) or record URL (`/api/v1/probes/{id}`) ending in one; `None` when there is none.
+pub fn probe_id_in(text: &str) -> Option<&str> {
+    let text = text.trim();
+    let path = text.split(['?', '#']).next().unwrap_or_default();
+    let path = path.trim_end_matches('/');
+    let id = match path.rsplit_once('/') {
+        None => path,
+        Some((before, id)) if before.ends_with("/r") || before.ends_with("/probes") => id,
+        Some(_) => return None,
+    };
+    let valid = id.len() == 12
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    valid.then_some(id)
+}
+
+/// Every protocol either result ran, A's order first.
+fn protocols_of(a: &ProbeResult, b: &ProbeResult) -> Vec<Protocol> {
+    let mut out: Vec<Protocol> = Vec::new();
+    for run in a.runs.iter().chain(&b.runs) {
+        if !out.contains(&run.protocol) {
+            out.push(run.protocol);
+        }
+    }
+    out
+}
+
+/// The successful chains of one result.
+fn good(result: &ProbeResult) -> Vec<Chain<'_>> {
+    all_chains(result).filter(Chain::succeeded).collect()
+}
+
+/// A metric's values in `chains` for one protocol and state.
+fn values(chains: &[Chain], protocol: Protocol, state: ConnState, metric: Metric) -> Vec<Micros> {
+    chains
+        .iter()
+        .filter(|c| c.protocol == protocol && c.state() == state)
+        .filter_map(|c| chain_value(metric, c))
+        .collect()
+}
+
+fn groups(a: &ProbeResult, b: &ProbeResult, protocols: &[Protocol]) -> Vec<ProtocolDiff> {
+    let (good_a, good_b) = (good(a), good(b));
+    let cells = |state, protocol, metric| {
+        (
+            SideFigures::of(values(&good_a, protocol, state, metric)),
+            SideFigures::of(values(&good_b, protocol, state, metric)),
+        )
+    };
+    // The largest spread of a metric anywhere in either result: what single values borrow.
+    let borrowed = |metric: Metric| {
+        ConnState::ALL
+            .into_iter()
+            .flat_map(|state| protocols.iter().map(move |p| (state, *p)))
+            .flat_map(|(state, p)| {
+                let (x, y) = cells(state, p, metric);
+                [x, y]
+            })
+            .filter_map(|s| s?.spread())
+            .max()
+    };
+    ConnState::ALL
+        .into_iter()
+        .flat_map(|state| protocols.iter().map(move |p| (state, *p)))
+        .filter_map(|(state, protocol)| {
+            let metrics: Vec<MetricDiff> = Metric::ALL
+                .into_iter()
+                .filter_map(|metric| {
+                    let (x, y) = cells(state, protocol, metric);
+                    (x.is_some() || y.is_some())
+                        .then(|| diff(metric, x, y, borrowed(metric).or(borrowed(Metric::Total))))
+                })
+                .collect();
+            (!metrics.is_empty()).then_some(ProtocolDiff {
+                protocol,
+                state,
+                metrics,
+            })
+        })
+        .collect()
+}
+
+/// One metric's row, called by the significance rule when both sides have it.
+fn diff(
+    metric: Metric,
+    a: Option<SideFigures>,
+    b: Option<SideFigures>,
+    borrowed: Option<Micros>,
+) -> MetricDiff {
+    let mut row = MetricDiff {
+        metric,
+        a,
+        b,
+        noise: None,
+        faster: None,
+        gap: None,
+    };
+    let (Some(x), Some(y)) = (a, b) else {
+        return row;
+    };
+    let own = x.spread().max(y.spread());
+    let single = x.count == 1 || y.count == 1;
+    row.noise = if single { own.max(borrowed) } else { own };
+    let (faster, fast, slow) = if y.median < x.median {
+        (Side::B, y.median, x.median)
+    } else {
+        (Side::A, x.median, y.median)
+    };
+    let gap = slow.saturating_sub(fast);
+    if significant(gap, row.noise, fast, single) {
+        row.faster = Some(faster);
+        row.gap = Some(gap);
+    }
+    row
+}
+
+/// The kind and the summary.
+fn answer(a: &ProbeResult, b: &ProbeResult, groups: &[ProtocolDiff]) -> (ComparisonKind, String) {
+    let empty: Vec<String> = [(Side::A, a), (Side::B, b)]
+        .into_iter()
+        .filter_map(|(side, r)| nothing_succeeded(r).map(|why| format!("{} {why}", side.letter())))
+        .collect();
+    if !empty.is_empty() {
+        return (
+            ComparisonKind::NotComparable,
+            format!(
+                "Nothing to compare: {}. Only successful answers (2xx or 3xx) are compared.",
+                empty.join("; ")
+            ),
+        );
+    }
+    let both: Vec<(&ProtocolDiff, &MetricDiff)> = groups
+        .iter()
+        .filter_map(|g| g.total().map(|t| (g, t)))
+        .collect();
+    if both.is_empty() {
+        return (
+            ComparisonKind::NotComparable,
+            "Nothing to compare: the two results have no protocol and connection state with \
+             successful attempts in common."
+                .to_owned(),
+        );
+    }
+    if both.iter().all(|(_, t)| t.noise.is_none()) {
+        return (
+            ComparisonKind::NotComparable,
+            "One attempt per protocol on each side cannot tell a difference from noise: repeat \
+             both probes (3 attempts or more) to measure the spread."
+                .to_owned(),
+        );
+    }
+    let calls: Vec<String> = ConnState::ALL
+        .into_iter()
+        .flat_map(|state| [(state, Side::B), (state, Side::A)])
+        .filter_map(|(state, side)| {
+            let called: Vec<(&ProtocolDiff, &MetricDiff)> = both
+                .iter()
+                .filter(|(g, t)| g.state == state && t.faster == Some(side))
+                .copied()
+                .collect();
+            (!called.is_empty()).then(|| call(state, side, &called))
+        })
+        .collect();
+    if calls.is_empty() {
+        let mut protocols: Vec<&str> = Vec::new();
+        let mut states: Vec<&str> = Vec::new();
+        for (g, _) in &both {
+            if !protocols.contains(&g.protocol.http_version()) {
+                protocols.push(g.protocol.http_version());
+            }
+            let word = match g.state {
+                ConnState::New => "new",
+                ConnState::Resumed => "resumed",
+                ConnState::Reused => "reused",
+            };
+            if !states.contains(&word) {
+                states.push(word);
+            }
+        }
+        return (
+            ComparisonKind::NoDifference,
+            format!(
+                "No meaningful difference between A and B beyond the measured noise, over {} on {} connections.",
+                list(&protocols),
+                list(&states)
+            ),
+        );
+    }
+    (ComparisonKind::Differs, calls.join(" "))
+}
+
+/// Why a result has no successful chain at all, or `None` when it has one.
+fn nothing_succeeded(result: &ProbeResult) -> Option<String> {
+    if all_chains(result).any(|c| c.succeeded()) {
+        return None;
+    }
+    let reasons: Vec<String> = result
+        .runs
+        .iter()
+        .map(|run| format!("{} {}", run.protocol.http_version(), unmeasured(run)))
+        .collect();
+    Some(if reasons.is_empty() {
+        "measured nothing".to_owned()
+    } else {
+        format!("has no successful attempt ({})", reasons.join("; "))
+    })
+}
+
+/// The totals `side` wins in one connection state as a sentence, with the phase that moved
+/// most, e.g. "B is faster than A on a new connection over HTTP/2 by 12.0 ms (40.1 ms against
+/// 52.1 ms) and HTTP/3 by 10.2 ms (41.9 ms against 52.1 ms), most of it in tls."
+fn call(state: ConnState, side: Side, called: &[(&ProtocolDiff, &MetricDiff)]) -> String {
+    let parts: Vec<String> = called
+        .iter()
+        .filter_map(|(g, t)| {
+            let (gap, x, y) = (t.gap?, t.a?, t.b?);
+            let (fast, slow) = match side {
+                Side::A => (x.median, y.median),
+                Side::B => (y.median, x.median),
+            };
+            Some(format!(
+                "{} by {} ({} against {})",
+                g.protocol.http_version(),
+                ms(gap),
+                ms(fast),
+                ms(slow)
+            ))
+        })
+        .collect();
+    // The phase each protocol gained most in; named when it is the same for all of them.
+    let phases: Vec<Option<Metric>> = called
+        .iter()
+        .map(|(g, _)| {
+            g.metrics
+                .iter()
+                .filter(|m| m.metric.phase().is_some() && m.faster == Some(side))
+                .filter_map(|m| Some((m.gap?, m.metric)))
+                .max()
+                .map(|(_, metric)| metric)
+        })
+        .collect();
+    let most = match phases.first() {
+        Some(Some(metric)) if phases.iter().all(|p| *p == Some(*metric)) => {
+            format!(", most of it in {}", metric.as_str())
+        }
+        _ => String::new(),
+    };
+    format!(
+        "{} is faster than {} on {} over {}{most}.",
+        side.letter(),
+        side.other().letter(),
+        state.phrase(),
+        list(&parts),
+    )
+}
+
+/// What differs between the two probes besides their timings.
+fn caveats(a: &ProbeResult, b: &ProbeResult, protocols: &[Protocol]) -> Vec<String> {
+    let (x, y) = (&a.options, &b.options);
+    let mut out = Vec::new();
+    if x.url != y.url {
+        out.push(format!("A measured {}; B measured {}.", x.url, y.url));
+    }
+    let vantage = |r: &ProbeResult| r.vantage.as_ref().map(|v| v.shown().to_owned());
+    if vantage(a) != vantage(b) {
+        let name = |r| vantage(r).unwrap_or_else(|| "an unnamed vantage".to_owned());
+        out.push(format!(
+            "A was measured from {}; B from {}.",
+            name(a),
+            name(b)
+        ));
+    }
+    let mut differ = Vec::new();
+    if x.method != y.method {
+        differ.push(format!("method ({} against {})", x.method, y.method));
+    }
+    if x.body.is_some() != y.body.is_some() {
+        differ.push("request body (one sends one, the other not)".to_owned());
+    }
+    if x.mode != y.mode {
+        differ.push(format!(
+            "connection mode ({} against {})",
+            x.mode.as_str(),
+            y.mode.as_str()
+        ));
+    }
+    if x.family != y.family {
+        differ.push(format!(
+            "address family ({} against {})",
+            x.family.name(),
+            y.family.name()
+        ));
+    }
+    if !differ.is_empty() {
+        out.push(format!("The probes differ in {}.", list(&differ)));
+    }
+    for protocol in protocols {
+        let run = |r: &ProbeResult| r.runs.iter().find(|run| run.protocol == *protocol).cloned();
+        match (run(a), run(b)) {
+            (Some(_), None) => out.push(format!(
+                "{} was measured only in A.",
+                protocol.http_version()
+            )),
+            (None, Some(_)) => out.push(format!(
+                "{} was measured only in B.",
+                protocol.http_version()
+            )),
+            (Some(ra), Some(rb)) => {
+                for (side, r) in [(Side::A, &ra), (Side::B, &rb)] {
+                    if !chains(r).iter().any(Chain::succeeded) {
+                        out.push(format!(
+                            "{}'s {} has no successful attempt ({}).",
+                            side.letter(),
+                            protocol.http_version(),
+                            unmeasured(r)
+                        ));
+                    }
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{failed, fresh, result, reused, run};
+    use crate::schema::{FailureKind, Phase};
+
+    fn h2(attempts: Vec<crate::schema::Attempt>) -> crate::schema::ProtocolRun {
+        run(Protocol::H2, attempts)
+    }
+
+    /// Three new connections with these TLS times and a fixed wait.
+    fn tls_times(tls: [u64; 3]) -> ProbeResult {
+        result(vec![h2(tls
+            .iter()
+            .zip(1..)
+            .map(|(t, n)| fresh(n, 100, 200, *t, 4_000))
+            .collect())])
+    }
+
+    #[test]
+    fn a_difference_beyond_the_spread_is_called_with_the_phase_behind_it() {
+        let a = tls_times([30_000, 31_000, 30_500]);
+        let b = tls_times([9_000, 9_400, 9_200]);
+        let c = compare(&a, &b);
+        assert_eq!(c.kind, ComparisonKind::Differs);
+        let total = c.groups[0].total().unwrap();
+        assert_eq!(total.faster, Some(Side::B));
+        assert_eq!(total.gap, Some(Micros(21_300)));
+        assert_eq!(
+            c.summary,
+            "B is faster than A on a new connection over HTTP/2 by 21.3 ms (14.1 ms against 35.4 ms), \
+             most of it in tls."
+        );
+        assert!(c.summary.contains("most of it in tls"), "{}", c.summary);
+        assert!(c.caveats.is_empty(), "{:?}", c.caveats);
+    }
+
+    #[test]
+    fn one_sentence_per_state_and_direction() {
+        let two = |tls: u64, wait: u64| {
+            result(vec![
+                h2((1..=3).map(|n| fresh(n, 100, 200, tls, 4_000)).collect()),
+                run(
+                    Protocol::H1,
+                    (1..=3).map(|n| fresh(n, 100, 200, 9_000, wait)).collect(),
+                ),
+            ])
+        };
+        let c = compare(&two(30_000, 4_000), &two(9_000, 20_000));
+        assert_eq!(
+            c.summary,
+            "B is faster than A on a new connection over HTTP/2 by 21.0 ms (13.9 ms against 34.9 ms), \
+             most of it in tls. A is faster than B on a new connection over HTTP/1.1 by 16.0 ms \
+             (13.9 ms against 29.9 ms), most of it in wait."
+        );
+    }
+
+    #[test]
+    fn a_difference_inside_the_spread_is_not_called() {
+        let a = tls_times([10_000, 14_000, 12_000]);
+        let b = tls_times([11_000, 13_000, 12_900]);
+        let c = compare(&a, &b);
+        assert_eq!(c.kind, ComparisonKind::NoDifference, "{}", c.summary);
+        let total = c.groups[0].total().unwrap();
+        assert_eq!((total.faster, total.gap), (None, None));
+        assert_eq!(total.noise, Some(Micros(4_000)));
+        assert_eq!(
+            c.summary,
+            "No meaningful difference between A and B beyond the measured noise, over HTTP/2 on new connections."
+        );
+    }
+
+    #[test]
+    fn under_the_floor_nothing_is_called_even_without_spread() {
+        let a = tls_times([10_000, 10_000, 10_000]);
+        let b = tls_times([10_400, 10_400, 10_400]);
+        assert_eq!(compare(&a, &b).kind, ComparisonKind::NoDifference);
+    }
+
+    #[test]
+    fn single_attempts_borrow_a_spread_or_call_nothing() {
+        let one = |tls| result(vec![h2(vec![fresh(1, 100, 200, tls, 4_000)])]);
+        let c = compare(&one(30_000), &one(9_000));
+        assert_eq!(c.kind, ComparisonKind::NotComparable);
+        assert!(c.summary.contains("repeat"), "{}", c.summary);
+        // With repeats on reused connections, the single new ones borrow their spread.
+        let with_reuse = |tls, waits: [u64; 2]| {
+            result(vec![h2(vec![
+                fresh(1, 100, 200, tls, 4_000),
+                reused(2, waits[0]),
+                reused(3, waits[1]),
+            ])])
+        };
+        let c = compare(
+            &with_reuse(30_000, [2_000, 3_000]),
+            &with_reuse(9_000, [2_000, 3_000]),
+        );
+        assert_eq!(c.kind, ComparisonKind::Differs, "{}", c.summary);
+        let new = c.groups.iter().find(|g| g.state == ConnState::New).unwrap();
+        assert_eq!(new.total().unwrap().noise, Some(Micros(1_000)));
+    }
+
+    #[test]
+    fn an_http_error_is_never_compared() {
+        let a = tls_times([30_000, 31_000, 30_500]);
+        let mut b = tls_times([9_000, 9_400, 9_200]);
+        for attempt in &mut b.runs[0].attempts {
+            attempt.response.as_mut().unwrap().status = 502;
+        }
+        let c = compare(&a, &b);
+        assert_eq!(c.kind, ComparisonKind::NotComparable);
+        assert!(
+            c.summary.contains("B has no successful attempt"),
+            "{}",
+            c.summary
+        );
+        assert!(c.summary.contains("502"), "{}", c.summary);
+        assert!(c.groups.iter().all(|g| g.total().is_none()));
+    }
+
+    #[test]
+    fn a_failed_protocol_on_one_side_is_named_and_left_out() {
+        let a = result(vec![
+            h2(vec![fresh(1, 100, 200, 9_000, 4_000); 3]),
+            run(
+                Protocol::H3,
+                vec![fresh(1, 100, 0, 0, 4_000), fresh(2, 100, 0, 0, 4_000)],
+            ),
+        ]);
+        let mut b = a.clone();
+        b.runs[1].attempts = vec![failed(
+            fresh(1, 100, 0, 0, 4_000),
+            Phase::Quic,
+            FailureKind::Timeout,
+        )];
+        let c = compare(&a, &b);
+        assert_eq!(c.kind, ComparisonKind::NoDifference, "{}", c.summary);
+        assert!(
+            c.caveats
+                .iter()
+                .any(|s| s.starts_with("B's HTTP/3 has no successful attempt (failed in quic")),
+            "{:?}",
+            c.caveats
+        );
+        let h3 = c
+            .groups
+            .iter()
+            .find(|g| g.protocol == Protocol::H3)
+            .unwrap();
+        assert!(h3.total().is_none());
+    }
+
+    #[test]
+    fn different_urls_vantages_and_protocols_are_caveats() {
+        let a = tls_times([9_000, 9_100, 9_200]);
+        let mut b = tls_times([9_000, 9_100, 9_200]);
+        b.options.url = "https://cdn.example.net/path".into();
+        b.vantage = Some(crate::vantage::Vantage::named("fra1"));
+        b.runs
+            .push(run(Protocol::H3, vec![fresh(1, 100, 0, 0, 4_000)]));
+        let c = compare(&a, &b);
+        assert_eq!(
+            c.caveats,
+            vec![
+                "A measured https://example.com/path?q=1; B measured https://cdn.example.net/path."
+                    .to_owned(),
+                "A was measured from an unnamed vantage; B from fra1.".to_owned(),
+                "HTTP/3 was measured only in B.".to_owned(),
+            ]
+        );
+    }
+
+    #[test]
+    fn nothing_in_common_is_not_comparable() {
+        let a = tls_times([9_000, 9_100, 9_200]);
+        let b = result(vec![run(
+            Protocol::H3,
+            vec![fresh(1, 100, 0, 0, 4_000), fresh(2, 100, 0, 0, 4_000)],
+        )]);
+        let c = compare(&a, &b);
+        assert_eq!(c.kind, ComparisonKind::NotComparable);
+        assert!(c.summary.contains("in common"), "{}", c.summary);
+    }
+
+    #[test]
+    fn ids_are_found_in_what_people_paste() {
+        for text in [
+            "abcDEF123_-x",
+            " abcDEF123_-x\n",
+            "https://h123.example/r/abcDEF123_-x",
+            "https://h123.example/r/abcDEF123_-x/?utm=1#waterfalls",
+            "/r/abcDEF123_-x",
+            "http://127.0.0.1:8080/api/v1/probes/abcDEF123_-x",
+        ] {
+            assert_eq!(probe_id_in(text), Some("abcDEF123_-x"), "{text:?}");
+        }
+        for text in [
+            "",
+            "abc",
+            "abcDEF123_-x1",
+            "abcDEF123.-x",
+            "https://h123.example/b/abcDEF123_-x",
+            "https://h123.example/r/abcDEF123_-x/har",
+        ] {
+            assert_eq!(probe_id_in(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn it_reads_back_as_written() {
+        let c = compare(
+            &tls_times([30_000, 31_000, 30_500]),
+            &tls_times([9_000, 9_400, 9_200]),
+        );
+        let json = serde_json::to_string(&c).unwrap();
+        assert!(json.contains(r#""faster":"b""#), "{json}");
+        assert_eq!(serde_json::from_str::<Comparison>(&json).unwrap(), c);
+    }
+}

@@ -1,0 +1,290 @@
+//! Comparing two results in headless Chromium against `h123 serve` and the target: two probes
+//! made through the form (a 40 ms server delay, then none), the second compared with the first
+//! through its "Compare with another result" field (a bad entry named, the page unchanged), the
+//! comparison page's answer and table against `GET /api/v1/compare`, both results' bars on one
+//! axis (against `shared`'s layout), the swap, an unknown id's problem page, the permalink in a
+//! fresh profile, and the 390 px layout. Screenshots go to `docs/compare-*.png`.
+
+use crate::browser::{
+    browser, chromedriver, screenshots, serve_with, submit_probe, unavailable, until, workspace,
+};
+use fantoccini::{Client, Locator};
+use h123_shared::api::ProbeComparison;
+use h123_shared::compare::ComparisonKind;
+use h123_shared::waterfall::{fitted_span, layout_on};
+use h123_target::{TargetConfig, TestTarget};
+use serde_json::{Value, json};
+
+/// One side's group on the page: its verdict, axis labels and bars per panel.
+const SIDE: &str = r#"
+const g = document.querySelector(`.vantage-group[data-side="${arguments[0]}"]`);
+return {
+  verdict: g.querySelector('.verdict-summary').textContent,
+  ticks: [...g.querySelectorAll('.wf-panel:first-of-type .wf-ticks span')].map(t => t.textContent),
+  panels: [...g.querySelectorAll('.wf-panel')].map(p => ({
+    protocol: p.dataset.protocol,
+    rows: [...p.querySelectorAll('.wf-row')].map(r => [...r.querySelectorAll('.bar rect.fill')].map(b =>
+      [b.closest('.bar').dataset.phase, parseFloat(b.getAttribute('x')), parseFloat(b.getAttribute('width'))])),
+  })),
+};
+"#;
+
+/// The comparison as the API gives it, fetched by the page.
+async fn api_comparison(client: &Client, a: &str, b: &str) -> ProbeComparison {
+    let script = format!(
+        "const done = arguments[0]; fetch('/api/v1/compare/{a}/{b}').then(r => r.text()).then(done);"
+    );
+    let text = client.execute_async(&script, vec![]).await.expect("fetch");
+    serde_json::from_str(text.as_str().expect("text")).expect("comparison JSON")
+}
+
+/// Types `url` into the probe form and submits it, returning the finished probe's id.
+async fn probe(client: &Client, base: &str, url: &str) -> String {
+    client.goto(base).await.expect("home");
+    until(client, "return !!document.getElementById('url');", 20).await;
+    let field = client.find(Locator::Css("#url")).await.expect("url field");
+    field.clear().await.unwrap();
+    field.send_keys(url).await.unwrap();
+    let id = submit_probe(client).await;
+    until(
+        client,
+        "return !!document.querySelector('.status.done');",
+        60,
+    )
+    .await;
+    id
+}
+
+/// Enters `text` in the result page's "Compare with" field and submits it.
+async fn compare_with(client: &Client, text: &str) {
+    let field = client
+        .find(Locator::Css("#compare-with"))
+        .await
+        .expect("compare field");
+    field.clear().await.unwrap();
+    field.send_keys(text).await.unwrap();
+    client
+        .find(Locator::Css(".compare-with button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Checks both sides' bars against `shared`'s layout on the axis common to both results.
+async fn assert_one_axis(client: &Client, both: &ProbeComparison) {
+    let common = fitted_span([&both.a.result, &both.b.result]);
+    let mut axes = Vec::new();
+    for (side, record) in [("a", &both.a), ("b", &both.b)] {
+        let g = client.execute(SIDE, vec![json!(side)]).await.unwrap();
+        let verdict = &record.result.analysis.as_ref().expect("analyzed").verdict;
+        assert_eq!(g["verdict"], verdict.summary.as_str(), "{side}");
+        let w = layout_on(&record.result, common);
+        let panels = g["panels"].as_array().unwrap();
+        assert_eq!(panels.len(), record.options.protocols.len(), "{side}");
+        for (panel, protocol) in panels.iter().zip(&record.options.protocols) {
+            assert_eq!(panel["protocol"], protocol.as_str());
+            let rows: Vec<_> = w.rows.iter().filter(|r| r.protocol == *protocol).collect();
+            let drawn = panel["rows"].as_array().unwrap();
+            assert_eq!(drawn.len(), rows.len(), "{side} {protocol}");
+            for (d, row) in drawn.iter().zip(rows) {
+                let bars = d.as_array().unwrap();
+                assert_eq!(bars.len(), row.bars.len(), "{side}: {}", row.label);
+                for (b, bar) in bars.iter().zip(&row.bars) {
+                    assert_eq!(b[0], bar.phase.as_str());
+                    assert!((b[1].as_f64().unwrap() - bar.x * 100.0).abs() < 1e-3);
+                    assert!((b[2].as_f64().unwrap() - bar.width * 100.0).abs() < 1e-3);
+                }
+            }
+        }
+        axes.push(g["ticks"].clone());
+    }
+    assert_eq!(axes[0], axes[1], "one time axis");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_results_compared_on_one_page() {
+    if unavailable() {
+        return;
+    }
+    // Each runs a server, chromedriver and Chromium: alone, on two cores.
+    let _turn = crate::support::SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default())
+        .await
+        .expect("target");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (_server, base) = serve_with(&target, tmp.path(), &[]).await;
+    let (_driver, driver) = chromedriver().await;
+    let client = browser(&driver, &tmp.path().join("profile")).await;
+
+    let before = probe(&client, &base, &target.https_url("/delay/40")).await;
+    let after = probe(&client, &base, &target.https_url("/delay/0")).await;
+
+    // A bad entry is named and the page stays.
+    compare_with(&client, "https://h123.example/b/notaresult1").await;
+    let problem = until(
+        &client,
+        "const p = document.querySelector('.compare-with .field-problem'); \
+         return p && p.textContent ? p.textContent : null;",
+        5,
+    )
+    .await;
+    assert!(problem.as_str().unwrap().contains("permalink"), "{problem}");
+    let path = client
+        .execute("return location.pathname;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(path, format!("/r/{after}").as_str());
+    assert_eq!(
+        client
+            .find(Locator::Css("#compare-with"))
+            .await
+            .unwrap()
+            .attr("aria-invalid")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("true")
+    );
+
+    // The earlier result's permalink, pasted: it becomes A, this one B.
+    compare_with(&client, &format!("{base}/r/{before}")).await;
+    until(
+        &client,
+        &format!("return location.pathname === '/compare/{before}/{after}';"),
+        10,
+    )
+    .await;
+    until(
+        &client,
+        "return !!document.querySelector('#compare-title');",
+        20,
+    )
+    .await;
+    let both = api_comparison(&client, &before, &after).await;
+    assert_eq!(
+        both.comparison.kind,
+        ComparisonKind::Differs,
+        "{}",
+        both.comparison.summary
+    );
+    let shown = until(
+        &client,
+        "const s = document.querySelector('[aria-labelledby=compare-title] .verdict-summary'); \
+         return s ? s.textContent : null;",
+        5,
+    )
+    .await;
+    assert_eq!(shown, both.comparison.summary.as_str());
+    assert!(shown.as_str().unwrap().starts_with("B is faster than A"));
+    let title = client
+        .execute("return document.title;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(
+        title,
+        format!("Comparison: {} · h123", both.comparison.summary).as_str()
+    );
+    // The table: a group heading per protocol and state, a row per metric, "faster by" where called.
+    let table: Value = client
+        .execute(
+            "return [...document.querySelectorAll('.diff-table tbody tr')].map(r => r.textContent);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let rows: Vec<&str> = table
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    let groups = both.comparison.groups.len();
+    let metrics: usize = both.comparison.groups.iter().map(|g| g.metrics.len()).sum();
+    assert_eq!(rows.len(), groups + metrics, "{rows:?}");
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("HTTP/2 · new connection")),
+        "{rows:?}"
+    );
+    let called = both
+        .comparison
+        .groups
+        .iter()
+        .flat_map(|g| &g.metrics)
+        .filter(|m| m.faster.is_some())
+        .count();
+    assert_eq!(
+        rows.iter().filter(|r| r.contains(" faster by ")).count(),
+        called,
+        "{rows:?}"
+    );
+    assert_one_axis(&client, &both).await;
+    screenshots(&client, "compare").await;
+    for name in ["compare-desktop-light.png", "compare-390px-light.png"] {
+        std::fs::copy(
+            workspace().join("test-artifacts").join(name),
+            workspace().join("docs").join(name),
+        )
+        .expect("docs screenshot");
+    }
+
+    // At 390 px nothing but the table's own scroll box is wider than the screen.
+    client.set_window_size(390, 900).await.unwrap();
+    let overflow = client
+        .execute(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(overflow, 0, "the page scrolls sideways at 390 px");
+    client.set_window_size(1280, 900).await.unwrap();
+
+    // Swapped, A is the faster.
+    client
+        .find(Locator::LinkText("Swap A and B"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(
+        &client,
+        "const s = document.querySelector('[aria-labelledby=compare-title] .verdict-summary'); \
+         return s && s.textContent.startsWith('A is faster than B');",
+        20,
+    )
+    .await;
+
+    // The permalink in a fresh profile shows the same answer.
+    let fresh = browser(&driver, &tmp.path().join("profile-2")).await;
+    fresh
+        .goto(&format!("{base}/compare/{before}/{after}"))
+        .await
+        .unwrap();
+    let again = until(
+        &fresh,
+        "const s = document.querySelector('[aria-labelledby=compare-title] .verdict-summary'); \
+         return s ? s.textContent : null;",
+        20,
+    )
+    .await;
+    assert_eq!(again, both.comparison.summary.as_str());
+
+    // An unknown id: the problem page, with its title.
+    fresh
+        .goto(&format!("{base}/compare/{before}/zzzzzzzzzzzz"))
+        .await
+        .unwrap();
+    let heading = until(
+        &fresh,
+        "const h = document.querySelector('.problem h1'); return h ? h.textContent : null;",
+        20,
+    )
+    .await;
+    assert_eq!(heading, "No result with this id");
+    fresh.close().await.unwrap();
+    client.close().await.unwrap();
+}
