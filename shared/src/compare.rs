@@ -113,6 +113,22 @@ pub struct MetricDiff {
     pub gap: Option<Micros>,
 }
 
+impl MetricDiff {
+    /// What the row says: the faster side and by how much ("B faster by 12.0 ms"), or why nothing
+    /// is called ("within noise (0.95 ms)", "only in A").
+    pub fn said(&self) -> String {
+        match (self.faster, self.gap, self.a, self.b) {
+            (Some(side), Some(gap), ..) => format!("{} faster by {}", side.letter(), ms(gap)),
+            (_, _, Some(_), Some(_)) => self.noise.map_or_else(
+                || "no spread measured".to_owned(),
+                |n| format!("within noise ({})", ms(n)),
+            ),
+            (_, _, Some(_), None) => "only in A".to_owned(),
+            _ => "only in B".to_owned(),
+        }
+    }
+}
+
 /// One protocol in one connection state, metric by metric.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -2,7 +2,7 @@
 //! the answer and its caveats, then per protocol and connection state each metric's median in A
 //! and in B, and the difference only where it is beyond the noise.
 
-use h123_shared::compare::{Comparison, ComparisonKind, MetricDiff, SideFigures};
+use h123_shared::compare::{Comparison, ComparisonKind, SideFigures};
 use h123_shared::format::ms;
 use h123_shared::markup::{element, escape};
 use leptos::prelude::*;
@@ -20,19 +20,6 @@ fn figures(out: &mut String, f: Option<SideFigures>) {
             );
         }
         None => out.push_str(r#"<td class="na">–</td>"#),
-    }
-}
-
-/// What a row says: the faster side and by how much, or why nothing is called.
-fn said(row: &MetricDiff) -> String {
-    match (row.faster, row.gap, row.a, row.b) {
-        (Some(side), Some(gap), ..) => format!("{} faster by {}", side.letter(), ms(gap)),
-        (_, _, Some(_), Some(_)) => row.noise.map_or_else(
-            || "no spread measured".to_owned(),
-            |n| format!("within noise ({})", ms(n)),
-        ),
-        (_, _, Some(_), None) => "only in A".to_owned(),
-        _ => "only in B".to_owned(),
     }
 }
 
@@ -86,7 +73,7 @@ fn table(c: &Comparison) -> String {
                 Some(side) => format!(r#" class="gap called side-{}""#, side.letter()),
                 None => r#" class="gap-none""#.to_owned(),
             };
-            element(&mut out, "td", &class, &said(row));
+            element(&mut out, "td", &class, &row.said());
             out.push_str("</tr>");
         }
     }

@@ -173,7 +173,9 @@ fn on_stream(state: RwSignal<State>, message: StreamMessage) {
 }
 
 /// The result, live or final: summary, actions, then either (at one vantage) verdict, waterfalls,
-/// comparison, findings and facts, or (across vantages) the matrix and a group per vantage.
+/// comparison, findings and facts, or (across vantages) the matrix and a group per vantage; once
+/// finished, the field that compares it with another result (last, so the keyboard path to the
+/// waterfalls stays short).
 #[component]
 fn ResultView(
     record: Memo<Option<ProbeRecord>>,
@@ -190,18 +192,18 @@ fn ResultView(
     view! {
         {move || record.get().map(|record| view! { <ProbeSummaryLine record /> })}
         {move || record.get().map(|record| view! { <Actions record done /> })}
-        {move || {
-            record
-                .get()
-                .filter(|_| done.get())
-                .map(|record| view! { <CompareWith id=record.id /> })
-        }}
         <Show
             when=move || multi.get()
             fallback=move || view! { <OneVantage result running done /> }
         >
             <AcrossVantages record runs running_at done />
         </Show>
+        {move || {
+            record
+                .get()
+                .filter(|_| done.get())
+                .map(|record| view! { <CompareWith id=record.id /> })
+        }}
     }
 }
 

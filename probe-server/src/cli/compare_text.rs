@@ -1,7 +1,7 @@
 //! `h123 compare`'s text: the answer, what else differs between the probes, then per protocol
 //! and connection state each metric's median in A and B and the difference where it is called.
 
-use h123_shared::compare::{Comparison, MetricDiff, SideFigures};
+use h123_shared::compare::{Comparison, SideFigures};
 use h123_shared::format::ms;
 use std::fmt::Write as _;
 
@@ -33,7 +33,7 @@ pub fn report(c: &Comparison) -> String {
                 row.metric.as_str(),
                 cell(row.a),
                 cell(row.b),
-                said(row)
+                row.said()
             );
         }
     }
@@ -47,17 +47,4 @@ fn cell(f: Option<SideFigures>) -> String {
         || "–".to_owned(),
         |f| format!("{} ×{}", ms(f.median), f.count),
     )
-}
-
-/// The faster side and by how much, or why nothing is called.
-fn said(row: &MetricDiff) -> String {
-    match (row.faster, row.gap, row.a, row.b) {
-        (Some(side), Some(gap), ..) => format!("{} faster by {}", side.letter(), ms(gap)),
-        (_, _, Some(_), Some(_)) => row.noise.map_or_else(
-            || "no spread measured".to_owned(),
-            |n| format!("within noise ({})", ms(n)),
-        ),
-        (_, _, Some(_), None) => "only in A".to_owned(),
-        _ => "only in B".to_owned(),
-    }
 }

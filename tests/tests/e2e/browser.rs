@@ -355,6 +355,45 @@ fn assert_matches_api(drawn: &Value, record: &ProbeRecord) {
     }
 }
 
+/// Checks one group's drawn panels (`[{protocol, rows: [[phase, x %, width %], ...]}]`, as the
+/// vantage and comparison pages' scripts read them) against `shared`'s layout of `result` on an
+/// axis fitted to `span`; `who` names the group in a failure.
+pub(crate) fn assert_panels_on_axis(
+    drawn: &Value,
+    result: &h123_shared::ProbeResult,
+    span: h123_shared::Micros,
+    who: &str,
+) {
+    let w = h123_shared::waterfall::layout_on(result, span);
+    let protocols = &result.options.protocols;
+    let panels = drawn.as_array().expect("panels");
+    assert_eq!(panels.len(), protocols.len(), "{who}");
+    for (panel, protocol) in panels.iter().zip(protocols) {
+        assert_eq!(panel["protocol"], protocol.as_str());
+        let rows: Vec<_> = w.rows.iter().filter(|r| r.protocol == *protocol).collect();
+        let drawn_rows = panel["rows"].as_array().expect("rows");
+        assert_eq!(drawn_rows.len(), rows.len(), "{who} {protocol}: rows");
+        for (d, row) in drawn_rows.iter().zip(rows) {
+            let bars = d.as_array().expect("bars");
+            assert_eq!(bars.len(), row.bars.len(), "{who}: {}", row.label);
+            for (b, bar) in bars.iter().zip(&row.bars) {
+                assert_eq!(b[0], bar.phase.as_str());
+                let at = |i: usize| b[i].as_f64().expect("a number");
+                assert!(
+                    (at(1) - bar.x * 100.0).abs() < 1e-3,
+                    "{who}: {} x",
+                    row.label
+                );
+                assert!(
+                    (at(2) - bar.width * 100.0).abs() < 1e-3,
+                    "{who}: {} width",
+                    row.label
+                );
+            }
+        }
+    }
+}
+
 pub(crate) async fn screenshot(client: &Client, name: &str) {
     let dir = workspace().join("test-artifacts");
     std::fs::create_dir_all(&dir).expect("test-artifacts/");

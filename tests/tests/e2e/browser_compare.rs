@@ -6,12 +6,13 @@
 //! fresh profile, and the 390 px layout. Screenshots go to `docs/compare-*.png`.
 
 use crate::browser::{
-    browser, chromedriver, screenshots, serve_with, submit_probe, unavailable, until, workspace,
+    assert_panels_on_axis, browser, chromedriver, screenshots, serve_with, submit_probe,
+    unavailable, until, workspace,
 };
 use fantoccini::{Client, Locator};
 use h123_shared::api::ProbeComparison;
 use h123_shared::compare::ComparisonKind;
-use h123_shared::waterfall::{fitted_span, layout_on};
+use h123_shared::waterfall::fitted_span;
 use h123_target::{TargetConfig, TestTarget};
 use serde_json::{Value, json};
 
@@ -80,24 +81,7 @@ async fn assert_one_axis(client: &Client, both: &ProbeComparison) {
         let g = client.execute(SIDE, vec![json!(side)]).await.unwrap();
         let verdict = &record.result.analysis.as_ref().expect("analyzed").verdict;
         assert_eq!(g["verdict"], verdict.summary.as_str(), "{side}");
-        let w = layout_on(&record.result, common);
-        let panels = g["panels"].as_array().unwrap();
-        assert_eq!(panels.len(), record.options.protocols.len(), "{side}");
-        for (panel, protocol) in panels.iter().zip(&record.options.protocols) {
-            assert_eq!(panel["protocol"], protocol.as_str());
-            let rows: Vec<_> = w.rows.iter().filter(|r| r.protocol == *protocol).collect();
-            let drawn = panel["rows"].as_array().unwrap();
-            assert_eq!(drawn.len(), rows.len(), "{side} {protocol}");
-            for (d, row) in drawn.iter().zip(rows) {
-                let bars = d.as_array().unwrap();
-                assert_eq!(bars.len(), row.bars.len(), "{side}: {}", row.label);
-                for (b, bar) in bars.iter().zip(&row.bars) {
-                    assert_eq!(b[0], bar.phase.as_str());
-                    assert!((b[1].as_f64().unwrap() - bar.x * 100.0).abs() < 1e-3);
-                    assert!((b[2].as_f64().unwrap() - bar.width * 100.0).abs() < 1e-3);
-                }
-            }
-        }
+        assert_panels_on_axis(&g["panels"], &record.result, common, side);
         axes.push(g["ticks"].clone());
     }
     assert_eq!(axes[0], axes[1], "one time axis");

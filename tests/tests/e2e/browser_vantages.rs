@@ -8,14 +8,14 @@
 //! Needs what `browser` needs.
 
 use crate::browser::{
-    Killed, api_record, browser, chromedriver, h123_binary, page_state, screenshots, serve_with,
-    submit_probe, unavailable, until, workspace,
+    Killed, api_record, assert_panels_on_axis, browser, chromedriver, h123_binary, page_state,
+    screenshots, serve_with, submit_probe, unavailable, until, workspace,
 };
 use fantoccini::{Client, Locator};
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use h123_shared::format::ms;
 use h123_shared::vantage::{MATRIX_STATES, findings, matrix};
-use h123_shared::waterfall::{fitted_span, layout_on};
+use h123_shared::waterfall::fitted_span;
 use h123_target::relay::Relay;
 use h123_target::{TargetConfig, TestTarget};
 use serde_json::{Value, json};
@@ -437,32 +437,7 @@ async fn vantage_picker_matrix_and_groups_end_to_end() {
             analysis.verdict.summary.as_str(),
             "{name}: its own verdict"
         );
-        let w = layout_on(result, common);
-        let panels = g["panels"].as_array().unwrap();
-        assert_eq!(panels.len(), 3, "{name}");
-        for (panel, protocol) in panels.iter().zip(&record.options.protocols) {
-            assert_eq!(panel["protocol"], protocol.as_str());
-            let rows: Vec<_> = w.rows.iter().filter(|r| r.protocol == *protocol).collect();
-            let drawn_rows = panel["rows"].as_array().unwrap();
-            assert_eq!(drawn_rows.len(), rows.len(), "{name} {protocol}: rows");
-            for (d, row) in drawn_rows.iter().zip(rows) {
-                let bars = d.as_array().unwrap();
-                assert_eq!(bars.len(), row.bars.len(), "{name}: {}", row.label);
-                for (b, bar) in bars.iter().zip(&row.bars) {
-                    assert_eq!(b[0], bar.phase.as_str());
-                    assert!(
-                        (b[1].as_f64().unwrap() - bar.x * 100.0).abs() < 1e-3,
-                        "{name}: {} x",
-                        row.label
-                    );
-                    assert!(
-                        (b[2].as_f64().unwrap() - bar.width * 100.0).abs() < 1e-3,
-                        "{name}: {} width",
-                        row.label
-                    );
-                }
-            }
-        }
+        assert_panels_on_axis(&g["panels"], result, common, name);
         axes.push(g["ticks"].clone());
     }
     assert!(
