@@ -12,7 +12,7 @@
 
 use crate::chain::{Chain, ConnState, all_chains, chains};
 use crate::format::ms;
-use crate::schema::{Micros, ProbeResult, Protocol};
+use crate::schema::{Micros, ProbeResult, Protocol, ProtocolRun};
 use crate::stats::{Metric, PhaseStats};
 use crate::table::{chain_value, unmeasured};
 use crate::verdict::{SIGNIFICANCE_RULE, list, significant};
@@ -226,35 +226,46 @@ fn values(chains: &[Chain], protocol: Protocol, state: ConnState, metric: Metric
 
 fn groups(a: &ProbeResult, b: &ProbeResult, protocols: &[Protocol]) -> Vec<ProtocolDiff> {
     let (good_a, good_b) = (good(a), good(b));
-    let cells = |state, protocol, metric| {
-        (
-            SideFigures::of(values(&good_a, protocol, state, metric)),
-            SideFigures::of(values(&good_b, protocol, state, metric)),
-        )
-    };
-    // The largest spread of a metric anywhere in either result: what single values borrow.
-    let borrowed = |metric: Metric| {
-        ConnState::ALL
-            .into_iter()
-            .flat_map(|state| protocols.iter().map(move |p| (state, *p)))
-            .flat_map(|(state, p)| {
-                let (x, y) = cells(state, p, metric);
-                [x, y]
-            })
-            .filter_map(|s| s?.spread())
-            .max()
-    };
-    ConnState::ALL
+    // Every cell once: per state and protocol, each metric's figures in A and in B.
+    type Cells = Vec<(Metric, Option<SideFigures>, Option<SideFigures>)>;
+    let cells: Vec<(ConnState, Protocol, Cells)> = ConnState::ALL
         .into_iter()
         .flat_map(|state| protocols.iter().map(move |p| (state, *p)))
-        .filter_map(|(state, protocol)| {
-            let metrics: Vec<MetricDiff> = Metric::ALL
+        .map(|(state, protocol)| {
+            let row = Metric::ALL
                 .into_iter()
-                .filter_map(|metric| {
-                    let (x, y) = cells(state, protocol, metric);
-                    (x.is_some() || y.is_some())
-                        .then(|| diff(metric, x, y, borrowed(metric).or(borrowed(Metric::Total))))
+                .map(|metric| {
+                    let of =
+                        |good: &[Chain]| SideFigures::of(values(good, protocol, state, metric));
+                    (metric, of(&good_a), of(&good_b))
                 })
+                .collect();
+            (state, protocol, row)
+        })
+        .collect();
+    // The largest spread of each metric anywhere in either result: what single values borrow.
+    let spread_of = |metric: Metric| {
+        cells
+            .iter()
+            .flat_map(|(_, _, row)| row)
+            .filter(|(m, ..)| *m == metric)
+            .flat_map(|(_, x, y)| [x, y])
+            .filter_map(|s| s.as_ref()?.spread())
+            .max()
+    };
+    let total = spread_of(Metric::Total);
+    let borrowed: Vec<Option<Micros>> = Metric::ALL
+        .into_iter()
+        .map(|metric| spread_of(metric).or(total))
+        .collect();
+    cells
+        .into_iter()
+        .filter_map(|(state, protocol, row)| {
+            let metrics: Vec<MetricDiff> = row
+                .into_iter()
+                .zip(&borrowed)
+                .filter(|((_, x, y), _)| x.is_some() || y.is_some())
+                .map(|((metric, x, y), borrowed)| diff(metric, x, y, *borrowed))
                 .collect();
             (!metrics.is_empty()).then_some(ProtocolDiff {
                 protocol,
@@ -439,6 +450,11 @@ fn call(state: ConnState, side: Side, called: &[(&ProtocolDiff, &MetricDiff)]) -
     )
 }
 
+/// `result`'s run of `protocol`, if it ran one.
+fn run_of(result: &ProbeResult, protocol: Protocol) -> Option<&ProtocolRun> {
+    result.runs.iter().find(|run| run.protocol == protocol)
+}
+
 /// What differs between the two probes besides their timings.
 fn caveats(a: &ProbeResult, b: &ProbeResult, protocols: &[Protocol]) -> Vec<String> {
     let (x, y) = (&a.options, &b.options);
@@ -480,8 +496,7 @@ fn caveats(a: &ProbeResult, b: &ProbeResult, protocols: &[Protocol]) -> Vec<Stri
         out.push(format!("The probes differ in {}.", list(&differ)));
     }
     for protocol in protocols {
-        let run = |r: &ProbeResult| r.runs.iter().find(|run| run.protocol == *protocol).cloned();
-        match (run(a), run(b)) {
+        match (run_of(a, *protocol), run_of(b, *protocol)) {
             (Some(_), None) => out.push(format!(
                 "{} was measured only in A.",
                 protocol.http_version()
@@ -491,7 +506,7 @@ fn caveats(a: &ProbeResult, b: &ProbeResult, protocols: &[Protocol]) -> Vec<Stri
                 protocol.http_version()
             )),
             (Some(ra), Some(rb)) => {
-                for (side, r) in [(Side::A, &ra), (Side::B, &rb)] {
+                for (side, r) in [(Side::A, ra), (Side::B, rb)] {
                     if !chains(r).iter().any(Chain::succeeded) {
                         out.push(format!(
                             "{}'s {} has no successful attempt ({}).",

@@ -43,13 +43,10 @@ pub struct Preview {
 /// The page for probe `id`, or `None` when the plain `index.html` should be
 /// served instead (unknown record, read limits reached, no `index.html`).
 pub async fn render(state: &AppState, root: &Path, id: &str, request: &Parts) -> Option<String> {
-    if !crate::store::is_valid_id(id) || !admitted(state, request) {
+    if !crate::store::is_valid_id(id) {
         return None;
     }
-    let Ok(_permit) = state.reads.clone().try_acquire_owned() else {
-        state.metrics.rejected("reads_busy");
-        return None;
-    };
+    let _permit = admitted(state, request)?;
     let record = probes::load(state, id).await.ok()?;
     page(root, &summary(&record), request).await
 }
@@ -63,13 +60,10 @@ pub async fn render_comparison(
     request: &Parts,
 ) -> Option<String> {
     let (a, b) = ids.split_once('/')?;
-    if !crate::store::is_valid_id(a) || !crate::store::is_valid_id(b) || !admitted(state, request) {
+    if !crate::store::is_valid_id(a) || !crate::store::is_valid_id(b) {
         return None;
     }
-    let Ok(_permit) = state.reads.clone().try_acquire_owned() else {
-        state.metrics.rejected("reads_busy");
-        return None;
-    };
+    let _permit = admitted(state, request)?;
     let (a, b) = (
         probes::load(state, a).await.ok()?,
         probes::load(state, b).await.ok()?,
@@ -86,18 +80,23 @@ pub async fn render_comparison(
     page(root, &preview, request).await
 }
 
-/// Whether the client's read quota admits one more read (a page costs one, as its record does).
-fn admitted(state: &AppState, request: &Parts) -> bool {
+/// A read slot for one page, when the client's read quota admits one more read (a page costs
+/// one, as its record does) and a slot is free; `None` (counted) otherwise.
+fn admitted(state: &AppState, request: &Parts) -> Option<tokio::sync::OwnedSemaphorePermit> {
     let ip = request
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip())
         .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
-    let allowed = state.read_limiter.check(state.client_key(ip)).allowed;
-    if !allowed {
+    if !state.read_limiter.check(state.client_key(ip)).allowed {
         state.metrics.rejected("read_rate");
+        return None;
     }
-    allowed
+    let permit = state.reads.clone().try_acquire_owned().ok();
+    if permit.is_none() {
+        state.metrics.rejected("reads_busy");
+    }
+    permit
 }
 
 /// `index.html` with `preview` filled in.
