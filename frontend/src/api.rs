@@ -7,6 +7,7 @@ use h123_shared::api::{
     ProbeList, ProbeRecord, ServerInfo, VantageInfo, VantageKind,
 };
 use h123_shared::bench::BenchOptions;
+use h123_shared::browser::BrowserRun;
 use h123_shared::timeline::TimedEvent;
 use h123_shared::vantage::Vantage;
 use h123_shared::{Attempt, Protocol};
@@ -82,7 +83,53 @@ pub async fn create_probe(options: &ProbeOptions) -> Result<ProbeCreated> {
         .map_err(|e| Error::Fetch(e.to_string()))?;
     let created: ProbeCreated = json(request.send().await).await?;
     remember_owner_token(&created.owner_token);
+    remember_mine(&created.id);
     Ok(created)
+}
+
+/// Where the ids of the probes this browser made are kept in `localStorage` (the newest
+/// [`MINE_KEPT`], space-separated): only on those may it add its own measurement.
+const MINE_KEY: &str = "h123.mine";
+
+/// How many of this browser's probe ids are remembered.
+const MINE_KEPT: usize = 50;
+
+fn remember_mine(id: &str) {
+    let Some(storage) = storage() else {
+        return;
+    };
+    let kept = storage
+        .get_item(MINE_KEY)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let mut ids: Vec<&str> = kept
+        .split(' ')
+        .filter(|k| !k.is_empty() && *k != id)
+        .collect();
+    ids.insert(0, id);
+    ids.truncate(MINE_KEPT);
+    let _ = storage.set_item(MINE_KEY, &ids.join(" "));
+}
+
+/// Whether this browser made probe `id` (so its owner token may add to it).
+pub fn is_mine(id: &str) -> bool {
+    storage()
+        .and_then(|s| s.get_item(MINE_KEY).ok().flatten())
+        .is_some_and(|kept| kept.split(' ').any(|k| k == id))
+}
+
+/// `POST /api/v1/probes/{id}/browser`: stores this browser's measurement with probe `id`.
+///
+/// # Errors
+/// [`Error::Api`]: 403 (`not_owner`), 409 (`probe_running`, `browser_exists`), 422.
+pub async fn attach_browser(id: &str, run: &BrowserRun) -> Result<ProbeRecord> {
+    let mut builder = Request::post(&format!("{}/browser", record_url(id)));
+    if let Some(token) = owner_token() {
+        builder = builder.header(OWNER_HEADER, &token);
+    }
+    let request = builder.json(run).map_err(|e| Error::Fetch(e.to_string()))?;
+    json(request.send().await).await
 }
 
 /// The header that carries this browser's owner token.

@@ -3,6 +3,7 @@
 mod actions;
 mod addresses;
 mod bench;
+mod browser_group;
 mod compare_actions;
 mod comparison;
 mod diff_table;
@@ -24,6 +25,7 @@ pub use bench::{
     BenchActions, BenchForm, BenchProgressView, BenchSummaryLine, BenchTable, Caveats,
     PercentileChart,
 };
+pub use browser_group::BrowserVantage;
 pub use compare_actions::{CompareWith, compare_links};
 pub use comparison::Comparison;
 pub use diff_table::DiffTable;

@@ -1,6 +1,7 @@
 //! h123's web UI: the app shell and its routes.
 
 pub mod api;
+pub mod browser_measure;
 pub mod components;
 pub mod pages;
 pub mod perf;

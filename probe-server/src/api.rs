@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod benches;
+pub mod browser;
 pub mod compare;
 pub mod conditional;
 pub mod config;
@@ -57,6 +58,10 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
                 .layer(DefaultBodyLimit::max(probe_json)),
         )
         .route("/api/v1/probes/{id}", methods(get(probes::probes_get)))
+        .route(
+            "/api/v1/probes/{id}/browser",
+            methods(axum::routing::post(browser::browser_post)),
+        )
         .route(
             "/api/v1/probes/{id}/events",
             methods(get(probes::probes_events)),

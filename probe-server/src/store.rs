@@ -9,6 +9,7 @@ pub mod postgres;
 pub mod sqlite;
 
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
+use h123_shared::browser::BrowserRun;
 use location::DbLocation;
 use postgres::{PostgresSettings, PostgresStore};
 use sqlite::SqliteStore;
@@ -71,6 +72,21 @@ impl From<deadpool_postgres::PoolError> for StoreError {
     }
 }
 
+/// What became of a browser measurement offered for a probe ([`Store::attach_browser`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Attached {
+    /// It is stored with the probe.
+    Stored,
+    /// No probe has this id.
+    NoProbe,
+    /// The probe was made under another owner token (or none).
+    NotOwner,
+    /// The probe is still running.
+    Running,
+    /// The probe has its browser measurement already.
+    Exists,
+}
+
 /// `Result` with a [`StoreError`].
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
@@ -92,11 +108,19 @@ pub trait Store: Send + Sync + 'static {
     /// [`StoreError::Immutable`] when the stored record is finished already.
     fn update(&self, record: &ProbeRecord) -> Result<()>;
 
-    /// The record with this id, if any.
+    /// The record with this id, if any, with its browser measurement when it has one.
     ///
     /// # Errors
     /// When the database fails or the record is unreadable.
     fn get(&self, id: &str) -> Result<Option<ProbeRecord>>;
+
+    /// Stores `run` as the browser measurement of finished probe `id` when the owner token
+    /// hashed as `owner_hash` made it and it has none yet; says what it did. Never changes the
+    /// record itself.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn attach_browser(&self, id: &str, owner_hash: &str, run: &BrowserRun) -> Result<Attached>;
 
     /// Up to `limit` summaries, newest first, older than `before` when given:
     /// the public probes and those owned by `owner_hash`. Read from summary
@@ -269,12 +293,28 @@ impl SharedStore {
         dispatch!(self, |s| s.update(&record), |pg| pg.update(&record).await)
     }
 
-    /// The record with this id, if any.
+    /// The record with this id, if any, with its browser measurement when it has one.
     ///
     /// # Errors
     /// When the database fails or the record is unreadable.
     pub async fn get(&self, id: String) -> Result<Option<ProbeRecord>> {
         dispatch!(self, |s| s.get(&id), |pg| pg.get(&id).await)
+    }
+
+    /// Stores `run` as the browser measurement of finished probe `id`, once, for its owner
+    /// (see [`Store::attach_browser`]).
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn attach_browser(
+        &self,
+        id: String,
+        owner_hash: String,
+        run: BrowserRun,
+    ) -> Result<Attached> {
+        dispatch!(self, |s| s.attach_browser(&id, &owner_hash, &run), |pg| pg
+            .attach_browser(&id, &owner_hash, &run)
+            .await)
     }
 
     /// Up to `limit` summaries, newest first, older than `before` when given:

@@ -48,6 +48,24 @@ pub struct ProbeRecord {
     /// finished only once every vantage finished or failed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vantages: Vec<crate::vantage::VantageRun>,
+    /// What the probe owner's own browser measured of the URL, when they asked for it
+    /// (`POST /api/v1/probes/{id}/browser`, once the probe has finished; at most once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser: Option<crate::browser::BrowserRun>,
+}
+
+/// How long after its creation a finished probe may still receive its owner's browser
+/// measurement, in milliseconds; caches may keep the record forever only after that.
+pub const BROWSER_WINDOW_MS: u64 = 24 * 3600 * 1000;
+
+impl ProbeRecord {
+    /// Whether the record can no longer change at `now_unix_ms`: finished, and holding a browser
+    /// measurement or past the [`BROWSER_WINDOW_MS`] in which one may arrive.
+    pub fn settled(&self, now_unix_ms: u64) -> bool {
+        self.status != ProbeStatus::Running
+            && (self.browser.is_some()
+                || now_unix_ms.saturating_sub(self.created_at_unix_ms) > BROWSER_WINDOW_MS)
+    }
 }
 
 /// Two finished probes compared, as served at `/api/v1/compare/{a}/{b}`.

@@ -13,6 +13,7 @@ pub mod arms;
 pub mod base64;
 pub mod bench;
 pub mod bench_chart;
+pub mod browser;
 pub mod chain;
 pub mod compare;
 pub mod schema;

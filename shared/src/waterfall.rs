@@ -183,8 +183,8 @@ pub fn layout_on(result: &ProbeResult, longest: Micros) -> Waterfall {
 }
 
 /// The axis that shows `longest`: its end (a whole number of "nice" steps)
-/// and its ticks.
-fn axis(longest: Micros) -> (Micros, Vec<Tick>) {
+/// and its ticks (what [`layout_on`] draws on; other rows on the same axis use it too).
+pub fn axis(longest: Micros) -> (Micros, Vec<Tick>) {
     let step = nice_step(longest, MAX_TICK_INTERVALS);
     let intervals = longest.0.div_ceil(step.0).max(1);
     let axis_us = Micros(step.0.saturating_mul(intervals));

@@ -34,6 +34,9 @@ pub struct TestCa {
     pub wrong_ca_der: CertificateDer<'static>,
     /// Server certificate chain presented by the target (the leaf only; the CA is the trust anchor).
     pub cert_chain: Vec<CertificateDer<'static>>,
+    /// The server certificate's SubjectPublicKeyInfo (DER): its SHA-256 in base64 is what
+    /// Chromium's `--ignore-certificate-errors-spki-list` takes to trust the target.
+    pub leaf_spki_der: Vec<u8>,
     key_der: Vec<u8>,
     ca_path: PathBuf,
     wrong_ca_path: PathBuf,
@@ -108,6 +111,7 @@ impl TestCa {
             ca_der: ca_cert.der().clone(),
             wrong_ca_der: wrong_cert.der().clone(),
             cert_chain: vec![leaf_cert.der().clone()],
+            leaf_spki_der: rcgen::PublicKeyData::subject_public_key_info(&leaf_key),
             key_der: leaf_key.serialize_der(),
             ca_path,
             wrong_ca_path,

@@ -38,6 +38,8 @@ pub const SERVER_TIMING_SAMPLE: &str = "db;dur=12.5;desc=\"query\", app;dur=30";
 /// - `/`: a small text body.
 /// - `/delay/{ms}`: waits `ms` before answering (no sleep at all for 0) and reports the wait it
 ///   measured as `Server-Timing: delay;dur=<ms, 3 decimals>`.
+/// - `/tao/{ms}`: as `/delay/{ms}`, with `Timing-Allow-Origin: *`, so a browser on any page shows
+///   the request's phases (without it, a cross-origin page sees only the total).
 /// - `/bytes/{n}`: `n` bytes (capped at [`MAX_BODY_BYTES`]), with `content-length`.
 /// - `/drip/{n}/{ms}`: headers at once, then `n` bytes in ~10 ms steps, the last at `ms`.
 /// - `/close-mid-body/{n}`: `content-length: n`, sends `n/2` bytes, then fails the body.
@@ -93,6 +95,16 @@ async fn dispatch(method: &Method, uri: &Uri, headers: &http::HeaderMap) -> Resp
         [""] => text(StatusCode::OK, ROOT_BODY),
         ["delay", ms] => match parse_ms(ms) {
             Some(ms) => delay(ms).await,
+            None => bad_request(),
+        },
+        ["tao", ms] => match parse_ms(ms) {
+            Some(ms) => {
+                let mut response = delay(ms).await;
+                response
+                    .headers_mut()
+                    .insert("timing-allow-origin", HeaderValue::from_static("*"));
+                response
+            }
             None => bad_request(),
         },
         ["bytes", n] => match parse_len(n) {
@@ -357,6 +369,11 @@ mod tests {
         assert!((50.0..60.0).contains(&dur), "{timing}");
         let zero = get("/delay/0").await;
         assert_eq!(zero.headers()["server-timing"], "delay;dur=0.000");
+        assert!(!zero.headers().contains_key("timing-allow-origin"));
+        let open = get("/tao/0").await;
+        assert_eq!(open.headers()["timing-allow-origin"], "*");
+        assert_eq!(open.headers()["server-timing"], "delay;dur=0.000");
+        assert_eq!(get("/tao/x").await.status(), 400);
         assert_eq!(get("/delay/x").await.status(), 400);
         assert_eq!(get("/delay/999999999").await.status(), 400);
     }

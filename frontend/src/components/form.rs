@@ -26,6 +26,7 @@ pub fn ProbeForm() -> impl IntoView {
     let follow = RwSignal::new(false);
     let h3_direct = RwSignal::new(false);
     let public = RwSignal::new(false);
+    let browser_too = RwSignal::new(false);
     let vantages = RwSignal::new(Vec::<String>::new());
     let offered = RwSignal::new(false);
 
@@ -66,7 +67,12 @@ pub fn ProbeForm() -> impl IntoView {
     let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(created)) = create.value().get() {
-            navigate(&created.links.permalink, Default::default());
+            if browser_too.get_untracked() {
+                // A full load: only the measuring page may fetch the target.
+                crate::browser_measure::open_to_measure(&created.id);
+            } else {
+                navigate(&created.links.permalink, Default::default());
+            }
         }
     });
     let show_reason = move || touched.get() || !url.with(String::is_empty);
@@ -218,6 +224,10 @@ pub fn ProbeForm() -> impl IntoView {
                 <label class="toggle">
                     <input type="checkbox" id="public" prop:checked=move || public.get() on:change=move |ev| public.set(event_target_checked(&ev)) />
                     "List the result publicly (otherwise only its link and your own list show it)"
+                </label>
+                <label class="toggle">
+                    <input type="checkbox" id="browser-too" prop:checked=move || browser_too.get() on:change=move |ev| browser_too.set(event_target_checked(&ev)) />
+                    "Also measure from this browser once the probe has finished (its timings and user agent, not your address, are stored with the result)"
                 </label>
                 <p class="field-note">
                     "Authorization and Cookie headers, Set-Cookie answers and URL passwords are sent but never stored: the result shows [redacted]."

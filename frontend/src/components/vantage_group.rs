@@ -5,7 +5,6 @@ use crate::components::VerdictPanel;
 use crate::components::waterfall::{Legend, PatternDefs, Waterfalls};
 use h123_shared::live::vantages::RunningAt;
 use h123_shared::vantage::{Vantage, VantageRun};
-use h123_shared::waterfall::fitted_span;
 use h123_shared::{Micros, ProbeResult};
 use leptos::prelude::*;
 
@@ -18,10 +17,11 @@ pub fn VantageGroups(
     running: Memo<RunningAt>,
     /// Whether the probe has finished (verdicts appear then).
     done: Memo<bool>,
+    /// The common axis's span (`waterfall::fitted_span` over every vantage's result, and the
+    /// browser's measurement when there is one).
+    span: Memo<Micros>,
 ) -> impl IntoView {
-    let common = Memo::new(move |_| {
-        runs.with(|runs| fitted_span(runs.iter().filter_map(|r| r.result.as_ref())))
-    });
+    let common = span;
     let groups = runs
         .get_untracked()
         .into_iter()

@@ -28,8 +28,8 @@ pub fn Waterfalls(
     result: Signal<ProbeResult>,
     /// Attempts still running, with their open phase.
     running: Memo<Vec<(AttemptKey, Option<Phase>)>>,
-    /// What a common axis must cover (`waterfall::fitted_span` over every vantage's result), when
-    /// this is one vantage's waterfalls among several; else the axis fits this result.
+    /// What a common axis must cover (`waterfall::fitted_span` over every vantage's result, and
+    /// the browser's measurement), when other rows share the axis; else it fits this result.
     #[prop(optional)]
     span: Option<Memo<Micros>>,
     /// The vantage's name, when this is one vantage's waterfalls among several, in its group

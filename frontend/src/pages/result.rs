@@ -3,15 +3,17 @@
 
 use crate::api::{self, Error, EventStream, StreamMessage};
 use crate::components::{
-    Actions, ApiProblem, CompareWith, Comparison, Facts, Findings, ProbeSummaryLine, VantageGroups,
-    VantageMatrix, VerdictPanel, Waterfalls,
+    Actions, ApiProblem, BrowserVantage, CompareWith, Comparison, Facts, Findings,
+    ProbeSummaryLine, VantageGroups, VantageMatrix, VerdictPanel, Waterfalls,
 };
 use crate::perf;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
+use h123_shared::browser::BrowserRun;
 use h123_shared::live::vantages::{LiveVantages, RunningAt};
 use h123_shared::live::{AttemptKey, LiveResult};
 use h123_shared::vantage::VantageRun;
-use h123_shared::{Phase, ProbeResult};
+use h123_shared::waterfall::fitted_span;
+use h123_shared::{Micros, Phase, ProbeResult};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_params_map;
@@ -109,6 +111,8 @@ pub fn ResultPage() -> impl IntoView {
         })
     });
 
+    // The owner's browser measurement arrived: the record now holds it.
+    let stored = Callback::new(move |record| state.set(State::Finished(record)));
     // The page is built once per stage; events only update the memos above, never rebuild it.
     let stage = Memo::new(move |_| {
         state.with(|s| match s {
@@ -126,7 +130,7 @@ pub fn ResultPage() -> impl IntoView {
         }
         .into_any(),
         Stage::Shown => view! {
-            <ResultView record shown running runs running_at />
+            <ResultView record shown running runs running_at stored />
         }
         .into_any(),
     }
@@ -173,9 +177,10 @@ fn on_stream(state: RwSignal<State>, message: StreamMessage) {
 }
 
 /// The result, live or final: summary, actions, then either (at one vantage) verdict, waterfalls,
-/// comparison, findings and facts, or (across vantages) the matrix and a group per vantage; once
-/// finished, the field that compares it with another result (last, so the keyboard path to the
-/// waterfalls stays short).
+/// comparison, findings and facts, or (across vantages) the matrix and a group per vantage; the
+/// owner's browser measurement on the same axis (or the offer to make one); once finished, the
+/// field that compares it with another result (last, so the keyboard path to the waterfalls
+/// stays short).
 #[component]
 fn ResultView(
     record: Memo<Option<ProbeRecord>>,
@@ -183,21 +188,34 @@ fn ResultView(
     running: Memo<Vec<(AttemptKey, Option<Phase>)>>,
     runs: Memo<Vec<VantageRun>>,
     running_at: Memo<RunningAt>,
+    stored: Callback<ProbeRecord>,
 ) -> impl IntoView {
     let done = Memo::new(move |_| {
         record.with(|r| r.as_ref().is_some_and(|r| r.status != ProbeStatus::Running))
     });
     let multi = Memo::new(move |_| runs.with(|r| !r.is_empty()));
     let result = Signal::derive(move || shown.get().unwrap_or_else(empty_result));
+    let browser = Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| r.browser.clone())));
+    // One axis for the server's waterfalls (every vantage's) and the browser's rows.
+    let span = Memo::new(move |_| {
+        let server = if multi.get() {
+            runs.with(|runs| fitted_span(runs.iter().filter_map(|r| r.result.as_ref())))
+        } else {
+            result.with(|r| fitted_span([r]))
+        };
+        let browser = browser.with(|b| b.as_ref().map_or(Micros(0), BrowserRun::span));
+        server.max(browser)
+    });
     view! {
         {move || record.get().map(|record| view! { <ProbeSummaryLine record /> })}
         {move || record.get().map(|record| view! { <Actions record done /> })}
         <Show
             when=move || multi.get()
-            fallback=move || view! { <OneVantage result running done /> }
+            fallback=move || view! { <OneVantage result running done span /> }
         >
-            <AcrossVantages record runs running_at done />
+            <AcrossVantages record runs running_at done span />
         </Show>
+        <BrowserVantage record span stored />
         {move || {
             record
                 .get()
@@ -214,6 +232,7 @@ fn AcrossVantages(
     runs: Memo<Vec<VantageRun>>,
     running_at: Memo<RunningAt>,
     done: Memo<bool>,
+    span: Memo<Micros>,
 ) -> impl IntoView {
     let matrix = move || {
         if !done.get() {
@@ -233,7 +252,7 @@ fn AcrossVantages(
     };
     view! {
         {matrix}
-        <VantageGroups runs running=running_at done />
+        <VantageGroups runs running=running_at done span />
     }
 }
 
@@ -243,12 +262,13 @@ fn OneVantage(
     result: Signal<ProbeResult>,
     running: Memo<Vec<(AttemptKey, Option<Phase>)>>,
     done: Memo<bool>,
+    span: Memo<Micros>,
 ) -> impl IntoView {
     view! {
         <Show when=move || done.get()>
             <VerdictPanel result />
         </Show>
-        <Waterfalls result running />
+        <Waterfalls result running span />
         <Show
             when=move || done.get()
             fallback=|| {

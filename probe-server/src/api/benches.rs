@@ -152,7 +152,10 @@ pub async fn benches_get(
 ) -> Result<Response> {
     let record = load(&state, &id).await?;
     let body = serde_json::to_vec(&record).map_err(|e| ApiError::Internal(e.to_string()))?;
-    Ok(respond(&headers, Representation::json(body, record.status)))
+    Ok(respond(
+        &headers,
+        Representation::json(body, record.status != ProbeStatus::Running),
+    ))
 }
 
 /// Recent benches, newest first.

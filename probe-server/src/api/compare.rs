@@ -40,13 +40,12 @@ pub async fn compare_get(
     };
     let a = finished(&state, &a).await?;
     let b = finished(&state, &b).await?;
+    let now = crate::probe::trace::unix_ms();
+    // Cached forever only once neither record can change (a browser measurement may still come).
+    let settled = a.settled(now) && b.settled(now);
     let compared = ProbeComparison::of(a, b);
     let body = serde_json::to_vec(&compared).map_err(|e| ApiError::Internal(e.to_string()))?;
-    // Both records are final, so the comparison is too: cacheable like a finished record.
-    Ok(respond(
-        &headers,
-        Representation::json(body, ProbeStatus::Done),
-    ))
+    Ok(respond(&headers, Representation::json(body, settled)))
 }
 
 /// Probe `id`'s record, once it has finished.

@@ -1,10 +1,9 @@
 //! Conditional GETs: a strong `ETag` from the body's hash, `If-None-Match` to 304,
-//! and caching that follows the record's status (finished records never change).
+//! and caching that follows the record's life (a record that can no longer change is cached forever).
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use h123_shared::api::ProbeStatus;
 
 /// A body ready to send, with what the headers need.
 #[derive(Debug)]
@@ -13,26 +12,26 @@ pub struct Representation {
     pub body: Vec<u8>,
     /// Its media type.
     pub content_type: &'static str,
-    /// The record's status: finished ones are cacheable forever.
-    pub status: ProbeStatus,
+    /// Whether it can never change (cached forever) rather than may (revalidated each time).
+    pub immutable: bool,
     /// A `Content-Disposition`, if any.
     pub disposition: Option<String>,
 }
 
 impl Representation {
     /// A representation of `body` as `content_type`.
-    pub fn new(body: Vec<u8>, content_type: &'static str, status: ProbeStatus) -> Self {
+    pub fn new(body: Vec<u8>, content_type: &'static str, immutable: bool) -> Self {
         Representation {
             body,
             content_type,
-            status,
+            immutable,
             disposition: None,
         }
     }
 
     /// A JSON representation.
-    pub fn json(body: Vec<u8>, status: ProbeStatus) -> Self {
-        Representation::new(body, "application/json", status)
+    pub fn json(body: Vec<u8>, immutable: bool) -> Self {
+        Representation::new(body, "application/json", immutable)
     }
 }
 
@@ -71,9 +70,10 @@ pub fn respond(request_headers: &HeaderMap, rep: Representation) -> Response {
     if let Ok(value) = HeaderValue::from_str(&tag) {
         headers.insert(header::ETAG, value);
     }
-    let cache = match rep.status {
-        ProbeStatus::Running => "no-cache",
-        ProbeStatus::Done | ProbeStatus::Cancelled => "public, max-age=31536000, immutable",
+    let cache = if rep.immutable {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
     };
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     if !not_modified {
@@ -103,10 +103,7 @@ mod tests {
         );
         assert!(matches(&headers, &a));
         assert!(!matches(&headers, &etag(b"two")));
-        let response = respond(
-            &headers,
-            Representation::json(b"one".to_vec(), ProbeStatus::Done),
-        );
+        let response = respond(&headers, Representation::json(b"one".to_vec(), true));
         assert_eq!(response.status(), StatusCode::NOT_MODIFIED);
         assert_eq!(response.headers()[header::ETAG], a.as_str());
     }

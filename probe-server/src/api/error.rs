@@ -56,6 +56,18 @@ pub enum ApiError {
     /// 409 `still_running`: the probe named has not finished, so there is nothing final to compare yet.
     #[error("probe `{0}` is still running: compare it once it has finished")]
     StillRunning(String),
+    /// 403 `not_owner`: only the owner token a probe was made under may add to it.
+    #[error("only the owner token this probe was made under may add a browser measurement to it")]
+    NotOwner,
+    /// 409 `probe_running`: the probe has not finished yet.
+    #[error("probe `{0}` is still running: measure from the browser once it has finished")]
+    ProbeRunning(String),
+    /// 409 `browser_exists`: the probe has its browser measurement already (one per probe).
+    #[error("probe `{0}` has its browser measurement already; make a new probe to measure again")]
+    BrowserExists(String),
+    /// 422 `invalid_browser_run`: a browser measurement that cannot be what a browser measured.
+    #[error("invalid browser measurement: {0}")]
+    InvalidBrowserRun(String),
     /// 400 `invalid_owner_token`: the `X-H123-Owner` (or `Authorization: Bearer`) token is malformed.
     #[error("the owner token must be 22 to 128 characters of A-Z, a-z, 0-9, `-` and `_`")]
     InvalidOwnerToken,
@@ -115,15 +127,21 @@ impl ApiError {
             | ApiError::InvalidQuery(_)
             | ApiError::InvalidOwnerToken => StatusCode::BAD_REQUEST,
             ApiError::Plan(PlanError::BodyTooLarge { .. }) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::InvalidBody(_) | ApiError::Plan(_) | ApiError::UnknownVantage(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            ApiError::InvalidBody(_)
+            | ApiError::Plan(_)
+            | ApiError::UnknownVantage(_)
+            | ApiError::InvalidBrowserRun(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::BlockedTarget(_) | ApiError::BenchDisabled => StatusCode::FORBIDDEN,
-            ApiError::BenchBusy(_) | ApiError::StillRunning(_) => StatusCode::CONFLICT,
+            ApiError::BlockedTarget(_) | ApiError::BenchDisabled | ApiError::NotOwner => {
+                StatusCode::FORBIDDEN
+            }
+            ApiError::BenchBusy(_)
+            | ApiError::StillRunning(_)
+            | ApiError::ProbeRunning(_)
+            | ApiError::BrowserExists(_) => StatusCode::CONFLICT,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited(_) | ApiError::TooManyProbes(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -152,6 +170,10 @@ impl ApiError {
             ApiError::BenchDisabled => "bench_disabled",
             ApiError::BenchBusy(_) => "bench_busy",
             ApiError::StillRunning(_) => "still_running",
+            ApiError::NotOwner => "not_owner",
+            ApiError::ProbeRunning(_) => "probe_running",
+            ApiError::BrowserExists(_) => "browser_exists",
+            ApiError::InvalidBrowserRun(_) => "invalid_browser_run",
             ApiError::InvalidQuery(_) => "invalid_query",
             ApiError::InvalidOwnerToken => "invalid_owner_token",
             ApiError::NotFound(_) => "not_found",

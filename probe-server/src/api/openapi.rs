@@ -18,6 +18,7 @@ use utoipa::OpenApi;
         super::probes::probes_create,
         super::probes::probes_list,
         super::probes::probes_get,
+        super::browser::browser_post,
         super::probes::probes_events,
         super::probes::probes_har,
         super::probes::probes_curl,

@@ -40,15 +40,21 @@ pub struct Preview {
     pub url: String,
 }
 
-/// The page for probe `id`, or `None` when the plain `index.html` should be
+/// The page for probe `id` and its record, or `None` when the plain `index.html` should be
 /// served instead (unknown record, read limits reached, no `index.html`).
-pub async fn render(state: &AppState, root: &Path, id: &str, request: &Parts) -> Option<String> {
+pub async fn render(
+    state: &AppState,
+    root: &Path,
+    id: &str,
+    request: &Parts,
+) -> Option<(String, ProbeRecord)> {
     if !crate::store::is_valid_id(id) {
         return None;
     }
     let _permit = admitted(state, request)?;
     let record = probes::load(state, id).await.ok()?;
-    page(root, &summary(&record), request).await
+    let page = page(root, &summary(&record), request).await?;
+    Some((page, record))
 }
 
 /// The page of the comparison at `/compare/{ids}` (`{a}/{b}`), or `None` as for [`render`]

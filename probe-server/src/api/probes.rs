@@ -169,6 +169,7 @@ pub async fn probes_create(
         } else {
             vantages::runs(&state, &plan.options.vantages)
         },
+        browser: None,
     };
     let config = &state.config;
     let live = state
@@ -318,7 +319,9 @@ pub async fn probes_get(
 ) -> Result<Response> {
     let record = load(&state, &id).await?;
     let body = serde_json::to_vec(&record).map_err(|e| ApiError::Internal(e.to_string()))?;
-    Ok(respond(&headers, Representation::json(body, record.status)))
+    // A finished record may still gain its owner's browser measurement for a while.
+    let settled = record.settled(crate::probe::trace::unix_ms());
+    Ok(respond(&headers, Representation::json(body, settled)))
 }
 
 /// Recent probes, newest first: the public ones, plus the caller's own when it
@@ -416,7 +419,7 @@ pub async fn probes_har(
         h123_shared::har::vantages::to_har(&record.vantages)
     };
     let body = serde_json::to_vec_pretty(&har).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let mut rep = Representation::json(body, record.status);
+    let mut rep = Representation::json(body, record.status != ProbeStatus::Running);
     rep.disposition = Some(format!("inline; filename=\"h123-{}.har\"", record.id));
     Ok(respond(&headers, rep))
 }
@@ -451,7 +454,7 @@ pub async fn probes_curl(
         Representation::new(
             text.into_bytes(),
             "text/plain; charset=utf-8",
-            record.status,
+            record.status != ProbeStatus::Running,
         ),
     ))
 }
@@ -520,6 +523,10 @@ pub async fn probes_svg(
     let picture = svg::render(&record);
     Ok(respond(
         &headers,
-        Representation::new(picture.into_bytes(), "image/svg+xml", record.status),
+        Representation::new(
+            picture.into_bytes(),
+            "image/svg+xml",
+            record.status != ProbeStatus::Running,
+        ),
     ))
 }

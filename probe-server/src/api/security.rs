@@ -33,14 +33,29 @@ pub const SVG_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-
 /// The policy of the UI's other files (scripts, WebAssembly, styles): they are not documents.
 pub const ASSET_CSP: &str = "default-src 'none'; frame-ancestors 'none'";
 
-/// The web UI's policy, allowing the inline scripts of `index_html` by hash.
-pub fn ui_csp(index_html: &str) -> String {
+/// Origins a page may connect to beyond its own (`connect-src`): set as a response extension by
+/// the handler of a page that measures from the browser (`/r/{id}?measure=browser`: the probe's
+/// URL and redirects, `shared::browser::origins`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConnectSources(pub Vec<String>);
+
+/// The web UI's policy, allowing the inline scripts of `index_html` by hash, and connections to
+/// `connect` beyond its own origin.
+pub fn ui_csp(index_html: &str, connect: &ConnectSources) -> String {
     let hashes: String = inline_scripts(index_html)
         .map(|script| format!(" 'sha256-{}'", base64(&Sha256::digest(script.as_bytes()))))
         .collect();
+    // Origins come from `shared::browser::origins` (scheme, host, port); anything that could
+    // end the directive is dropped all the same.
+    let connect: String = connect
+        .0
+        .iter()
+        .filter(|o| !o.contains([';', ',', ' ', '\'', '"']) && o.is_ascii())
+        .map(|o| format!(" {o}"))
+        .collect();
     format!(
         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'{hashes}; \
-         style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+         style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'{connect}; \
          object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     )
 }
@@ -70,14 +85,15 @@ impl UiPolicy {
         }
     }
 
-    /// The policy header for the page as it is on disk now.
-    fn header(&self) -> HeaderValue {
+    /// The policy header for the page as it is on disk now, connecting to `connect` too.
+    fn header(&self, connect: &ConnectSources) -> HeaderValue {
         let page = self
             .index
             .as_ref()
             .and_then(|path| std::fs::read_to_string(path).ok())
             .unwrap_or_else(|| super::static_files::BUILTIN_PAGE.to_owned());
-        HeaderValue::from_str(&ui_csp(&page)).unwrap_or_else(|_| HeaderValue::from_static(API_CSP))
+        HeaderValue::from_str(&ui_csp(&page, connect))
+            .unwrap_or_else(|_| HeaderValue::from_static(API_CSP))
     }
 }
 
@@ -122,7 +138,8 @@ pub async fn harden(ui: Arc<UiPolicy>, request: Request, next: Next) -> Response
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|v| v.starts_with("text/html"));
             let policy = if is_page {
-                ui.header()
+                let connect = response.extensions().get::<ConnectSources>();
+                ui.header(connect.unwrap_or(&ConnectSources::default()))
             } else {
                 HeaderValue::from_static(ASSET_CSP)
             };
@@ -169,7 +186,7 @@ mod tests {
     fn the_ui_policy_hashes_inline_scripts_only() {
         let html = "<head><script type=\"module\">alert(1)</script>\
                     <script src=\"/app.js\"></script></head>";
-        let csp = ui_csp(html);
+        let csp = ui_csp(html, &ConnectSources::default());
         // printf 'alert(1)' | openssl dgst -sha256 -binary | base64
         assert!(
             csp.contains("'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI='"),
@@ -178,7 +195,23 @@ mod tests {
         assert_eq!(csp.matches("'sha256-").count(), 1);
         assert!(csp.contains("'wasm-unsafe-eval'"));
         assert!(csp.contains("frame-ancestors 'none'"));
-        assert!(!ui_csp("<p>no script</p>").contains("sha256"));
+        assert!(!ui_csp("<p>no script</p>", &ConnectSources::default()).contains("sha256"));
+        assert!(csp.contains("connect-src 'self';"), "{csp}");
+    }
+
+    #[test]
+    fn a_measuring_page_connects_to_its_targets_and_nothing_else() {
+        let connect = ConnectSources(vec![
+            "https://127.0.0.1:4433".into(),
+            "https://x; script-src *".into(),
+            "http://[::1]:80".into(),
+        ]);
+        let csp = ui_csp("", &connect);
+        assert!(
+            csp.contains("connect-src 'self' https://127.0.0.1:4433 http://[::1]:80;"),
+            "{csp}"
+        );
+        assert!(!csp.contains("script-src *"), "{csp}");
     }
 
     #[test]

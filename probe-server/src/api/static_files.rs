@@ -10,6 +10,7 @@
 use super::conditional;
 use super::encoding::{self, Encoding};
 use super::permalink_page;
+use super::security::ConnectSources;
 use crate::server::AppState;
 use axum::Router;
 use axum::body::Body;
@@ -69,9 +70,16 @@ async fn serve(root: Arc<PathBuf>, State(state): State<AppState>, request: Reque
         return response;
     }
     if let Some(id) = path.strip_prefix("/r/")
-        && let Some(page) = permalink_page::render(&state, &root, id, &request).await
+        && let Some((page, record)) = permalink_page::render(&state, &root, id, &request).await
     {
-        return page_response(page, headers, &method);
+        let mut response = page_response(page, headers, &method);
+        // The page that measures from the browser may fetch the probe's URL (and its redirects).
+        if measures_from_browser(request.uri.query()) {
+            response
+                .extensions_mut()
+                .insert(ConnectSources(h123_shared::browser::origins(&record)));
+        }
+        return response;
     }
     if let Some(ids) = path.strip_prefix("/compare/")
         && let Some(page) = permalink_page::render_comparison(&state, &root, ids, &request).await
@@ -81,6 +89,12 @@ async fn serve(root: Arc<PathBuf>, State(state): State<AppState>, request: Reque
     file(&root, "index.html", headers, &method)
         .await
         .unwrap_or_else(|| StatusCode::NOT_FOUND.into_response())
+}
+
+/// Whether a permalink's query asks for the page that measures from the browser
+/// (`?measure=browser`), whose policy lets it fetch the probe's URL.
+pub fn measures_from_browser(query: Option<&str>) -> bool {
+    query.is_some_and(|q| q.split('&').any(|pair| pair == "measure=browser"))
 }
 
 /// The file a request path names, relative to the web root: only plain

@@ -276,6 +276,7 @@ mod tests {
             queued_ms: None,
             cancel_reason: None,
             vantages: Vec::new(),
+            browser: None,
         };
         let svg = render(&record);
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));

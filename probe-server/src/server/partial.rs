@@ -138,6 +138,7 @@ mod tests {
             queued_ms: None,
             cancel_reason: None,
             vantages: vec![run("server"), run("fra1"), done],
+            browser: None,
         };
         let events = [
             skipped("fra1", Protocol::H3),

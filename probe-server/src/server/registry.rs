@@ -311,6 +311,7 @@ mod tests {
             queued_ms: None,
             cancel_reason: None,
             vantages: Vec::new(),
+            browser: None,
         }
     }
 

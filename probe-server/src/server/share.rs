@@ -121,6 +121,7 @@ mod tests {
                     problem: None,
                 })
                 .collect(),
+            browser: None,
         }
     }
 

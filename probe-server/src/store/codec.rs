@@ -8,14 +8,25 @@ use h123_shared::redact;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// The record as stored: redacted again (cheap, and no caller can forget).
+/// The record as stored: redacted again (cheap, and no caller can forget), without a browser
+/// measurement (that is stored apart, once: see [`with_browser`]).
 ///
 /// # Errors
 /// When the record does not serialise.
 pub fn to_json(record: &ProbeRecord) -> Result<String> {
     let mut record = record.clone();
     redact::redact_record(&mut record);
+    record.browser = None;
     json_of(&record.id, &record)
+}
+
+/// `record` with the browser measurement stored beside it (JSON), if any.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when the measurement does not parse.
+pub fn with_browser(mut record: ProbeRecord, browser: Option<&str>) -> Result<ProbeRecord> {
+    record.browser = browser.map(|b| parse(&record.id, b)).transpose()?;
+    Ok(record)
 }
 
 /// `value` as JSON; an error names record `id`.

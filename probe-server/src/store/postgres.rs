@@ -22,10 +22,11 @@ use super::codec::{
     to_u64,
 };
 use super::location::PostgresUrl;
-use super::{Result, StoreError, new_id, status_str};
+use super::{Attached, Result, StoreError, new_id, status_str};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeSummary};
 use h123_shared::bench::BenchOptions;
+use h123_shared::browser::BrowserRun;
 use h123_shared::{Protocol, Visibility, redact};
 use instance::Heartbeat;
 use std::sync::Arc;
@@ -311,10 +312,58 @@ impl PostgresStore {
     pub async fn get(&self, id: &str) -> Result<Option<ProbeRecord>> {
         let client = self.client().await?;
         let statement = client
-            .prepare_cached("SELECT record FROM probes WHERE id = $1")
+            .prepare_cached(
+                "SELECT p.record, b.run FROM probes p \
+                 LEFT JOIN browser_runs b ON b.probe_id = p.id WHERE p.id = $1",
+            )
             .await?;
         let row = client.query_opt(&statement, &[&id]).await?;
-        row.map(|row| parse(id, row.get::<_, &str>(0))).transpose()
+        row.map(|row| {
+            let record = parse(id, row.get::<_, &str>(0))?;
+            super::codec::with_browser(record, row.get::<_, Option<&str>>(1))
+        })
+        .transpose()
+    }
+
+    /// Stores a browser measurement once, for the probe's owner. See `Store::attach_browser`.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn attach_browser(
+        &self,
+        id: &str,
+        owner_hash: &str,
+        run: &BrowserRun,
+    ) -> Result<Attached> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        let probe = tx
+            .query_opt(
+                "SELECT status, owner_hash FROM probes WHERE id = $1 FOR SHARE",
+                &[&id],
+            )
+            .await?;
+        let outcome = match probe {
+            None => Attached::NoProbe,
+            Some(row) if row.get::<_, Option<&str>>(1) != Some(owner_hash) => Attached::NotOwner,
+            Some(row) if row.get::<_, &str>(0) == "running" => Attached::Running,
+            Some(_) => {
+                let inserted = tx
+                    .execute(
+                        "INSERT INTO browser_runs (probe_id, measured_at_unix_ms, run) \
+                         VALUES ($1, $2, $3) ON CONFLICT (probe_id) DO NOTHING",
+                        &[&id, &to_i64(run.measured_at_unix_ms), &json_of(id, run)?],
+                    )
+                    .await?;
+                if inserted == 0 {
+                    Attached::Exists
+                } else {
+                    Attached::Stored
+                }
+            }
+        };
+        tx.commit().await?;
+        Ok(outcome)
     }
 
     /// Up to `limit` summaries, newest first. See `SharedStore::list`.

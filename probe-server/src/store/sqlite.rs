@@ -2,10 +2,12 @@
 
 use super::codec::{
     BENCH_COLUMNS, BenchRow, bench_result_json, json_of, parse, status_from, to_i64, to_json,
+    with_browser,
 };
-use super::{Result, Store, StoreError, status_str};
+use super::{Attached, Result, Store, StoreError, status_str};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use h123_shared::bench::BenchOptions;
+use h123_shared::browser::BrowserRun;
 use h123_shared::{Protocol, Visibility, redact};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
@@ -17,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_probes.sql"),
     include_str!("../../migrations/0002_benches.sql"),
     include_str!("../../migrations/0003_visibility.sql"),
+    include_str!("../../migrations/0004_browser_runs.sql"),
 ];
 
 /// The trigger migration 3 drops while its rows are redacted and backfilled.
@@ -240,13 +243,48 @@ impl Store for SqliteStore {
     }
 
     fn get(&self, id: &str) -> Result<Option<ProbeRecord>> {
-        let json: Option<String> = self
+        let row: Option<(String, Option<String>)> = self
             .reader()
-            .query_row("SELECT record FROM probes WHERE id = ?1", [id], |row| {
-                row.get(0)
-            })
+            .query_row(
+                "SELECT p.record, b.run FROM probes p \
+                 LEFT JOIN browser_runs b ON b.probe_id = p.id WHERE p.id = ?1",
+                [id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
             .optional()?;
-        json.map(|j| from_json(id, &j)).transpose()
+        row.map(|(record, browser)| with_browser(from_json(id, &record)?, browser.as_deref()))
+            .transpose()
+    }
+
+    fn attach_browser(&self, id: &str, owner_hash: &str, run: &BrowserRun) -> Result<Attached> {
+        let mut conn = self.writer();
+        let tx = conn.transaction()?;
+        let probe: Option<(String, Option<String>)> = tx
+            .query_row(
+                "SELECT status, owner_hash FROM probes WHERE id = ?1",
+                [id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        let outcome = match probe {
+            None => Attached::NoProbe,
+            Some((_, owner)) if owner.as_deref() != Some(owner_hash) => Attached::NotOwner,
+            Some((status, _)) if status == "running" => Attached::Running,
+            Some(_) => {
+                let inserted = tx.execute(
+                    "INSERT INTO browser_runs (probe_id, measured_at_unix_ms, run) \
+                     VALUES (?1, ?2, ?3) ON CONFLICT (probe_id) DO NOTHING",
+                    params![id, to_i64(run.measured_at_unix_ms), json_of(id, run)?],
+                )?;
+                if inserted == 0 {
+                    Attached::Exists
+                } else {
+                    Attached::Stored
+                }
+            }
+        };
+        tx.commit()?;
+        Ok(outcome)
     }
 
     fn list(
@@ -494,6 +532,7 @@ mod tests {
             queued_ms: None,
             cancel_reason: None,
             vantages: Vec::new(),
+            browser: None,
         }
     }
 

@@ -7,6 +7,7 @@ mod agent;
 mod agent_shared;
 mod api;
 mod bench_api;
+mod browser_attach;
 mod ci_gates;
 mod cli;
 mod compare;

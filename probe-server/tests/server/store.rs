@@ -124,6 +124,7 @@ fn record(id: &str, status: ProbeStatus) -> ProbeRecord {
         queued_ms: None,
         cancel_reason: None,
         vantages: Vec::new(),
+        browser: None,
     }
 }
 
@@ -405,6 +406,62 @@ async fn leftovers_of_a_stopped_server_are_cancelled(f: &Fixture) {
     assert_eq!(second.cancel_running().await.unwrap(), 0, "once");
 }
 
+/// A browser measurement: stored once, for the owner of a finished probe only, beside the record
+/// (which stays immutable), read back with it, kept across a reopen, deleted with it.
+async fn browser_measurements_attach_once_for_the_owner(f: &Fixture) {
+    use h123::store::Attached;
+    use h123_shared::browser::{BrowserAttempt, BrowserRun};
+    let run = BrowserRun {
+        user_agent: "Test/1".into(),
+        measured_at_unix_ms: 7,
+        attempts: vec![BrowserAttempt::failed(2.0, "offline")],
+        finding: None,
+    };
+    let store = &f.store;
+    store
+        .insert(record("r", ProbeStatus::Running), Some("owner".into()))
+        .await
+        .unwrap();
+    store
+        .insert(record("f", ProbeStatus::Running), Some("owner".into()))
+        .await
+        .unwrap();
+    store.update(record("f", ProbeStatus::Done)).await.unwrap();
+    let attach = |id: &str, owner: &str| store.attach_browser(id.into(), owner.into(), run.clone());
+    assert_eq!(attach("r", "owner").await.unwrap(), Attached::Running);
+    assert_eq!(attach("f", "someone").await.unwrap(), Attached::NotOwner);
+    assert_eq!(attach("none", "owner").await.unwrap(), Attached::NoProbe);
+    assert_eq!(store.get("f".into()).await.unwrap().unwrap().browser, None);
+    assert_eq!(attach("f", "owner").await.unwrap(), Attached::Stored);
+    assert_eq!(
+        attach("f", "owner").await.unwrap(),
+        Attached::Exists,
+        "once"
+    );
+    let read = store.get("f".into()).await.unwrap().unwrap();
+    assert_eq!(read.browser.as_ref(), Some(&run));
+    assert_eq!(
+        read.status,
+        ProbeStatus::Done,
+        "the record itself is as it was"
+    );
+    let again = f.another(Duration::from_secs(3600)).await;
+    assert_eq!(
+        again.get("f".into()).await.unwrap().unwrap().browser,
+        Some(run)
+    );
+    let raw = f
+        .raw("UPDATE browser_runs SET run = '{}' WHERE probe_id = 'f'")
+        .await;
+    assert!(
+        raw.as_ref().is_err_and(|e| e.contains("immutable")),
+        "the database itself refuses: {raw:?}"
+    );
+    f.raw("DELETE FROM probes WHERE id = 'f'").await.unwrap();
+    let left = f.raw("DELETE FROM browser_runs").await.unwrap();
+    assert_eq!(left, 0, "deleting the probe deleted its measurement");
+}
+
 /// Generates one test per case and back end.
 macro_rules! suite {
     ($($case:ident),* $(,)?) => {
@@ -438,6 +495,7 @@ suite!(
     bench_list_pages_newest_first,
     pruning_by_age_and_size_keeps_running_and_recent_records,
     leftovers_of_a_stopped_server_are_cancelled,
+    browser_measurements_attach_once_for_the_owner,
 );
 
 /// Cases only PostgreSQL has: several instances on one database.

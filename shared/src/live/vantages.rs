@@ -127,6 +127,7 @@ mod tests {
                     problem: problem.map(str::to_string),
                 })
                 .collect(),
+            browser: None,
         }
     }
 

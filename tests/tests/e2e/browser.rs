@@ -143,6 +143,11 @@ pub(crate) async fn chromedriver() -> (Killed, String) {
 
 /// A headless Chromium session with a fresh profile in `profile`.
 pub(crate) async fn browser(driver: &str, profile: &Path) -> Client {
+    browser_with(driver, profile, &[]).await
+}
+
+/// Like [`browser`], with `extra` command-line switches.
+pub(crate) async fn browser_with(driver: &str, profile: &Path, extra: &[String]) -> Client {
     let args = [
         "--headless",
         "--no-sandbox",
@@ -158,6 +163,7 @@ pub(crate) async fn browser(driver: &str, profile: &Path) -> Client {
     .into_iter()
     .map(str::to_string)
     .chain([format!("--user-data-dir={}", profile.display())])
+    .chain(extra.iter().cloned())
     .collect::<Vec<_>>();
     let caps = json!({
         "browserName": "chrome",

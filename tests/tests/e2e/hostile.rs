@@ -123,6 +123,7 @@ fn record_bytes(result: &ProbeResult) -> usize {
         cancel_reason: None,
         vantages: Vec::new(),
         result: h123_shared::analysis::analyzed(result.clone()),
+        browser: None,
     };
     serde_json::to_vec(&record).unwrap().len()
 }

@@ -11,6 +11,7 @@ mod bodies;
 mod browser;
 mod browser_compare;
 mod browser_edge;
+mod browser_own;
 mod browser_usability;
 mod browser_vantages;
 mod discovery;

@@ -164,6 +164,7 @@ mod tests {
             queued_ms: None,
             cancel_reason: None,
             vantages,
+            browser: None,
         }
     }
 

@@ -22,6 +22,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0003_shared_work",
         include_str!("../../../migrations/postgres/0003_shared_work.sql"),
     ),
+    (
+        4,
+        "0004_browser_runs",
+        include_str!("../../../migrations/postgres/0004_browser_runs.sql"),
+    ),
 ];
 
 /// The advisory lock key migrations hold ("h123" in ASCII).

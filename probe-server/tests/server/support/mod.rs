@@ -124,7 +124,8 @@ impl Answer {
     }
 }
 
-async fn collect(response: Response<Body>) -> Answer {
+/// Reads a whole response into an [`Answer`].
+pub async fn collect(response: Response<Body>) -> Answer {
     let status = response.status();
     let headers = response.headers().clone();
     let body = response
