@@ -496,6 +496,33 @@ mod tests {
     }
 
     #[test]
+    fn a_finished_record_settles_with_its_browser_measurement_or_after_a_day() {
+        let options = crate::schema::ProbeOptions::default();
+        let mut record = ProbeRecord {
+            id: "x".into(),
+            status: ProbeStatus::Running,
+            created_at_unix_ms: 1_000,
+            result: crate::schema::ProbeResult::empty(options.clone(), 1_000, None),
+            options,
+            queued_ms: None,
+            cancel_reason: None,
+            vantages: Vec::new(),
+            browser: None,
+        };
+        assert!(!record.settled(1_000 + 2 * BROWSER_WINDOW_MS), "running");
+        record.status = ProbeStatus::Done;
+        assert!(!record.settled(1_000 + BROWSER_WINDOW_MS));
+        assert!(record.settled(1_001 + BROWSER_WINDOW_MS));
+        record.browser = Some(crate::browser::BrowserRun {
+            user_agent: String::new(),
+            measured_at_unix_ms: 2_000,
+            attempts: Vec::new(),
+            finding: None,
+        });
+        assert!(record.settled(2_000));
+    }
+
+    #[test]
     fn links_point_at_the_api_and_the_permalink() {
         let links = ProbeLinks::for_id("abc");
         assert_eq!(links.self_, "/api/v1/probes/abc");

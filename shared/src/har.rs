@@ -28,6 +28,7 @@
 //! A record measured from several vantages has its own document
 //! ([`vantages::to_har`]): a page per vantage and protocol.
 
+pub mod browser;
 pub mod vantages;
 
 use crate::schema::{

@@ -235,7 +235,9 @@ pub fn BrowserVantage(
         let Some((id, url, method)) = record.with(|r| {
             r.as_ref()
                 .filter(|r| {
-                    r.status != ProbeStatus::Running && r.browser.is_none() && api::is_mine(&r.id)
+                    r.status != ProbeStatus::Running
+                        && !r.settled(js_sys::Date::now() as u64)
+                        && api::is_mine(&r.id)
                 })
                 .map(|r| (r.id.clone(), r.options.url.clone(), r.options.method))
         }) else {

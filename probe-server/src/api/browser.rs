@@ -27,7 +27,7 @@ use h123_shared::browser::{self, BrowserRun, MAX_USER_AGENT};
         (status = 400, description = "Not JSON (`invalid_json`), or a malformed owner token (`invalid_owner_token`)", body = ErrorBody),
         (status = 403, description = "No owner token, or not the one the probe was made under (`not_owner`)", body = ErrorBody),
         (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
-        (status = 409, description = "The probe is still running (`probe_running`), or has its measurement already (`browser_exists`)", body = ErrorBody),
+        (status = 409, description = "The probe is still running (`probe_running`), has its measurement already (`browser_exists`), or is over a day old (`browser_window_closed`)", body = ErrorBody),
         (status = 413, description = "The body is over 64 KiB (`payload_too_large`)", body = ErrorBody),
         (status = 422, description = "Not a measurement a browser could have made (`invalid_browser_run`, naming what), or the wrong shape (`invalid_body`)", body = ErrorBody),
         (status = 429, description = "`rate_limited` (the creation rate); see `Retry-After`", body = ErrorBody,
@@ -67,8 +67,13 @@ pub async fn browser_post(
     if record.browser.is_some() {
         return Err(ApiError::BrowserExists(id));
     }
+    let now = crate::probe::trace::unix_ms();
+    // Caches keep a settled record forever: it must stay as it is.
+    if record.settled(now) {
+        return Err(ApiError::BrowserWindowClosed(id));
+    }
     run.user_agent = user_agent;
-    run.measured_at_unix_ms = crate::probe::trace::unix_ms();
+    run.measured_at_unix_ms = now;
     run.finding = Some(browser::compare(&run, &record.result));
     let outcome = state
         .store

@@ -65,6 +65,9 @@ pub enum ApiError {
     /// 409 `browser_exists`: the probe has its browser measurement already (one per probe).
     #[error("probe `{0}` has its browser measurement already; make a new probe to measure again")]
     BrowserExists(String),
+    /// 409 `browser_window_closed`: the probe is older than the day in which one may be added.
+    #[error("probe `{0}` is over a day old: a browser measurement can no longer be added to it")]
+    BrowserWindowClosed(String),
     /// 422 `invalid_browser_run`: a browser measurement that cannot be what a browser measured.
     #[error("invalid browser measurement: {0}")]
     InvalidBrowserRun(String),
@@ -141,7 +144,8 @@ impl ApiError {
             ApiError::BenchBusy(_)
             | ApiError::StillRunning(_)
             | ApiError::ProbeRunning(_)
-            | ApiError::BrowserExists(_) => StatusCode::CONFLICT,
+            | ApiError::BrowserExists(_)
+            | ApiError::BrowserWindowClosed(_) => StatusCode::CONFLICT,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited(_) | ApiError::TooManyProbes(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -173,6 +177,7 @@ impl ApiError {
             ApiError::NotOwner => "not_owner",
             ApiError::ProbeRunning(_) => "probe_running",
             ApiError::BrowserExists(_) => "browser_exists",
+            ApiError::BrowserWindowClosed(_) => "browser_window_closed",
             ApiError::InvalidBrowserRun(_) => "invalid_browser_run",
             ApiError::InvalidQuery(_) => "invalid_query",
             ApiError::InvalidOwnerToken => "invalid_owner_token",

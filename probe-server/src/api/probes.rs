@@ -413,13 +413,18 @@ pub async fn probes_har(
     headers: HeaderMap,
 ) -> Result<Response> {
     let record = load(&state, &id).await?;
-    let har = if record.vantages.is_empty() {
+    let mut har = if record.vantages.is_empty() {
         h123_shared::har::to_har(&record.result)
     } else {
         h123_shared::har::vantages::to_har(&record.vantages)
     };
+    if let Some(run) = &record.browser {
+        h123_shared::har::browser::add(&mut har, run, &record.options.url);
+    }
     let body = serde_json::to_vec_pretty(&har).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let mut rep = Representation::json(body, record.status != ProbeStatus::Running);
+    // The owner's browser measurement may still join it for a while.
+    let settled = record.settled(crate::probe::trace::unix_ms());
+    let mut rep = Representation::json(body, settled);
     rep.disposition = Some(format!("inline; filename=\"h123-{}.har\"", record.id));
     Ok(respond(&headers, rep))
 }

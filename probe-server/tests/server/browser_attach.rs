@@ -208,6 +208,21 @@ async fn the_owner_adds_one_browser_measurement_to_a_finished_probe() {
         "the server's result is as it was"
     );
 
+    // The HAR export holds it as a page of its own, and passes the HAR 1.2 validator.
+    let har = call(&state, get(&format!("/api/v1/probes/{id}/har")), CLIENT).await;
+    let doc = har.json();
+    let on_page = |page: &str| {
+        doc["log"]["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["pageref"] == page)
+            .count()
+    };
+    assert_eq!(on_page("browser"), 5);
+    assert_eq!(doc["log"]["_browser"]["user_agent"], UA);
+    crate::cli::assert_valid_har(&har.body);
+
     // Only the measuring page may fetch the target, and only its origin.
     let web = tempfile::tempdir().unwrap();
     std::fs::write(
