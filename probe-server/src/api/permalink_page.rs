@@ -38,6 +38,9 @@ pub struct Preview {
     pub image: String,
     /// The page itself (`og:url`), as an absolute path.
     pub url: String,
+    /// Whether the shell shows `image` too (a finished probe's waterfall picture), so the
+    /// waterfalls are on screen before the script has run.
+    pub picture: bool,
 }
 
 /// The page for probe `id` and its record, or `None` when the plain `index.html` should be
@@ -82,6 +85,7 @@ pub async fn render_comparison(
         image: ProbeLinks::for_id(&b.id).waterfall_svg,
         description: shorten(&ProbeComparison::of(a, b.clone()).comparison.summary, 300),
         url: format!("/compare/{ids}"),
+        picture: false,
     };
     page(root, &preview, request).await
 }
@@ -129,11 +133,25 @@ pub fn fill(index: &str, preview: &Preview, origin: Option<&str>) -> String {
         image = escape(&absolute(&preview.image)),
         url = escape(&absolute(&preview.url)),
     );
+    // The picture's path is the page's own server's: relative, so no Host can redirect it.
+    let picture = if preview.picture {
+        format!(
+            "<img class=\"shell-waterfall\" src=\"{}\" alt=\"The waterfalls of {title}\" width=\"960\" />",
+            escape(&preview.image)
+        )
+    } else {
+        String::new()
+    };
     let body = format!(
         "<section class=\"shell-summary\" aria-labelledby=\"shell-summary-title\">\
          <h1 id=\"shell-summary-title\">{title}</h1>\
-         <p class=\"shell-verdict\">{description}</p>\
-         <p class=\"hint\">Loading the waterfalls…</p></section>",
+         <p class=\"shell-verdict\">{description}</p>{picture}\
+         <p class=\"hint\">{hint}</p></section>",
+        hint = if preview.picture {
+            "Loading the interactive page…"
+        } else {
+            "Loading the waterfalls…"
+        },
     );
     let page = match index.split_once("</head>") {
         Some((head, rest)) => format!("{head}{meta}</head>{rest}"),
@@ -170,6 +188,7 @@ fn summary(record: &ProbeRecord) -> Preview {
         description: shorten(&description, 300),
         image: links.waterfall_svg,
         url: links.permalink,
+        picture: record.status != ProbeStatus::Running,
     }
 }
 
@@ -219,6 +238,19 @@ mod tests {
         assert!(page.contains("class=\"shell-summary\""));
         assert!(!page.contains(SUMMARY_MARKER));
         assert!(!page.contains("intro"), "{page}");
+        assert!(
+            !page.contains("shell-waterfall"),
+            "a running probe has no picture yet"
+        );
+        let mut done = record("https://x.test/");
+        done.status = ProbeStatus::Done;
+        let page = fill(index, &summary(&done), Some("http://h.test"));
+        assert!(
+            page.contains(
+                "<img class=\"shell-waterfall\" src=\"/api/v1/probes/abcDEF123/waterfall.svg\""
+            ),
+            "{page}"
+        );
     }
 
     #[test]

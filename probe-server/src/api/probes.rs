@@ -526,12 +526,10 @@ pub async fn probes_svg(
 ) -> Result<Response> {
     let record = load(&state, &id).await?;
     let picture = svg::render(&record);
+    // The owner's browser measurement may still join it for a while.
+    let settled = record.settled(crate::probe::trace::unix_ms());
     Ok(respond(
         &headers,
-        Representation::new(
-            picture.into_bytes(),
-            "image/svg+xml",
-            record.status != ProbeStatus::Running,
-        ),
+        Representation::new(picture.into_bytes(), "image/svg+xml", settled),
     ))
 }

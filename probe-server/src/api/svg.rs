@@ -1,15 +1,17 @@
 //! The server-rendered waterfall: `shared::waterfall::layout` drawn as a
 //! self-contained SVG that reads well when pasted into a chat or an issue.
 //! A record measured from several vantages is drawn by [`vantages`]: a
-//! labelled group per vantage on one time axis.
+//! labelled group per vantage on one time axis. The owner's browser measurement, when there is
+//! one, is drawn under the server's rows on their axis ([`browser`]).
 
+mod browser;
 mod vantages;
 
 use h123_shared::api::ProbeRecord;
 use h123_shared::format::ms;
 use h123_shared::markup::escape;
 use h123_shared::palette;
-use h123_shared::waterfall::{Row, SkippedRun, Tick, layout};
+use h123_shared::waterfall::{Bar, Row, SkippedRun, Tick, fitted_span, layout_on};
 use h123_shared::{Phase, Protocol};
 use std::fmt::Write as _;
 
@@ -37,13 +39,20 @@ pub fn render(record: &ProbeRecord) -> String {
     if !record.vantages.is_empty() {
         return vantages::render(record);
     }
-    let waterfall = layout(&record.result);
+    // The owner's browser measurement shares the server's axis.
+    let browser = record.browser.as_ref();
+    let span =
+        fitted_span([&record.result]).max(browser.map_or(h123_shared::Micros(0), |b| b.span()));
+    let waterfall = layout_on(&record.result, span);
     let rows = waterfall.rows.len();
     let skipped = waterfall.skipped.len();
-    let plot_bottom = TOP + ROW_H * rows.max(1) as f64;
+    let server_bottom = TOP + ROW_H * rows.max(1) as f64;
+    let plot_bottom = server_bottom + browser.map_or(0.0, browser::rows_height);
     let verdict = record.result.analysis.as_ref();
-    let height =
-        plot_bottom + 24.0 + 20.0 * (skipped + usize::from(verdict.is_some())) as f64 + 48.0;
+    let height = plot_bottom
+        + 24.0
+        + 20.0 * (skipped + usize::from(verdict.is_some()) + usize::from(browser.is_some())) as f64
+        + 48.0;
     let mut svg = String::with_capacity(4096 + rows * 600);
     let status = match (record.status, verdict) {
         (h123_shared::api::ProbeStatus::Done, Some(a)) => a.outcome.label(),
@@ -65,6 +74,9 @@ pub fn render(record: &ProbeRecord) -> String {
     }
     draw_rows(&mut svg, &waterfall.rows, TOP);
     let mut y = plot_bottom + 22.0;
+    if let Some(run) = browser {
+        y = browser::draw(&mut svg, run, waterfall.axis_us, server_bottom);
+    }
     if let Some(a) = verdict {
         y = line(&mut svg, &a.verdict.summary, y, "#111827", true);
     }
@@ -187,26 +199,7 @@ fn draw_row(svg: &mut String, row: &Row, y: f64) {
     );
     let bar_y = y + (ROW_H - BAR_H) / 2.0;
     for bar in &row.bars {
-        let x = PLOT_X + bar.x * PLOT_W;
-        let w = (bar.width * PLOT_W).max(1.0);
-        let duration = bar.end_us.saturating_sub(bar.start_us);
-        let _ = write!(
-            svg,
-            r#"<rect x="{x:.1}" y="{bar_y:.1}" width="{w:.1}" height="{BAR_H}" fill="{}" rx="2"><title>{} {}</title></rect>"#,
-            palette::fill(bar.phase),
-            bar.phase.as_str(),
-            escape(&ms(duration))
-        );
-        let label = format!("{} {}", bar.phase.as_str(), ms(duration));
-        if w >= 7.0 * label.len() as f64 {
-            let _ = write!(
-                svg,
-                r##"<text x="{cx:.1}" y="{text_y}" text-anchor="middle" fill="{}" font-size="11">{}</text>"##,
-                palette::ink(bar.phase),
-                escape(&label),
-                cx = x + w / 2.0
-            );
-        }
+        phase_bar(svg, bar, y, text_y);
     }
     for start in &row.hop_starts {
         let x = PLOT_X + start * PLOT_W;
@@ -238,6 +231,31 @@ fn draw_row(svg: &mut String, row: &Row, y: f64) {
         escape(&total),
         x = WIDTH - 16.0
     );
+}
+
+/// One phase of a row at `y`: its bar, and its name and time inside it when they fit.
+fn phase_bar(svg: &mut String, bar: &Bar, y: f64, text_y: f64) {
+    let bar_y = y + (ROW_H - BAR_H) / 2.0;
+    let x = PLOT_X + bar.x * PLOT_W;
+    let w = (bar.width * PLOT_W).max(1.0);
+    let duration = bar.end_us.saturating_sub(bar.start_us);
+    let _ = write!(
+        svg,
+        r#"<rect x="{x:.1}" y="{bar_y:.1}" width="{w:.1}" height="{BAR_H}" fill="{}" rx="2"><title>{} {}</title></rect>"#,
+        palette::fill(bar.phase),
+        bar.phase.as_str(),
+        escape(&ms(duration))
+    );
+    let label = format!("{} {}", bar.phase.as_str(), ms(duration));
+    if w >= 7.0 * label.len() as f64 {
+        let _ = write!(
+            svg,
+            r##"<text x="{cx:.1}" y="{text_y}" text-anchor="middle" fill="{}" font-size="11">{}</text>"##,
+            palette::ink(bar.phase),
+            escape(&label),
+            cx = x + w / 2.0
+        );
+    }
 }
 
 fn legend(svg: &mut String, y: f64) {

@@ -126,11 +126,11 @@ async fn probes_run_end_to_end_over_h1_h2_and_h3() {
         let etag = answer.header("etag").expect("etag").to_owned();
         // Finished, but its owner's browser measurement may still come: revalidated by ETag.
         assert_eq!(answer.header("cache-control"), Some("no-cache"));
-        let svg = call(&state, get(&format!("{path}/waterfall.svg")), CLIENT).await;
+        let curl = call(&state, get(&format!("{path}/curl")), CLIENT).await;
         assert_eq!(
-            svg.header("cache-control"),
+            curl.header("cache-control"),
             Some("public, max-age=31536000, immutable"),
-            "the picture holds the server's result only"
+            "curl's figures hold the server's result only"
         );
         let mut conditional = get(&path);
         conditional

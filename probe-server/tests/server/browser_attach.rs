@@ -223,6 +223,28 @@ async fn the_owner_adds_one_browser_measurement_to_a_finished_probe() {
     assert_eq!(doc["log"]["_browser"]["user_agent"], UA);
     crate::cli::assert_valid_har(&har.body);
 
+    // The picture draws it under the server's rows, and is cached forever from now on too.
+    let svg = call(
+        &state,
+        get(&format!("/api/v1/probes/{id}/waterfall.svg")),
+        CLIENT,
+    )
+    .await;
+    let picture = svg.text();
+    assert!(
+        picture.contains("From your browser · Headless Chrome 131"),
+        "{picture}"
+    );
+    assert_eq!(picture.matches(r#"<g class="browser-row">"#).count(), 5);
+    assert!(
+        picture.contains(&finding.summary.replace('\'', "&#39;")[..60]),
+        "{picture}"
+    );
+    assert_eq!(
+        svg.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+
     // Only the measuring page may fetch the target, and only its origin.
     let web = tempfile::tempdir().unwrap();
     std::fs::write(

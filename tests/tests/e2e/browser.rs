@@ -970,7 +970,8 @@ const FORM_READY: &str = "new MutationObserver((_, o) => { if (document.getEleme
     .observe(document, { childList: true, subtree: true });";
 
 /// First contentful paint, and when the page was ready (ms from navigation start): the
-/// form for the home page, the waterfalls drawn for a permalink; plus the bytes transferred.
+/// form for the home page, the waterfalls drawn for a permalink; the bytes transferred; and when
+/// the shell's server-drawn waterfall picture had arrived (a permalink's, null elsewhere).
 const PAINT_FIGURES: &str = "\
 const fcp = performance.getEntriesByName('first-contentful-paint'); \
 const drawn = performance.getEntriesByName('h123:waterfall-painted'); \
@@ -978,7 +979,8 @@ const ready = arguments[0] ? (drawn.length ? drawn[0].startTime : null) : (windo
 if (!fcp.length || ready === null) return null; \
 const bytes = performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation')) \
   .reduce((n, e) => n + e.transferSize, 0); \
-return [fcp[0].startTime, ready, bytes];";
+const picture = performance.getEntriesByType('resource').find(e => e.name.endsWith('/waterfall.svg')); \
+return [fcp[0].startTime, ready, bytes, picture ? picture.responseEnd : null];";
 
 /// First contentful paint and ready time of the home page and a finished result's permalink
 /// on the slow 4G profile (1.6 Mbps down, 750 kbps up, 150 ms RTT, 4x CPU slowdown), cold
@@ -1067,11 +1069,15 @@ async fn slow_4g_first_paint_and_ready() {
             "{page}: no paint or ready figure within 30 s"
         );
         eprintln!(
-            "slow 4G ({}): {page}: first contentful paint {:.0} ms, ready {:.0} ms, {} bytes transferred",
+            "slow 4G ({}): {page}: first contentful paint {:.0} ms, ready {:.0} ms, {} bytes transferred{}",
             web_root.display(),
             figures[0].as_f64().unwrap_or_default(),
             figures[1].as_f64().unwrap_or_default(),
             figures[2],
+            figures[3]
+                .as_f64()
+                .map(|ms| format!(", the shell's waterfall picture in {ms:.0} ms"))
+                .unwrap_or_default(),
         );
     }
     client.close().await.unwrap();
