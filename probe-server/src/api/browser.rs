@@ -27,11 +27,15 @@ use h123_shared::browser::{self, BrowserRun, MAX_USER_AGENT};
         (status = 400, description = "Not JSON (`invalid_json`), or a malformed owner token (`invalid_owner_token`)", body = ErrorBody),
         (status = 403, description = "No owner token, or not the one the probe was made under (`not_owner`)", body = ErrorBody),
         (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
+        (status = 408, description = "The body did not arrive within the time limit (`request_timeout`)", body = ErrorBody),
         (status = 409, description = "The probe is still running (`probe_running`), has its measurement already (`browser_exists`), or is over a day old (`browser_window_closed`)", body = ErrorBody),
         (status = 413, description = "The body is over 64 KiB (`payload_too_large`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 415, description = "The body is not declared as JSON", body = ErrorBody),
         (status = 422, description = "Not a measurement a browser could have made (`invalid_browser_run`, naming what), or the wrong shape (`invalid_body`)", body = ErrorBody),
         (status = 429, description = "`rate_limited` (the creation rate); see `Retry-After`", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "The database is unavailable now (`store_unavailable`)", body = ErrorBody),
     )
 )]
 pub async fn browser_post(

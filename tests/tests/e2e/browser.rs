@@ -86,12 +86,7 @@ async fn wait_for_port(addr: SocketAddr) {
     panic!("nothing listens on {addr}");
 }
 
-/// Starts `h123 serve` for the test target on a free port, with a fresh database.
-async fn serve(target: &TestTarget, db_dir: &Path) -> (Killed, String) {
-    serve_with(target, db_dir, &[]).await
-}
-
-/// Like [`serve`], with `extra` flags.
+/// Starts `h123 serve` for the test target on a free port, with a fresh database and `extra` flags.
 pub(crate) async fn serve_with(
     target: &TestTarget,
     db_dir: &Path,
@@ -139,6 +134,51 @@ pub(crate) async fn chromedriver() -> (Killed, String) {
     let child = Killed(child);
     wait_for_port(format!("127.0.0.1:{port}").parse().unwrap()).await;
     (child, format!("http://127.0.0.1:{port}"))
+}
+
+/// A browser test's world: its turn (browser tests run one at a time, on two cores), the target,
+/// `h123 serve` for it on a fresh database, and chromedriver.
+pub(crate) struct Stage {
+    /// The test target.
+    pub(crate) target: TestTarget,
+    /// The database's and the browser profiles' folder.
+    pub(crate) tmp: tempfile::TempDir,
+    /// The server's address, `http://127.0.0.1:PORT`.
+    pub(crate) base: String,
+    /// chromedriver's address.
+    pub(crate) driver: String,
+    _driver: Killed,
+    _server: Killed,
+    _turn: tokio::sync::MutexGuard<'static, ()>,
+}
+
+impl Stage {
+    /// Starts the target with `config` and the server with `extra` flags; `None` when the browser
+    /// tests are skipped here (see [`unavailable`]).
+    pub(crate) async fn start(config: TargetConfig, extra: &[&str]) -> Option<Stage> {
+        if unavailable() {
+            return None;
+        }
+        let turn = crate::support::SERIAL.lock().await;
+        let target = TestTarget::start(config).await.expect("target");
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let (server, base) = serve_with(&target, tmp.path(), extra).await;
+        let (driver_process, driver) = chromedriver().await;
+        Some(Stage {
+            target,
+            tmp,
+            base,
+            driver,
+            _driver: driver_process,
+            _server: server,
+            _turn: turn,
+        })
+    }
+
+    /// A Chromium session with a fresh profile in the folder `profile`.
+    pub(crate) async fn browser(&self, profile: &str) -> Client {
+        browser(&self.driver, &self.tmp.path().join(profile)).await
+    }
 }
 
 /// A headless Chromium session with a fresh profile in `profile`.
@@ -444,18 +484,11 @@ async fn paint_ms(client: &Client) -> f64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn web_ui_end_to_end() {
-    if unavailable() {
+    let Some(stage) = Stage::start(TargetConfig::default(), &[]).await else {
         return;
-    }
-    // Each runs a server, chromedriver and Chromium: alone, on two cores.
-    let _turn = crate::support::SERIAL.lock().await;
-    let target = TestTarget::start(TargetConfig::default())
-        .await
-        .expect("target");
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let (_server, base) = serve(&target, tmp.path()).await;
-    let (_driver, driver) = chromedriver().await;
-    let client = browser(&driver, &tmp.path().join("profile-1")).await;
+    };
+    let (target, base) = (&stage.target, stage.base.clone());
+    let client = stage.browser("profile-1").await;
 
     // Home page: the form checks the URL as it is typed.
     client.goto(&base).await.expect("home");
@@ -574,7 +607,7 @@ async fn web_ui_end_to_end() {
     screenshots(&client, "result").await;
 
     // The permalink, in a fresh profile, shows the same figures.
-    let fresh = browser(&driver, &tmp.path().join("profile-2")).await;
+    let fresh = stage.browser("profile-2").await;
     fresh.goto(&format!("{base}/r/{id}")).await.unwrap();
     until(
         &fresh,
@@ -665,20 +698,15 @@ return { role: svg.getAttribute('role'), label: svg.getAttribute('aria-label'),
 /// and the verdict as the API computed them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_answer_end_to_end() {
-    if unavailable() {
-        return;
-    }
-    // Each runs a server, chromedriver and Chromium: alone, on two cores.
-    let _turn = crate::support::SERIAL.lock().await;
     let config = TargetConfig {
         h3: H3Mode::BlockUdp,
         ..TargetConfig::default()
     };
-    let target = TestTarget::start(config).await.expect("target");
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let (_server, base) = serve(&target, tmp.path()).await;
-    let (_driver, driver) = chromedriver().await;
-    let client = browser(&driver, &tmp.path().join("profile")).await;
+    let Some(stage) = Stage::start(config, &[]).await else {
+        return;
+    };
+    let (target, base) = (&stage.target, stage.base.clone());
+    let client = stage.browser("profile").await;
     client.goto(&base).await.expect("home");
     let options = json!({
         "url": target.https_url("/redirect/2"),

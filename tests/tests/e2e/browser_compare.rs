@@ -5,15 +5,12 @@
 //! axis (against `shared`'s layout), the swap, an unknown id's problem page, the permalink in a
 //! fresh profile, and the 390 px layout. Screenshots go to `docs/compare-*.png`.
 
-use crate::browser::{
-    assert_panels_on_axis, browser, chromedriver, screenshots, serve_with, submit_probe,
-    unavailable, until, workspace,
-};
+use crate::browser::{Stage, assert_panels_on_axis, screenshots, submit_probe, until, workspace};
 use fantoccini::{Client, Locator};
 use h123_shared::api::ProbeComparison;
 use h123_shared::compare::ComparisonKind;
 use h123_shared::waterfall::fitted_span;
-use h123_target::{TargetConfig, TestTarget};
+use h123_target::TargetConfig;
 use serde_json::{Value, json};
 
 /// One side's group on the page: its verdict, axis labels and bars per panel.
@@ -89,18 +86,11 @@ async fn assert_one_axis(client: &Client, both: &ProbeComparison) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_results_compared_on_one_page() {
-    if unavailable() {
+    let Some(stage) = Stage::start(TargetConfig::default(), &[]).await else {
         return;
-    }
-    // Each runs a server, chromedriver and Chromium: alone, on two cores.
-    let _turn = crate::support::SERIAL.lock().await;
-    let target = TestTarget::start(TargetConfig::default())
-        .await
-        .expect("target");
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let (_server, base) = serve_with(&target, tmp.path(), &[]).await;
-    let (_driver, driver) = chromedriver().await;
-    let client = browser(&driver, &tmp.path().join("profile")).await;
+    };
+    let (target, base) = (&stage.target, stage.base.clone());
+    let client = stage.browser("profile").await;
 
     let before = probe(&client, &base, &target.https_url("/delay/40")).await;
     let after = probe(&client, &base, &target.https_url("/delay/0")).await;
@@ -243,7 +233,7 @@ async fn two_results_compared_on_one_page() {
     .await;
 
     // The permalink in a fresh profile shows the same answer.
-    let fresh = browser(&driver, &tmp.path().join("profile-2")).await;
+    let fresh = stage.browser("profile-2").await;
     fresh
         .goto(&format!("{base}/compare/{before}/{after}"))
         .await

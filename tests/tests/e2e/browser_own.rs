@@ -7,14 +7,14 @@
 //! and is offered none; the screenshot goes to `docs/browser-vantage-desktop-light.png`.
 
 use crate::browser::{
-    api_record, assert_panels_on_axis, browser, browser_with, chromedriver, screenshots,
-    serve_with, submit_probe, unavailable, until, workspace,
+    Stage, api_record, assert_panels_on_axis, browser_with, screenshots, submit_probe, until,
+    workspace,
 };
 use fantoccini::{Client, Locator};
 use h123_shared::api::ProbeRecord;
 use h123_shared::browser::{ATTEMPTS, BrowserRun, rows};
 use h123_shared::waterfall::{axis, fitted_span};
-use h123_target::{TargetConfig, TestTarget};
+use h123_target::TargetConfig;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -89,20 +89,14 @@ async fn assert_on_one_axis(client: &Client, record: &ProbeRecord, run: &Browser
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_browser_measures_beside_the_server() {
-    if unavailable() {
+    let Some(stage) = Stage::start(TargetConfig::default(), &[]).await else {
         return;
-    }
-    let _turn = crate::support::SERIAL.lock().await;
-    let target = TestTarget::start(TargetConfig::default())
-        .await
-        .expect("target");
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let (_server, base) = serve_with(&target, tmp.path(), &[]).await;
-    let (_driver, driver) = chromedriver().await;
+    };
+    let (target, base) = (&stage.target, stage.base.clone());
     // The browser trusts the target's certificate by its key, as a user's would by its CA.
     let pin = h123_shared::base64::encode(&Sha256::digest(&target.ca.leaf_spki_der));
     let trust = [format!("--ignore-certificate-errors-spki-list={pin}")];
-    let client = browser_with(&driver, &tmp.path().join("owner"), &trust).await;
+    let client = browser_with(&stage.driver, &stage.tmp.path().join("owner"), &trust).await;
 
     // With Timing-Allow-Origin, chosen on the form: the page measures once the probe finished.
     client.goto(&base).await.expect("home");
@@ -214,7 +208,7 @@ async fn the_browser_measures_beside_the_server() {
     );
 
     // A visitor's browser shows the measurement and offers none.
-    let visitor = browser(&driver, &tmp.path().join("visitor")).await;
+    let visitor = stage.browser("visitor").await;
     visitor.goto(&format!("{base}/r/{id}")).await.unwrap();
     until(
         &visitor,

@@ -3,11 +3,9 @@
 //! URL field focused and its whitespace named, one reuse finding, and axis labels that do not
 //! overlap on a 390 px screen. The bench page's narrow layout is checked in `browser`.
 
-use crate::browser::{
-    api_record, browser, chromedriver, serve_with, submit_probe, unavailable, until,
-};
+use crate::browser::{Stage, api_record, submit_probe, until};
 use fantoccini::{Client, Locator};
-use h123_target::{TargetConfig, TestTarget};
+use h123_target::TargetConfig;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -77,18 +75,11 @@ fn labels_apart(edges: &Value) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keyboard_titles_and_narrow_axes() {
-    if unavailable() {
+    let Some(stage) = Stage::start(TargetConfig::default(), &[]).await else {
         return;
-    }
-    // Each runs a server, chromedriver and Chromium: alone, on two cores.
-    let _turn = crate::support::SERIAL.lock().await;
-    let target = TestTarget::start(TargetConfig::default())
-        .await
-        .expect("target");
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let (_server, base) = serve_with(&target, tmp.path(), &[]).await;
-    let (_driver, driver) = chromedriver().await;
-    let client = browser(&driver, &tmp.path().join("profile")).await;
+    };
+    let (target, base) = (&stage.target, stage.base.clone());
+    let client = stage.browser("profile").await;
 
     // Home: its own title, the URL field takes the keyboard at once.
     client.goto(&base).await.expect("home");
