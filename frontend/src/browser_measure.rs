@@ -8,24 +8,19 @@
 
 use gloo_net::http::{Request, RequestBuilder};
 use h123_shared::Method;
-use h123_shared::browser::{ATTEMPTS, BrowserAttempt, BrowserRun, Marks};
+use h123_shared::browser::{
+    ATTEMPTS, BrowserAttempt, BrowserRun, MEASURE_QUERY, Marks, asks_to_measure,
+};
 use wasm_bindgen::JsCast;
 use web_sys::{
     PerformanceResourceTiming, ReferrerPolicy, RequestCache, RequestCredentials, RequestMode,
 };
 
-/// The query that opens a result as the page that measures from the browser.
-pub const MEASURE_QUERY: &str = "measure=browser";
-
 /// Whether this document was opened as the measuring page (`?measure=browser`).
 pub fn opened_to_measure() -> bool {
     web_sys::window()
         .and_then(|w| w.location().search().ok())
-        .is_some_and(|q| {
-            q.trim_start_matches('?')
-                .split('&')
-                .any(|p| p == MEASURE_QUERY)
-        })
+        .is_some_and(|q| asks_to_measure(&q))
 }
 
 /// Opens result `id` as the measuring page (a full load, for its policy), which then measures.

@@ -296,6 +296,18 @@ impl BrowserRun {
     }
 }
 
+/// The query of a permalink that opens it as the page measuring from the browser (the only page
+/// whose policy lets it fetch the probe's URL).
+pub const MEASURE_QUERY: &str = "measure=browser";
+
+/// Whether `query` (without or with its `?`) asks for the page measuring from the browser.
+pub fn asks_to_measure(query: &str) -> bool {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .any(|pair| pair == MEASURE_QUERY)
+}
+
 /// Most origins a page measuring from the browser may connect to.
 pub const MAX_ORIGINS: usize = 8;
 
@@ -339,8 +351,10 @@ pub fn origins(record: &crate::api::ProbeRecord) -> Vec<String> {
 pub struct BrowserRow {
     /// 1-based request number.
     pub attempt: u32,
-    /// e.g. `#1 h2, new connection`, `#3 (timing hidden)`, `#2 failed`.
+    /// `#1`, `#2`, ...
     pub label: String,
+    /// Its `nextHopProtocol`, when the browser showed it.
+    pub protocol: Option<String>,
     /// What the row says to a screen reader and in its tooltip.
     pub description: String,
     /// Whether its phases were hidden (the row is one bar, the total).
@@ -378,6 +392,7 @@ pub fn rows(run: &BrowserRun, axis_us: Micros) -> Vec<BrowserRow> {
             BrowserRow {
                 attempt: n,
                 label: format!("#{n}"),
+                protocol: a.protocol.clone(),
                 description: format!(
                     "Request {n} from your browser ({how}): total {}",
                     ms(a.total_us)
@@ -433,19 +448,7 @@ fn server_totals(result: &ProbeResult, protocol: Protocol, state: ConnState) -> 
 
 /// A resumed connection is a new one for this comparison: the browser tells no difference.
 fn same_kind(a: ConnState, b: ConnState) -> bool {
-    let kind = |s| {
-        if s == ConnState::Reused {
-            ConnState::Reused
-        } else {
-            ConnState::New
-        }
-    };
-    kind(a) == kind(b)
-}
-
-/// The spread of a sample (max less min), when it has two values or more.
-fn spread(s: &PhaseStats) -> Option<Micros> {
-    (s.count > 1).then(|| Micros(s.max.0 - s.min.0))
+    (a == ConnState::Reused) == (b == ConnState::Reused)
 }
 
 /// Compares the browser's totals with the server's per protocol, new connections with new ones
@@ -453,20 +456,22 @@ fn spread(s: &PhaseStats) -> Option<Micros> {
 /// is placed against the server's new and reused medians. A difference is called only by
 /// [`significant`].
 pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
-    let completed = totals(run, None);
-    if completed.is_empty() {
+    let Some(all_mine) = PhaseStats::from_values(totals(run, None)) else {
         return BrowserFinding {
             summary: "Your browser completed no request, so there is nothing to compare."
                 .to_owned(),
             lines: Vec::new(),
         };
-    }
+    };
     let visible = run
         .attempts
         .iter()
         .any(|a| a.error.is_none() && a.visible());
+    let mine_by_state = [ConnState::New, ConnState::Reused]
+        .map(|state| PhaseStats::from_values(totals(run, Some(state))));
     let mut lines = Vec::new();
-    let mut called = Vec::new();
+    // The protocols a difference was called on, and whether the browser was the slower.
+    let mut called: Vec<(Protocol, bool)> = Vec::new();
     for protocol in result.runs.iter().map(|r| r.protocol) {
         let per_state = [ConnState::New, ConnState::Reused].map(|state| {
             (
@@ -483,13 +488,11 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
         }
         let mut parts = Vec::new();
         if visible {
-            for (state, server) in &per_state {
-                let (Some(server), Some(mine)) =
-                    (server, PhaseStats::from_values(totals(run, Some(*state))))
-                else {
+            for ((state, server), mine) in per_state.iter().zip(&mine_by_state) {
+                let (Some(server), Some(mine)) = (server, mine) else {
                     continue;
                 };
-                let borrowed = [spread(server), spread(&mine)].into_iter().flatten().max();
+                let borrowed = [server.spread(), mine.spread()].into_iter().flatten().max();
                 let gap = Micros(mine.median.0.abs_diff(server.median.0));
                 let faster = mine.median.min(server.median);
                 let single = server.count == 1 || mine.count == 1;
@@ -508,7 +511,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                         "faster"
                     };
                     parts.push(format!("{what}: your browser is {who} by {}", ms(gap)));
-                    called.push((protocol, *state, who));
+                    called.push((protocol, mine.median > server.median));
                 } else {
                     parts.push(format!("{what}: no difference beyond the noise"));
                 }
@@ -516,16 +519,16 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
         }
         if parts.is_empty() {
             // The browser hid its connection state: place its median between the server's.
-            let mine = PhaseStats::from_values(completed.clone()).expect("not empty");
+            let mine = all_mine;
             let new = per_state[0].1;
             let reused = per_state[1].1;
             let noise = [
-                new.as_ref().and_then(spread),
-                reused.as_ref().and_then(spread),
+                new.as_ref().and_then(PhaseStats::spread),
+                reused.as_ref().and_then(PhaseStats::spread),
+                mine.spread(),
             ]
             .into_iter()
             .flatten()
-            .chain(spread(&mine))
             .max();
             let slowest = new.or(reused).map(|s| s.median).unwrap_or_default();
             let fastest = reused.or(new).map(|s| s.median).unwrap_or_default();
@@ -547,7 +550,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                     "{figures}: your browser is slower even than the server's new connections, by {}",
                     ms(mine.median.saturating_sub(slowest))
                 ));
-                called.push((protocol, ConnState::New, "slower"));
+                called.push((protocol, true));
             } else if mine.median < fastest
                 && significant(
                     fastest.saturating_sub(mine.median),
@@ -560,7 +563,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                     "{figures}: your browser is faster even than the server's reused connections, by {}",
                     ms(fastest.saturating_sub(mine.median))
                 ));
-                called.push((protocol, ConnState::Reused, "faster"));
+                called.push((protocol, false));
             } else {
                 parts.push(format!(
                     "{figures}: within what the server measured (its connection state is hidden)"
@@ -586,7 +589,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
 }
 
 /// The finding's answer, from the differences called and the protocols the browser `used`.
-fn summary(called: &[(Protocol, ConnState, &str)], used: &[&str], visible: bool) -> String {
+fn summary(called: &[(Protocol, bool)], used: &[&str], visible: bool) -> String {
     let hidden = if visible {
         ""
     } else {
@@ -606,7 +609,7 @@ fn summary(called: &[(Protocol, ConnState, &str)], used: &[&str], visible: bool)
     let mut protocols: Vec<&str> = called.iter().map(|c| c.0.http_version()).collect();
     protocols.dedup();
     let vs = protocols.join(", ");
-    let slower = called.iter().filter(|c| c.2 == "slower").count();
+    let slower = called.iter().filter(|(_, slower)| *slower).count();
     let direction = if slower == called.len() {
         format!(
             "slower than the server's {vs}: the path from you to the target (or your browser's \

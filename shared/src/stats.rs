@@ -121,6 +121,12 @@ pub struct PhaseStats {
 }
 
 impl PhaseStats {
+    /// The sample's spread (slowest less fastest), when it has two values or more: the noise a
+    /// difference of medians must exceed.
+    pub fn spread(&self) -> Option<Micros> {
+        (self.count > 1).then(|| self.max.saturating_sub(self.min))
+    }
+
     /// Statistics of a sample, or `None` when it is empty.
     pub fn from_values(mut values: Vec<Micros>) -> Option<PhaseStats> {
         values.sort_unstable();

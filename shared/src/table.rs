@@ -110,10 +110,7 @@ pub fn comparison_table(result: &ProbeResult) -> ComparisonTable {
             .filter_map(|c| chain_value(metric, c))
             .collect()
     };
-    let spread = |v: &[Micros]| {
-        let s = PhaseStats::from_values(v.to_vec())?;
-        (s.count > 1).then(|| s.max.saturating_sub(s.min))
-    };
+    let spread = |v: &[Micros]| PhaseStats::from_values(v.to_vec())?.spread();
     // The largest spread of a metric anywhere in the probe: what single values borrow.
     let borrowed = |metric: Metric| {
         ConnState::ALL

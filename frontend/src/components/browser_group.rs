@@ -5,6 +5,7 @@
 use crate::api::{self, Error};
 use crate::browser_measure;
 use crate::components::local_time;
+use crate::components::waterfall::{axis_width, pct};
 use h123_shared::Micros;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use h123_shared::browser::{ATTEMPTS, BrowserRow, BrowserRun, rows};
@@ -15,11 +16,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::fmt::Write as _;
 use wasm_bindgen::JsCast;
-
-/// An axis fraction as an SVG/CSS percentage.
-fn pct(fraction: f64) -> String {
-    format!("{:.4}%", fraction * 100.0)
-}
 
 /// The browser's group: its rows on the axis `axis_us` with `ticks` (those of the server's
 /// waterfalls), labels thinned to `axis_px`.
@@ -57,8 +53,8 @@ fn markup(run: &BrowserRun, axis_us: Micros, ticks: &[Tick], axis_px: f64) -> St
         );
     }
     out.push_str(r#"</span><span></span></div><ol class="wf-rows">"#);
-    for (row, attempt) in rows(run, axis_us).iter().zip(&run.attempts) {
-        row_markup(&mut out, row, attempt.protocol.as_deref(), ticks);
+    for row in rows(run, axis_us) {
+        row_markup(&mut out, &row, ticks);
     }
     out.push_str("</ol></div>");
     notes(&mut out, run);
@@ -67,7 +63,7 @@ fn markup(run: &BrowserRun, axis_us: Micros, ticks: &[Tick], axis_px: f64) -> St
 }
 
 /// One request's row: label and tags, track, total.
-fn row_markup(out: &mut String, row: &BrowserRow, protocol: Option<&str>, ticks: &[Tick]) {
+fn row_markup(out: &mut String, row: &BrowserRow, ticks: &[Tick]) {
     let class = format!(
         "wf-row{}{}{}",
         if row.reused { " reused" } else { "" },
@@ -79,7 +75,7 @@ fn row_markup(out: &mut String, row: &BrowserRow, protocol: Option<&str>, ticks:
         r#"<li class="{class}" data-attempt="{}"><span class="wf-label">{}"#,
         row.attempt, row.label
     );
-    if let Some(p) = protocol {
+    if let Some(p) = &row.protocol {
         element(out, "span", r#" class="tag tag-protocol""#, p);
     }
     if row.reused {
@@ -254,20 +250,12 @@ pub fn BrowserVantage(
             None => step.set(Some(Step::Offered)),
         }
     });
-    let axis_px = RwSignal::new(0.0);
-    let measure = move || {
-        if let Ok(Some(ticks)) = document().query_selector(".wf-ticks") {
-            axis_px.set(f64::from(ticks.client_width().max(0)));
-        }
-    };
-    request_animation_frame(measure);
-    let resized = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resized.remove());
+    let axis_px = axis_width();
     let html = move || {
         let group = record.with(|r| {
             let run = r.as_ref()?.browser.as_ref()?;
             let (end, ticks) = axis(span.get());
-            Some(markup(run, end, &ticks, axis_px.get()))
+            Some(markup(run, end, &ticks, f64::from(axis_px.get())))
         });
         group
             .or_else(|| step.with(|s| s.as_ref().map(Step::markup)))

@@ -21,11 +21,10 @@ pub fn VantageGroups(
     /// browser's measurement when there is one).
     span: Memo<Micros>,
 ) -> impl IntoView {
-    let common = span;
     let groups = runs
         .get_untracked()
         .into_iter()
-        .map(|run| group(run.vantage, runs, running, common, done))
+        .map(|run| group(run.vantage, runs, running, span, done))
         .collect_view();
     view! {
         <section class="vantage-groups" aria-labelledby="groups-title">

@@ -16,8 +16,23 @@ use panel::Panel;
 use table::WaterfallTable;
 
 /// Formats an axis fraction as an SVG/CSS percentage.
-fn pct(fraction: f64) -> String {
+pub(super) fn pct(fraction: f64) -> String {
     format!("{:.4}%", fraction * 100.0)
+}
+
+/// The width in pixels of the waterfalls' time axis (every panel's is the same), measured after
+/// the first frame and again on every resize, for the axis labels that fit it.
+pub(super) fn axis_width() -> RwSignal<u32> {
+    let axis_px = RwSignal::new(0u32);
+    let measure = move || {
+        if let Ok(Some(ticks)) = document().query_selector(".wf-ticks") {
+            axis_px.set(ticks.client_width().max(0) as u32);
+        }
+    };
+    request_animation_frame(measure);
+    let resized = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resized.remove());
+    axis_px
 }
 
 /// All waterfalls of a result, with legend, value readout and text alternative.
@@ -44,16 +59,7 @@ pub fn Waterfalls(
     let protocols = Memo::new(move |_| result.with(|r| r.options.protocols.clone()));
     let reserve = Memo::new(move |_| result.with(|r| r.options.repeat.max(1)));
     let readout = RwSignal::new(None::<String>);
-    // The axes' width in pixels (every panel's is the same), for the labels that fit it.
-    let axis_px = RwSignal::new(0u32);
-    let measure = move || {
-        if let Ok(Some(ticks)) = document().query_selector(".wf-ticks") {
-            axis_px.set(ticks.client_width().max(0) as u32);
-        }
-    };
-    request_animation_frame(measure);
-    let resized = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resized.remove());
+    let axis_px = axis_width();
     // One vantage among several: the group's heading names the section, and the page draws
     // the legend and the fill patterns once.
     let labelled_by = match &vantage {

@@ -195,7 +195,6 @@ fn ResultView(
     });
     let multi = Memo::new(move |_| runs.with(|r| !r.is_empty()));
     let result = Signal::derive(move || shown.get().unwrap_or_else(empty_result));
-    let browser = Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| r.browser.clone())));
     // One axis for the server's waterfalls (every vantage's) and the browser's rows.
     let span = Memo::new(move |_| {
         let server = if multi.get() {
@@ -203,7 +202,11 @@ fn ResultView(
         } else {
             result.with(|r| fitted_span([r]))
         };
-        let browser = browser.with(|b| b.as_ref().map_or(Micros(0), BrowserRun::span));
+        let browser = record.with(|r| {
+            r.as_ref()
+                .and_then(|r| r.browser.as_ref())
+                .map_or(Micros(0), BrowserRun::span)
+        });
         server.max(browser)
     });
     view! {

@@ -3,7 +3,7 @@
 
 use super::error::{ApiError, Result};
 use super::extract::{ApiJson, ClientIp, OwnerToken, ProbeId};
-use super::probes::load;
+use super::probes::{creation_admitted, load};
 use crate::server::AppState;
 use crate::server::owner;
 use crate::store::Attached;
@@ -45,11 +45,7 @@ pub async fn browser_post(
     OwnerToken(token): OwnerToken,
     request: Request,
 ) -> Result<Response> {
-    let decision = state.limiter.check(state.client_key(client)).await?;
-    if !decision.allowed {
-        state.metrics.rejected("rate");
-        return Err(ApiError::RateLimited(decision));
-    }
+    creation_admitted(&state, client).await?;
     let token = token.ok_or(ApiError::NotOwner)?;
     let user_agent = request
         .headers()

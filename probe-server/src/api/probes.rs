@@ -115,12 +115,8 @@ pub async fn probes_create(
     if state.is_shutting_down() {
         return Err(ApiError::ShuttingDown);
     }
+    let decision = creation_admitted(&state, client).await?;
     let client = state.client_key(client);
-    let decision = state.limiter.check(client).await?;
-    if !decision.allowed {
-        state.metrics.rejected("rate");
-        return Err(ApiError::RateLimited(decision));
-    }
     let ApiJson(mut options) = ApiJson::<ProbeOptions>::from_request(request, &()).await?;
     options.vantages = vantages::checked(&state, &options.vantages)?;
     let own = state.config.vantage.name.clone();
@@ -235,6 +231,23 @@ pub async fn probes_create(
     response.headers_mut().insert(header::LOCATION, location);
     rate_headers(&decision, response.headers_mut());
     Ok(response)
+}
+
+/// Takes one of `client`'s creations from the creation rate (probes, and a browser measurement
+/// added to one), or says how long to wait.
+///
+/// # Errors
+/// `rate_limited` when the client's bucket is empty; the store's error when PostgreSQL holds it.
+pub async fn creation_admitted(
+    state: &AppState,
+    client: std::net::IpAddr,
+) -> Result<crate::server::limit::RateDecision> {
+    let decision = state.limiter.check(state.client_key(client)).await?;
+    if !decision.allowed {
+        state.metrics.rejected("rate");
+        return Err(ApiError::RateLimited(decision));
+    }
+    Ok(decision)
 }
 
 /// The record: running (partial) or finished, from memory or the store. A

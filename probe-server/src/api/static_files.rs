@@ -74,7 +74,11 @@ async fn serve(root: Arc<PathBuf>, State(state): State<AppState>, request: Reque
     {
         let mut response = page_response(page, headers, &method);
         // The page that measures from the browser may fetch the probe's URL (and its redirects).
-        if measures_from_browser(request.uri.query()) {
+        if request
+            .uri
+            .query()
+            .is_some_and(h123_shared::browser::asks_to_measure)
+        {
             response
                 .extensions_mut()
                 .insert(ConnectSources(h123_shared::browser::origins(&record)));
@@ -89,12 +93,6 @@ async fn serve(root: Arc<PathBuf>, State(state): State<AppState>, request: Reque
     file(&root, "index.html", headers, &method)
         .await
         .unwrap_or_else(|| StatusCode::NOT_FOUND.into_response())
-}
-
-/// Whether a permalink's query asks for the page that measures from the browser
-/// (`?measure=browser`), whose policy lets it fetch the probe's URL.
-pub fn measures_from_browser(query: Option<&str>) -> bool {
-    query.is_some_and(|q| q.split('&').any(|pair| pair == "measure=browser"))
 }
 
 /// The file a request path names, relative to the web root: only plain

@@ -1,7 +1,7 @@
 //! How records become columns and back, the same for every back end: JSON
 //! (redacted on the way in), statuses as text, times as signed integers.
 
-use super::{Result, StoreError};
+use super::{Attached, Result, StoreError};
 use h123_shared::api::{BenchRecord, ProbeRecord, ProbeStatus};
 use h123_shared::bench::{BenchOptions, BenchResult};
 use h123_shared::redact;
@@ -18,6 +18,27 @@ pub fn to_json(record: &ProbeRecord) -> Result<String> {
     redact::redact_record(&mut record);
     record.browser = None;
     json_of(&record.id, &record)
+}
+
+/// Why a browser measurement may not be added to the probe whose stored status and owner hash
+/// are `probe` (`None`: no such probe), for the owner token hashed as `owner_hash`; `None` when
+/// it may (then only a measurement stored already can stop it).
+pub fn browser_refusal(probe: Option<(&str, Option<&str>)>, owner_hash: &str) -> Option<Attached> {
+    match probe {
+        None => Some(Attached::NoProbe),
+        Some((_, owner)) if owner != Some(owner_hash) => Some(Attached::NotOwner),
+        Some(("running", _)) => Some(Attached::Running),
+        Some(_) => None,
+    }
+}
+
+/// What inserting a browser measurement did: `rows` inserted (0 when one was there already).
+pub fn browser_inserted(rows: u64) -> Attached {
+    if rows == 0 {
+        Attached::Exists
+    } else {
+        Attached::Stored
+    }
 }
 
 /// `record` with the browser measurement stored beside it (JSON), if any.

@@ -18,8 +18,8 @@ pub mod migrate;
 pub mod rate;
 
 use super::codec::{
-    BENCH_COLUMNS, BenchRow, bench_result_json, json_of, parse, status_from, to_i64, to_json,
-    to_u64,
+    BENCH_COLUMNS, BenchRow, bench_result_json, browser_inserted, browser_refusal, json_of, parse,
+    status_from, to_i64, to_json, to_u64,
 };
 use super::location::PostgresUrl;
 use super::{Attached, Result, StoreError, new_id, status_str};
@@ -343,24 +343,20 @@ impl PostgresStore {
                 &[&id],
             )
             .await?;
-        let outcome = match probe {
-            None => Attached::NoProbe,
-            Some(row) if row.get::<_, Option<&str>>(1) != Some(owner_hash) => Attached::NotOwner,
-            Some(row) if row.get::<_, &str>(0) == "running" => Attached::Running,
-            Some(_) => {
-                let inserted = tx
-                    .execute(
-                        "INSERT INTO browser_runs (probe_id, measured_at_unix_ms, run) \
-                         VALUES ($1, $2, $3) ON CONFLICT (probe_id) DO NOTHING",
-                        &[&id, &to_i64(run.measured_at_unix_ms), &json_of(id, run)?],
-                    )
-                    .await?;
-                if inserted == 0 {
-                    Attached::Exists
-                } else {
-                    Attached::Stored
-                }
-            }
+        let refused = browser_refusal(
+            probe.as_ref().map(|row| (row.get(0), row.get(1))),
+            owner_hash,
+        );
+        let outcome = match refused {
+            Some(refusal) => refusal,
+            None => browser_inserted(
+                tx.execute(
+                    "INSERT INTO browser_runs (probe_id, measured_at_unix_ms, run) \
+                     VALUES ($1, $2, $3) ON CONFLICT (probe_id) DO NOTHING",
+                    &[&id, &to_i64(run.measured_at_unix_ms), &json_of(id, run)?],
+                )
+                .await?,
+            ),
         };
         tx.commit().await?;
         Ok(outcome)

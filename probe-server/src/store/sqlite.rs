@@ -1,8 +1,8 @@
 //! The SQLite [`Store`]: WAL, `synchronous=FULL`, versioned migrations, immutable finished records.
 
 use super::codec::{
-    BENCH_COLUMNS, BenchRow, bench_result_json, json_of, parse, status_from, to_i64, to_json,
-    with_browser,
+    BENCH_COLUMNS, BenchRow, bench_result_json, browser_inserted, browser_refusal, json_of, parse,
+    status_from, to_i64, to_json, with_browser,
 };
 use super::{Attached, Result, Store, StoreError, status_str};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
@@ -266,22 +266,17 @@ impl Store for SqliteStore {
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .optional()?;
-        let outcome = match probe {
-            None => Attached::NoProbe,
-            Some((_, owner)) if owner.as_deref() != Some(owner_hash) => Attached::NotOwner,
-            Some((status, _)) if status == "running" => Attached::Running,
-            Some(_) => {
-                let inserted = tx.execute(
-                    "INSERT INTO browser_runs (probe_id, measured_at_unix_ms, run) \
-                     VALUES (?1, ?2, ?3) ON CONFLICT (probe_id) DO NOTHING",
-                    params![id, to_i64(run.measured_at_unix_ms), json_of(id, run)?],
-                )?;
-                if inserted == 0 {
-                    Attached::Exists
-                } else {
-                    Attached::Stored
-                }
-            }
+        let refused = browser_refusal(
+            probe.as_ref().map(|(s, o)| (s.as_str(), o.as_deref())),
+            owner_hash,
+        );
+        let outcome = match refused {
+            Some(refusal) => refusal,
+            None => browser_inserted(tx.execute(
+                "INSERT INTO browser_runs (probe_id, measured_at_unix_ms, run) \
+                 VALUES (?1, ?2, ?3) ON CONFLICT (probe_id) DO NOTHING",
+                params![id, to_i64(run.measured_at_unix_ms), json_of(id, run)?],
+            )? as u64),
         };
         tx.commit()?;
         Ok(outcome)

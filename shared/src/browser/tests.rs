@@ -291,3 +291,11 @@ fn the_origins_a_measurement_may_reach() {
     record.options.url = "https://a b/".into();
     assert!(!origins(&record).iter().any(|o| o.contains(' ')));
 }
+
+#[test]
+fn the_measuring_page_is_asked_for_by_its_query() {
+    assert!(asks_to_measure("?measure=browser"));
+    assert!(asks_to_measure("a=1&measure=browser"));
+    assert!(!asks_to_measure("?measure=browsers"));
+    assert!(!asks_to_measure(""));
+}

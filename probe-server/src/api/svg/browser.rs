@@ -25,10 +25,10 @@ pub fn draw(svg: &mut String, run: &BrowserRun, axis_us: Micros, top: f64) -> f6
         y = top + ROW_H / 2.0 + 4.0
     );
     let mut y = top + ROW_H;
-    for (row, attempt) in rows(run, axis_us).iter().zip(&run.attempts) {
+    for row in rows(run, axis_us) {
         let text_y = y + ROW_H / 2.0 + 4.0;
         let colour = if row.failed { "#b91c1c" } else { "#111827" };
-        let label = match (&attempt.protocol, row.reused) {
+        let label = match (&row.protocol, row.reused) {
             (Some(p), true) => format!("{} {p} (reused)", row.label),
             (Some(p), false) => format!("{} {p}", row.label),
             (None, _) => row.label.clone(),
