@@ -123,6 +123,7 @@ impl Bencher {
                 qlog_dir: None,
                 proxy: None,
                 early_data: true,
+                link: None,
             },
         })
     }

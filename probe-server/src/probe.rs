@@ -15,6 +15,7 @@ pub mod h2_frames;
 pub mod h3;
 pub mod http;
 pub mod keylog;
+pub mod network;
 pub mod plan;
 pub mod proxy;
 pub mod qlog;
@@ -93,6 +94,7 @@ impl Engine {
             qlog_dir: self.qlog_dir.clone(),
             proxy: self.proxy.clone(),
             early_data: true,
+            link: None,
         };
         // HTTP/3 runs last, so the h1/h2 responses can advertise it (Alt-Svc);
         // the result keeps the order asked for.
@@ -101,7 +103,8 @@ impl Engine {
         let mut runs = Vec::new();
         for protocol in order {
             let budget = RecordBudget::share(&plan.options);
-            let run = match protocol {
+            let settings = settings.across(plan.options.network.as_ref());
+            let mut run = match protocol {
                 Protocol::H1 => {
                     run_tcp::<h1::H1>(protocol, plan, &resolver, &settings, &progress, &budget)
                         .await
@@ -115,6 +118,9 @@ impl Engine {
                         .await
                 }
             };
+            if let Some(link) = settings.link.as_ref().filter(|_| run.skipped.is_none()) {
+                run.emulated = Some(link.path(network::emulation(protocol)));
+            }
             runs.push(run);
         }
         runs.sort_by_key(|r| plan.options.protocols.iter().position(|p| *p == r.protocol));
@@ -149,6 +155,7 @@ impl Engine {
                 reason: reason.clone(),
             });
             return ProtocolRun {
+                emulated: None,
                 protocol: Protocol::H3,
                 skipped: Some(reason),
                 stopped: None,
@@ -165,6 +172,7 @@ impl Engine {
                 reason: discovery.detail.clone(),
             });
             return ProtocolRun {
+                emulated: None,
                 protocol: Protocol::H3,
                 skipped: Some(discovery.detail.clone()),
                 stopped: None,

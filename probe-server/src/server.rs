@@ -147,6 +147,7 @@ pub fn server_limits() -> Limits {
         max_header_bytes: 4096,
         max_request_body: SERVER_MAX_REQUEST_BODY,
         allowed_methods: SERVER_METHODS.to_vec(),
+        allow_network: false,
     }
 }
 

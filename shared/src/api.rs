@@ -294,6 +294,10 @@ pub struct ServerInfo {
     /// Largest request body a probe may send here, in bytes (`--max-request-body`).
     #[serde(default)]
     pub max_request_body: u64,
+    /// Whether probes may ask for emulated network conditions
+    /// ([`crate::ProbeOptions::network`]).
+    #[serde(default)]
+    pub network_enabled: bool,
 }
 
 /// A vantage a probe can be measured from, as `GET /api/v1/vantages` lists it.

@@ -29,6 +29,7 @@ pub mod input;
 pub mod invariant;
 pub mod live;
 pub mod markup;
+pub mod network;
 pub mod palette;
 pub mod redact;
 pub mod server_timing;

@@ -334,6 +334,12 @@ pub struct ProbeOptions {
     /// them): each runs the whole probe. Empty: the server's own vantage.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub vantages: Vec<String>,
+    /// Network conditions every connection goes through (a named profile
+    /// such as `3g`, or figures such as `rtt=100ms,loss=2%,down=10mbit`);
+    /// none: the real path alone. A public server takes it only when its
+    /// operator allows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<crate::network::NetworkProfile>,
 }
 
 /// Most addresses besides the main run's that one protocol probes with
@@ -453,6 +459,7 @@ impl Default for ProbeOptions {
             family: AddressFamily::Any,
             all_addresses: false,
             vantages: Vec::new(),
+            network: None,
         }
     }
 }
@@ -526,6 +533,10 @@ pub struct ProtocolRun {
     /// run above dialled the first address, as without the option).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_addresses: Vec<AddressRun>,
+    /// With [`ProbeOptions::network`]: how this protocol's packets went
+    /// through the emulated network, and what the link did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulated: Option<crate::network::EmulatedPath>,
 }
 
 impl ProtocolRun {
@@ -539,6 +550,7 @@ impl ProtocolRun {
             discovery: None,
             other_addresses: Vec::new(),
             attempts: Vec::new(),
+            emulated: None,
         }
     }
 }

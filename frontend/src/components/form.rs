@@ -1,10 +1,11 @@
 //! The probe form: URL checked as you type, vantages (when the server has agents), protocols, repeat,
-//! cold or warm, method, advanced options.
+//! cold or warm, network conditions (when the server takes them), method, advanced options.
 
 use crate::api;
-use crate::components::ApiProblem;
 use crate::components::vantage_picker::VantagePicker;
+use crate::components::{ApiProblem, NetworkPicker};
 use h123_shared::input::{check_url, parse_headers};
+use h123_shared::network::NetworkProfile;
 use h123_shared::{ConnectionMode, Method, ProbeOptions, Protocol, Visibility};
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
@@ -14,7 +15,11 @@ const MAX_REPEAT: u32 = 10;
 
 /// The form that starts a probe and opens its result page.
 #[component]
-pub fn ProbeForm() -> impl IntoView {
+pub fn ProbeForm(
+    /// Whether the server takes network conditions (its operator's choice).
+    #[prop(into)]
+    network_enabled: Signal<bool>,
+) -> impl IntoView {
     let url = RwSignal::new(String::new());
     let touched = RwSignal::new(false);
     let protocols = RwSignal::new(Protocol::ALL.to_vec());
@@ -29,12 +34,22 @@ pub fn ProbeForm() -> impl IntoView {
     let browser_too = RwSignal::new(false);
     let vantages = RwSignal::new(Vec::<String>::new());
     let offered = RwSignal::new(false);
+    let network = RwSignal::new(String::new());
 
     let url_check = Memo::new(move |_| url.with(|u| check_url(u)));
     let header_check = Memo::new(move |_| headers.with(|h| parse_headers(h)));
+    let network_check = Memo::new(move |_| {
+        network.with(|text| {
+            (network_enabled.get() && !text.trim().is_empty())
+                .then(|| NetworkProfile::parse(text))
+                .transpose()
+        })
+    });
+    let network_problem = Memo::new(move |_| network_check.get().err());
     let options = Memo::new(move |_| {
         let url = url_check.get().ok()?;
         let headers = header_check.get().ok()?;
+        let network = network_check.get().ok()?;
         let protocols = protocols.get();
         let vantages = vantages.get();
         if offered.get() && vantages.is_empty() {
@@ -56,6 +71,7 @@ pub fn ProbeForm() -> impl IntoView {
                 Visibility::Unlisted
             },
             vantages,
+            network,
             ..ProbeOptions::default()
         })
     });
@@ -179,6 +195,11 @@ pub fn ProbeForm() -> impl IntoView {
                         }
                     />
                 </div>
+                {move || {
+                    network_enabled
+                        .get()
+                        .then(|| view! { <NetworkPicker chosen=network problem=network_problem /> })
+                }}
                 <div class="field">
                     <label for="method">"Method"</label>
                     <select

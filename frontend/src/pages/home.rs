@@ -17,7 +17,9 @@ pub fn HomePage() -> impl IntoView {
                 "over HTTP/1.1, HTTP/2 and HTTP/3, and draws them side by side on one time axis."
             </p>
         </section>
-        <ProbeForm />
+        <ProbeForm network_enabled=Signal::derive(move || {
+            info.get().and_then(Result::ok).is_some_and(|info| info.network_enabled)
+        }) />
         // Shown only when the server says it runs benches; nothing while it has not answered.
         {move || {
             info.get()

@@ -3,7 +3,7 @@
 
 use crate::api::{self, Error, EventStream, StreamMessage};
 use crate::components::{
-    Actions, ApiProblem, BrowserVantage, CompareWith, Comparison, Facts, Findings,
+    Actions, ApiProblem, BrowserVantage, CompareWith, Comparison, Facts, Findings, NetworkNote,
     ProbeSummaryLine, VantageGroups, VantageMatrix, VerdictPanel, Waterfalls,
 };
 use crate::perf;
@@ -271,6 +271,7 @@ fn OneVantage(
         <Show when=move || done.get()>
             <VerdictPanel result />
         </Show>
+        <NetworkNote result />
         <Waterfalls result running span />
         <Show
             when=move || done.get()

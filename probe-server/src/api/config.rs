@@ -22,5 +22,6 @@ pub async fn config_get(State(state): State<AppState>) -> Json<ServerInfo> {
         bench_limits: bench.map(|b| b.limits),
         allowed_methods: state.config.limits.allowed_methods.clone(),
         max_request_body: state.config.limits.max_request_body,
+        network_enabled: state.config.limits.allow_network,
     })
 }

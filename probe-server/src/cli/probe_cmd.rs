@@ -11,6 +11,7 @@ use crate::probe::proxy::{Proxy, ProxySettings};
 use crate::probe::tls::TrustSettings;
 use clap::{Args, ValueEnum};
 use h123_shared::api::ProbeStatus;
+use h123_shared::network::NetworkProfile;
 use h123_shared::slo::{self, Gate, SloReport};
 use h123_shared::{
     ConnectionMode, Header, Method, ProbeOptions, ProbeResult, Protocol, ResolveOverride,
@@ -128,6 +129,11 @@ pub struct ProbeArgs {
     /// Try HTTP/3 on the URL's host and port even if nothing advertises it.
     #[arg(long)]
     pub h3_direct: bool,
+    /// Emulated network conditions for every protocol, both directions: a
+    /// profile (3g, 4g, cable, lossy-mobile, satellite) or figures such as
+    /// rtt=100ms,jitter=10ms,loss=2%,down=10mbit,up=2mbit.
+    #[arg(long, value_name = "PROFILE", value_parser = NetworkProfile::parse)]
+    pub network: Option<NetworkProfile>,
     /// Resolve and connect over IPv4 only (like curl -4); a name without an
     /// A record fails in the dns phase.
     #[arg(short = '4', long = "ipv4")]
@@ -240,6 +246,7 @@ impl ProbeArgs {
             family: self.family()?,
             all_addresses: self.all_addresses,
             vantages: Vec::new(),
+            network: self.network.clone(),
         })
     }
 }

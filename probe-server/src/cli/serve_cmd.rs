@@ -65,6 +65,10 @@ pub struct ServeArgs {
     /// Largest request body a probe may send, in bytes.
     #[arg(long, default_value_t = SERVER_MAX_REQUEST_BODY, value_name = "BYTES")]
     pub max_request_body: u64,
+    /// Let probes ask for emulated network conditions (`network`: delay,
+    /// loss, rate limits); off by default, as they make probes last longer.
+    #[arg(long)]
+    pub allow_network: bool,
     /// Longest a whole probe may run before it is stopped and stored as cancelled, in seconds.
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub max_probe_secs: u64,
@@ -253,6 +257,7 @@ impl ServeArgs {
         limits.max_body_bytes = self.max_body_bytes.max(1);
         limits.allowed_methods = self.allow_methods.clone();
         limits.max_request_body = self.max_request_body;
+        limits.allow_network = self.allow_network;
         Ok(ServerConfig {
             limits,
             guard: TargetGuard { policy },

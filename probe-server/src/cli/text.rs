@@ -64,6 +64,9 @@ pub fn report(result: &ProbeResult, color: bool) -> String {
             ""
         }
     );
+    for line in h123_shared::network::lines(result) {
+        let _ = writeln!(out, "{line}");
+    }
     let analysis = analysis::of(result);
     write_verdict(&mut out, &analysis, color);
     let layout = waterfall::layout(result);

@@ -4,11 +4,13 @@
 use super::failure::failure;
 use super::guard::ConnectPolicy;
 use super::http::{Exchange, RequestSpec};
+use super::network::{Link, stream};
 use super::proxy::tunnel::{self, Destination};
 use super::proxy::{Proxy, ProxySettings};
 use super::tls::{self, ResumableConfigs, TrustSettings};
 use super::trace::AttemptTrace;
 use super::{tcp, wire::TimedIo, wire::WireTap};
+use h123_shared::network::NetworkProfile;
 use h123_shared::{Failure, FailureKind, Phase, ProxyInfo, QuicInfo, TcpInfo, TlsInfo};
 use rustls::ClientConfig;
 use rustls_pki_types::CertificateDer;
@@ -62,9 +64,21 @@ pub struct ConnectSettings {
     /// Whether a resumed QUIC handshake may carry the request as 0-RTT early
     /// data: never for a method that is not idempotent (POST, PATCH).
     pub early_data: bool,
+    /// The emulated network every connection crosses (`--network`), one per
+    /// protocol run.
+    pub link: Option<Arc<Link>>,
 }
 
 impl ConnectSettings {
+    /// These settings with a fresh emulated link for `network`, if any (each
+    /// protocol run gets its own, so none inherits another's queue).
+    pub fn across(&self, network: Option<&NetworkProfile>) -> ConnectSettings {
+        ConnectSettings {
+            link: network.map(Link::seeded_now),
+            ..self.clone()
+        }
+    }
+
     /// A TLS client configuration offering `alpn`, with these settings.
     pub fn tls_config(&self, alpn: &[&[u8]]) -> Arc<ClientConfig> {
         match &self.sessions {
@@ -153,15 +167,25 @@ pub async fn open_tcp_tls(
     tap: Arc<WireTap>,
     trace: &mut AttemptTrace,
 ) -> Result<(TimedIo<Box<dyn Io>>, Opened<()>), Failure> {
-    let mut stream =
-        tcp::connect(target.addrs, &settings.policy, settings.phase_limit, trace).await?;
+    let socket = tcp::connect(
+        target.addrs,
+        &settings.policy,
+        settings.phase_limit,
+        settings.link.as_deref(),
+        trace,
+    )
+    .await?;
     // Between the connect's end and the next phase's start: in no phase.
-    tap.watch_socket(&stream);
+    tap.watch_socket(&socket);
     let tcp_at_connect = tap.tcp_info();
-    let local = stream.local_addr().ok();
-    let remote = stream
+    let local = socket.local_addr().ok();
+    let remote = socket
         .peer_addr()
         .map_err(|e| failure(Phase::Connect, FailureKind::Io, e.to_string()))?;
+    let mut stream: Box<dyn Io> = match &settings.link {
+        Some(link) => Box::new(stream::relay(socket, link.clone())),
+        None => Box::new(socket),
+    };
     let proxy = match &target.tunnel {
         Some(t) => {
             Some(tunnel::open(&mut stream, t.proxy, t.to, settings.phase_limit, trace).await?)

@@ -201,6 +201,7 @@ mod tests {
 
     fn run_failing(failure: Option<Failure>) -> ProtocolRun {
         ProtocolRun {
+            emulated: None,
             protocol: Protocol::H3,
             skipped: None,
             stopped: None,

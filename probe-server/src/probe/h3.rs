@@ -50,7 +50,7 @@ impl Connection for H3 {
     type Setup = H3Setup;
 
     fn prepare(settings: &ConnectSettings) -> Result<H3Setup, Failure> {
-        let (endpoint, tap) = quic_socket::client_endpoint()
+        let (endpoint, tap) = quic_socket::client_endpoint(settings.link.clone())
             .map_err(|e| failure(Phase::Quic, FailureKind::Io, e.to_string()))?;
         let quic_tls = QuicClientConfig::try_from(settings.tls_config(&[b"h3"]))
             .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;

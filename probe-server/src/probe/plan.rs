@@ -33,6 +33,8 @@ pub struct Limits {
     pub max_request_body: u64,
     /// Methods a probe may use.
     pub allowed_methods: Vec<Method>,
+    /// Whether a probe may ask for emulated network conditions.
+    pub allow_network: bool,
 }
 
 /// Largest request body the CLI sends, in bytes (100 MiB).
@@ -51,6 +53,7 @@ impl Default for Limits {
             max_header_bytes: 8192,
             max_request_body: CLI_MAX_REQUEST_BODY,
             allowed_methods: Method::ALL.to_vec(),
+            allow_network: true,
         }
     }
 }
@@ -116,6 +119,15 @@ pub enum PlanError {
     /// Two options contradict each other.
     #[error("conflicting options: {0}")]
     Conflict(&'static str),
+    /// Network conditions were asked of a server whose operator did not
+    /// allow them.
+    #[error(
+        "network conditions are off on this server (its operator enables them with --allow-network)"
+    )]
+    NetworkNotAllowed,
+    /// The network profile's figures are out of range.
+    #[error("invalid network profile: {0}")]
+    InvalidNetwork(String),
     /// A pinned address is not an IP address.
     #[error("invalid resolve entry for {host}:{port}: `{addr}` is not an IP address")]
     InvalidResolve {
@@ -144,6 +156,8 @@ impl PlanError {
             PlanError::MethodNotAllowed { .. } => "method_not_allowed",
             PlanError::BodyTooLarge { .. } => "body_too_large",
             PlanError::InvalidBody(_) => "invalid_request_body",
+            PlanError::NetworkNotAllowed => "network_not_allowed",
+            PlanError::InvalidNetwork(_) => "invalid_network",
         }
     }
 }
@@ -315,6 +329,12 @@ impl Plan {
                     addr: shorten(&pin.addr),
                 });
             }
+        }
+        if let Some(network) = &options.network {
+            if !limits.allow_network {
+                return Err(PlanError::NetworkNotAllowed);
+            }
+            network.check().map_err(PlanError::InvalidNetwork)?;
         }
         Ok(Plan {
             timeout: Duration::from_millis(options.timeout_ms),

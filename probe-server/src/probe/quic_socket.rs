@@ -18,6 +18,8 @@
 //! the one that carried them, or a later one read in the same batch (later
 //! by the gap between their arrivals, never earlier).
 
+use super::network::Link;
+use super::network::datagrams::ImpairedSocket;
 use super::trace;
 use quinn::udp::{RecvMeta, Transmit};
 use quinn::{AsyncUdpSocket, Runtime, TokioRuntime, UdpPoller};
@@ -118,14 +120,19 @@ impl AsyncUdpSocket for TappedSocket {
 
 /// A client endpoint on a fresh UDP socket: dual-stack where the system
 /// allows it (so one socket, made before the address is known, reaches IPv4
-/// and IPv6 alike), else IPv4 only. Its datagrams report to the returned tap.
-pub fn client_endpoint() -> io::Result<(quinn::Endpoint, Arc<DatagramTap>)> {
+/// and IPv6 alike), else IPv4 only. Its datagrams cross `link` when there
+/// is one, and report to the returned tap.
+pub fn client_endpoint(link: Option<Arc<Link>>) -> io::Result<(quinn::Endpoint, Arc<DatagramTap>)> {
     let socket = UdpSocket::bind((Ipv6Addr::UNSPECIFIED, 0))
         .or_else(|_| UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)))?;
     let runtime = Arc::new(TokioRuntime);
     let tap = Arc::new(DatagramTap::default());
+    let inner: Arc<dyn AsyncUdpSocket> = match link {
+        Some(link) => Arc::new(ImpairedSocket::new(socket, link)?),
+        None => runtime.wrap_udp_socket(socket)?,
+    };
     let socket = Arc::new(TappedSocket {
-        inner: runtime.wrap_udp_socket(socket)?,
+        inner,
         tap: tap.clone(),
     });
     let endpoint = quinn::Endpoint::new_with_abstract_socket(
@@ -143,7 +150,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_tap_stamps_only_the_first_send_after_arming() {
-        let (endpoint, tap) = client_endpoint().unwrap();
+        let (endpoint, tap) = client_endpoint(None).unwrap();
         assert!(tap.sent_at().is_none());
         tap.sent();
         assert!(tap.sent_at().is_none(), "not armed: nothing is stamped");

@@ -200,6 +200,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             }
         }
         ProtocolRun {
+            emulated: None,
             protocol: self.protocol,
             skipped: None,
             stopped,

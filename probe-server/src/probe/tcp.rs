@@ -1,8 +1,10 @@
 //! TCP connect, timed and guarded: each address is checked against the
-//! safety policy right before it is dialled.
+//! safety policy right before it is dialled. Behind an emulated network
+//! the handshake also waits the link's round trip.
 
 use super::failure::{blocked, failure, from_io, timed_out};
 use super::guard::ConnectPolicy;
+use super::network::Link;
 use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Phase};
@@ -16,6 +18,7 @@ pub async fn connect(
     addrs: &[SocketAddr],
     policy: &ConnectPolicy,
     limit: Duration,
+    link: Option<&Link>,
     trace: &mut AttemptTrace,
 ) -> Result<TcpStream, Failure> {
     let mut last_failure = None;
@@ -29,6 +32,10 @@ pub async fn connect(
         }
         match tokio::time::timeout(limit, TcpStream::connect(addr)).await {
             Ok(Ok(stream)) => {
+                if let Some(link) = link {
+                    let done = link.handshake_done(super::trace::now());
+                    super::network::link::until(done).await;
+                }
                 trace.record(TraceEvent::ConnectDone);
                 stream
                     .set_nodelay(true)

@@ -1,6 +1,7 @@
 //! TLS over TCP with rustls: client configuration (roots, CA file, insecure,
 //! ALPN) and the timed handshake that yields the connection's TLS facts.
 
+use super::connection::Io;
 use super::failure::{failure, from_io, timed_out};
 use super::keylog::KeyLogPath;
 use super::trace::AttemptTrace;
@@ -16,7 +17,6 @@ use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
 
@@ -212,14 +212,14 @@ impl ResumableConfigs {
 /// `verified` says whether `config` verifies the chain (not insecure).
 /// Returns the facts without certificate summaries, and the peer's chain
 /// to summarise once timing is over.
-pub async fn handshake(
-    tcp: TcpStream,
+pub async fn handshake<S: Io>(
+    tcp: S,
     host: &str,
     config: Arc<ClientConfig>,
     verified: bool,
     limit: Duration,
     trace: &mut AttemptTrace,
-) -> Result<(TlsStream<TcpStream>, TlsInfo, Vec<CertificateDer<'static>>), Failure> {
+) -> Result<(TlsStream<S>, TlsInfo, Vec<CertificateDer<'static>>), Failure> {
     let name = ServerName::try_from(
         host.trim_start_matches('[')
             .trim_end_matches(']')

@@ -31,8 +31,33 @@ fn also(count: usize) -> String {
     }
 }
 
+/// The round trip an emulated network adds to each phase that waits on the
+/// peer once (connect, the TLS or QUIC handshake, the wait): neither the
+/// server's time nor the real path's, so no rule counts it.
+fn emulated_round_trip(result: &ProbeResult) -> Micros {
+    result
+        .options
+        .network
+        .as_ref()
+        .map_or(Micros(0), |n| Micros(u64::from(n.rtt_ms) * 1000))
+}
+
+/// `, not counting the emulated network's 300 ms round trip`, or nothing.
+fn excluding(round_trip: Micros) -> String {
+    if round_trip.0 == 0 {
+        String::new()
+    } else {
+        format!(
+            ", not counting the emulated network's {} round trip",
+            ms(round_trip)
+        )
+    }
+}
+
 /// `dns_slow`, `connect_slow`, `tls_slow` and `ttfb_slow`.
 pub(super) fn slow_phases(result: &ProbeResult, out: &mut Vec<Finding>) {
+    let round_trip = emulated_round_trip(result);
+    let own = |d: Micros| d.saturating_sub(round_trip);
     if let Some((run, a, phase, d, n)) = worst(result, &[Phase::Dns], |_, d| d > DNS_SLOW) {
         let host = target(&a.url).host;
         out.push(finding(
@@ -62,10 +87,11 @@ pub(super) fn slow_phases(result: &ProbeResult, out: &mut Vec<Finding>) {
 
     let fastest_connect = all_attempts(result)
         .filter_map(|(_, a)| completed(a, Phase::Connect))
-        .map(|s| s.duration())
+        .map(|s| own(s.duration()))
         .min();
     if let Some(fastest) = fastest_connect {
         let slow = |_: &Attempt, d: Micros| {
+            let d = own(d);
             d > CONNECT_SLOW
                 || (d.0 > fastest.0.saturating_mul(CONNECT_SLOW_FACTOR) && d > CONNECT_SLOW_FLOOR)
         };
@@ -81,10 +107,11 @@ pub(super) fn slow_phases(result: &ProbeResult, out: &mut Vec<Finding>) {
                     phase: Some(phase),
                     duration: Some(d),
                     detail: format!(
-                        "The TCP connect on {} took {}; the fastest connect in this probe took {}{}.",
+                        "The TCP connect on {} took {}; the fastest connect in this probe took {}{}{}.",
                         label(run.protocol, a),
                         ms(d),
                         ms(fastest),
+                        excluding(round_trip),
                         also(n)
                     ),
                 },
@@ -97,7 +124,7 @@ pub(super) fn slow_phases(result: &ProbeResult, out: &mut Vec<Finding>) {
         }
     }
 
-    let new_connection = |a: &Attempt, d: Micros| !is_reused(a) && d > TLS_SLOW;
+    let new_connection = |a: &Attempt, d: Micros| !is_reused(a) && own(d) > TLS_SLOW;
     if let Some((run, a, phase, d, n)) = worst(result, &[Phase::Tls, Phase::Quic], new_connection) {
         let Target {
             host, host_port, ..
@@ -125,10 +152,11 @@ pub(super) fn slow_phases(result: &ProbeResult, out: &mut Vec<Finding>) {
                 phase: Some(phase),
                 duration: Some(d),
                 detail: format!(
-                    "The {what} handshake on a new connection ({}) took {}{facts}, above {}{}.",
+                    "The {what} handshake on a new connection ({}) took {}{facts}, above {}{}{}.",
                     label(run.protocol, a),
                     ms(d),
                     ms(TLS_SLOW),
+                    excluding(round_trip),
                     also(n)
                 ),
             },
@@ -141,7 +169,7 @@ pub(super) fn slow_phases(result: &ProbeResult, out: &mut Vec<Finding>) {
         ));
     }
 
-    if let Some((run, a, phase, d, n)) = worst(result, &[Phase::Wait], |_, d| d > TTFB_SLOW) {
+    if let Some((run, a, phase, d, n)) = worst(result, &[Phase::Wait], |_, d| own(d) > TTFB_SLOW) {
         let mut metrics: Vec<_> = a
             .response
             .as_ref()
@@ -182,10 +210,11 @@ pub(super) fn slow_phases(result: &ProbeResult, out: &mut Vec<Finding>) {
                 phase: Some(phase),
                 duration: Some(d),
                 detail: format!(
-                    "Waiting for the first byte on {} took {}, above {}{}.{server_timing}",
+                    "Waiting for the first byte on {} took {}, above {}{}{}.{server_timing}",
                     label(run.protocol, a),
                     ms(d),
                     ms(TTFB_SLOW),
+                    excluding(round_trip),
                     also(n)
                 ),
             },
@@ -328,6 +357,34 @@ mod tests {
         let mut odd = fresh(1, 0, 1_000, 600_000, 1_000);
         odd.connection.as_mut().unwrap().reused = true;
         assert!(!ids(&diagnose(&result(vec![run(Protocol::H2, vec![odd])]))).contains(&"tls_slow"));
+    }
+
+    #[test]
+    fn an_emulated_round_trip_is_not_counted_against_the_server_or_the_path() {
+        let network = crate::network::NetworkProfile::parse("rtt=300ms").ok();
+        let mut within = result(vec![run(
+            Protocol::H2,
+            vec![fresh(1, 0, 310_000, 320_000, 330_000)],
+        )]);
+        within.options.network = network.clone();
+        let findings = diagnose(&within);
+        let found = ids(&findings);
+        for id in ["connect_slow", "tls_slow", "ttfb_slow"] {
+            assert!(!found.contains(&id), "{id} in {found:?}");
+        }
+        let mut slow = result(vec![run(
+            Protocol::H2,
+            vec![fresh(1, 0, 310_000, 320_000, 600_000)],
+        )]);
+        slow.options.network = network;
+        let f = find(&diagnose(&slow), "ttfb_slow").clone();
+        assert!(
+            f.evidence
+                .detail
+                .contains("not counting the emulated network's 300 ms round trip"),
+            "{}",
+            f.evidence.detail
+        );
     }
 
     #[test]

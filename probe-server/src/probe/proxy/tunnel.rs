@@ -3,6 +3,7 @@
 //! first byte written to the proxy until its success reply is read.
 
 use super::Proxy;
+use crate::probe::connection::Io;
 use crate::probe::failure::{failure, from_io, timed_out};
 use crate::probe::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
@@ -10,7 +11,6 @@ use h123_shared::{Failure, FailureKind, Phase, ProxyInfo, ProxyKind};
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// Where the tunnel leads: a name the proxy resolves, or an address resolved here.
 #[derive(Clone, Copy, Debug)]
@@ -32,7 +32,7 @@ const MAX_CONNECT_HEAD: usize = 16 * 1024;
 /// other than 2xx, a SOCKS5 reply code, rejected credentials), a timeout,
 /// or the connection's own error.
 pub async fn open(
-    stream: &mut TcpStream,
+    stream: &mut impl Io,
     proxy: &Proxy,
     to: Destination<'_>,
     limit: Duration,
@@ -78,7 +78,7 @@ fn authority(to: Destination<'_>) -> String {
 
 /// `CONNECT host:port` and its answer's status line, when 2xx.
 async fn connect(
-    stream: &mut TcpStream,
+    stream: &mut impl Io,
     proxy: &Proxy,
     to: Destination<'_>,
 ) -> Result<String, Failure> {
@@ -145,7 +145,7 @@ async fn connect(
 
 /// The SOCKS5 greeting, authentication and CONNECT; the reply in words.
 async fn socks5(
-    stream: &mut TcpStream,
+    stream: &mut impl Io,
     proxy: &Proxy,
     to: Destination<'_>,
 ) -> Result<String, Failure> {

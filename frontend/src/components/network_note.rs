@@ -1,0 +1,77 @@
+//! Beside the waterfalls: the emulated network a result was measured
+//! through, and per protocol how it was applied and what the link dropped.
+
+use h123_shared::ProbeResult;
+use h123_shared::network::NAMED_PROFILES;
+use leptos::prelude::*;
+
+/// The network note; nothing for a result on the real path alone.
+#[component]
+pub fn NetworkNote(
+    /// The result shown.
+    result: Signal<ProbeResult>,
+) -> impl IntoView {
+    move || {
+        let lines = result.with(h123_shared::network::lines);
+        (!lines.is_empty()).then(|| {
+            view! {
+                <aside class="network-note" aria-label="Emulated network">
+                    {lines.into_iter().map(|line| view! { <p>{line}</p> }).collect_view()}
+                </aside>
+            }
+        })
+    }
+}
+
+/// The form's network picker: none, a named profile, or figures typed in.
+#[component]
+pub fn NetworkPicker(
+    /// The profile text chosen (empty: the real path alone).
+    chosen: RwSignal<String>,
+    /// Why the typed figures are refused, if they are.
+    problem: Memo<Option<String>>,
+) -> impl IntoView {
+    let custom = RwSignal::new(false);
+    view! {
+        <div class="field network-field">
+            <label for="network">"Network"</label>
+            <select
+                id="network"
+                aria-describedby="network-note"
+                on:change=move |ev| {
+                    let value = event_target_value(&ev);
+                    custom.set(value == "custom");
+                    chosen.set(if value == "custom" || value == "none" { String::new() } else { value });
+                }
+            >
+                <option value="none">"this server's own path"</option>
+                {NAMED_PROFILES
+                    .iter()
+                    .map(|p| view! { <option value=p.name>{p.name}</option> })
+                    .collect_view()}
+                <option value="custom">"custom figures…"</option>
+            </select>
+            <input
+                id="network-figures"
+                type="text"
+                spellcheck="false"
+                aria-label="Network figures"
+                placeholder="rtt=100ms,loss=2%,down=10mbit,up=2mbit"
+                hidden=move || !custom.get()
+                prop:value=move || chosen.get()
+                on:input=move |ev| chosen.set(event_target_value(&ev))
+            />
+            <p id="network-note" class="field-note" class:error=move || problem.with(Option::is_some)>
+                {move || {
+                    problem.get().unwrap_or_else(|| {
+                        let text = chosen.get();
+                        match NAMED_PROFILES.iter().find(|p| p.name == text) {
+                            Some(p) => p.source.to_owned(),
+                            None => "Delay, loss and rate limits applied to every protocol alike, both ways.".to_owned(),
+                        }
+                    })
+                }}
+            </p>
+        </div>
+    }
+}

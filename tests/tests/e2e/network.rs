@@ -1,0 +1,141 @@
+//! Emulated network conditions against the real target, over HTTP/1.1,
+//! HTTP/2 and HTTP/3: the added round trip shows in every handshake and in
+//! the wait, a rate limit holds on the wire for a 5 MB body, and loss
+//! reaches QUIC's datagrams (and is recorded) while TCP's stream relay says
+//! it has none.
+
+use crate::support::{SERIAL, probe, run};
+use h123::probe::network::link::{TCP_HEADER_BYTES, UDP_HEADER_BYTES};
+use h123_shared::network::{Emulation, NetworkProfile};
+use h123_shared::{ConnectionMode, Phase, Protocol, ProtocolRun};
+use h123_target::{TargetConfig, TestTarget};
+
+fn median_ms(run: &ProtocolRun, phase: Phase) -> f64 {
+    let mut values: Vec<f64> = run
+        .attempts
+        .iter()
+        .map(|a| {
+            assert!(
+                a.failure.is_none(),
+                "{} attempt {}: {:?}",
+                run.protocol,
+                a.attempt,
+                a.failure
+            );
+            a.phases
+                .get(phase)
+                .unwrap_or_else(|| panic!("{} has no {phase:?}", run.protocol))
+                .duration()
+                .as_ms()
+        })
+        .collect();
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn within_percent(what: &str, measured: f64, expected: f64, percent: f64) {
+    println!("{what}: {measured:.2} (expected {expected:.2} ± {percent}%)");
+    assert!(
+        (measured - expected).abs() <= expected * percent / 100.0,
+        "{what}: {measured:.2}, expected {expected:.2} ± {percent}%"
+    );
+}
+
+/// The phases that wait on the peer exactly once, per protocol.
+const ONE_ROUND_TRIP: [(Protocol, &[Phase]); 3] = [
+    (Protocol::H1, &[Phase::Connect, Phase::Tls, Phase::Wait]),
+    (Protocol::H2, &[Phase::Connect, Phase::Tls, Phase::Wait]),
+    (Protocol::H3, &[Phase::Quic, Phase::Wait]),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_added_round_trip_shows_in_every_handshake_and_the_wait() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let cold = |o: &mut h123_shared::ProbeOptions| {
+        o.mode = ConnectionMode::Cold;
+        o.repeat = 7;
+    };
+    let real = probe(&target, cold).await;
+    let emulated = probe(&target, |o| {
+        cold(o);
+        o.network = Some(NetworkProfile::parse("rtt=100ms").unwrap());
+    })
+    .await;
+    for (protocol, phases) in ONE_ROUND_TRIP {
+        let run_on = |result| run(result, protocol);
+        let path = run_on(&emulated).emulated.as_ref().expect("emulated");
+        let expected = match protocol {
+            Protocol::H3 => Emulation::Datagrams,
+            _ => Emulation::Stream,
+        };
+        assert_eq!(path.emulation, expected);
+        for &phase in phases {
+            let phase_ms = median_ms(run_on(&emulated), phase);
+            let added = phase_ms - median_ms(run_on(&real), phase);
+            println!("{protocol} {phase:?}: {phase_ms:.2} ms with the network");
+            within_percent(&format!("{protocol} {phase:?} added ms"), added, 100.0, 5.0);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_limit_holds_on_the_wire_for_a_5_mb_body() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let size = 5 * 1024 * 1024;
+    let result = probe(&target, |o| {
+        o.url = target.https_url(&format!("/bytes/{size}"));
+        o.timeout_ms = 30_000;
+        o.phase_timeout_ms = 20_000;
+        o.network = Some(NetworkProfile::parse("rtt=20ms,down=10mbit").unwrap());
+    })
+    .await;
+    for protocol in Protocol::ALL {
+        let run = run(&result, protocol);
+        let receive_s = median_ms(run, Phase::Receive) / 1000.0;
+        let attempt = &run.attempts[0];
+        assert_eq!(attempt.response.as_ref().unwrap().body_bytes, size);
+        let down = run.emulated.as_ref().unwrap().down;
+        let header = match protocol {
+            Protocol::H3 => UDP_HEADER_BYTES,
+            _ => TCP_HEADER_BYTES,
+        } as u64;
+        // Everything the link carried down, as a share of the body: the
+        // handshake and headers are a few KB of the 5 MB.
+        let wire_bytes = (down.bytes + down.delivered * header) as f64;
+        let wire_mbit = wire_bytes * 8.0 / receive_s / 1e6;
+        let goodput_mbit = size as f64 * 8.0 / receive_s / 1e6;
+        println!("{protocol}: goodput {goodput_mbit:.2} Mbit/s, {down:?}");
+        within_percent(&format!("{protocol} wire Mbit/s"), wire_mbit, 10.0, 5.0);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loss_reaches_quic_datagrams_and_every_protocol_still_completes() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let result = probe(&target, |o| {
+        o.url = target.https_url("/bytes/300000");
+        o.repeat = 3;
+        o.timeout_ms = 30_000;
+        o.phase_timeout_ms = 20_000;
+        o.network = Some(NetworkProfile::parse("rtt=20ms,loss=5%").unwrap());
+    })
+    .await;
+    for protocol in Protocol::ALL {
+        let run = run(&result, protocol);
+        let path = run.emulated.as_ref().unwrap();
+        for a in &run.attempts {
+            assert!(a.failure.is_none(), "{protocol}: {:?}", a.failure);
+        }
+        match path.emulation {
+            Emulation::Datagrams => assert!(
+                path.down.lost + path.up.lost > 0,
+                "{protocol}: 5% of {} datagrams and none lost",
+                path.down.offered() + path.up.offered()
+            ),
+            Emulation::Stream => assert_eq!(path.down.lost + path.up.lost, 0),
+        }
+    }
+}
