@@ -77,12 +77,19 @@ impl Bencher {
             if live.is_cancelled() {
                 break;
             }
-            let endpoint = endpoint.clone();
-            let run = match protocol {
+            // Each protocol crosses an emulated network of its own, as a probe's runs do.
+            let settings = endpoint.settings.across(plan.options().network.as_ref());
+            let link = settings.link.clone();
+            let endpoint = Arc::new(Endpoint {
+                settings,
+                ..Endpoint::clone(&endpoint)
+            });
+            let mut run = match protocol {
                 Protocol::H1 => run::run::<H1>(protocol, plan, endpoint, live).await,
                 Protocol::H2 => run::run::<H2>(protocol, plan, endpoint, live).await,
                 Protocol::H3 => run::run::<H3>(protocol, plan, endpoint, live).await,
             };
+            run.emulated = link.map(|l| l.path(crate::probe::network::emulation(protocol)));
             result.runs.push(run);
         }
         result

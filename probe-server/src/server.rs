@@ -168,6 +168,7 @@ pub fn server_bench_limits() -> BenchLimits {
         max_requests: 1_000_000,
         max_rate: 100_000,
         max_warmup_ms: 10_000,
+        network: false,
     }
 }
 

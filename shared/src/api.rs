@@ -382,6 +382,9 @@ pub struct BenchBounds {
     pub max_rate: u32,
     /// Longest warm-up per protocol, in milliseconds.
     pub max_warmup_ms: u64,
+    /// Whether a bench may ask for emulated network conditions.
+    #[serde(default)]
+    pub network: bool,
 }
 
 impl Default for BenchBounds {
@@ -394,6 +397,7 @@ impl Default for BenchBounds {
             max_requests: 1_000_000_000,
             max_rate: 10_000_000,
             max_warmup_ms: 3600 * 1000,
+            network: true,
         }
     }
 }

@@ -45,6 +45,10 @@ pub struct BenchOptions {
     pub timeout_ms: u64,
     /// Whether certificate verification is off (like curl -k).
     pub insecure: bool,
+    /// Network conditions every connection goes through, as a probe's
+    /// ([`crate::ProbeOptions::network`]); none: the real path alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<crate::network::NetworkProfile>,
 }
 
 impl Default for BenchOptions {
@@ -63,6 +67,7 @@ impl Default for BenchOptions {
             headers: Vec::new(),
             timeout_ms: 10_000,
             insecure: false,
+            network: None,
         }
     }
 }
@@ -150,6 +155,10 @@ pub struct BenchRun {
     pub latency_percentiles: Vec<PercentilePoint>,
     /// The latency distribution as counts in log-spaced buckets.
     pub latency_histogram: Vec<HistogramBucket>,
+    /// With [`BenchOptions::network`]: how this protocol's packets went
+    /// through the emulated network, and what the link did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulated: Option<crate::network::EmulatedPath>,
 }
 
 /// Latency figures of a run.
@@ -215,6 +224,7 @@ impl BenchRun {
             ttfb: LatencySummary::default(),
             latency_percentiles: Vec::new(),
             latency_histogram: Vec::new(),
+            emulated: None,
         }
     }
 

@@ -399,15 +399,29 @@ pub struct EmulatedPath {
 /// measured through: the profile, then per protocol how it was emulated and
 /// what the link dropped. Empty for a result on the real path alone.
 pub fn lines(result: &crate::ProbeResult) -> Vec<String> {
-    let Some(profile) = &result.options.network else {
+    describe(
+        result.options.network.as_ref(),
+        result
+            .runs
+            .iter()
+            .map(|r| (r.protocol, r.emulated.as_ref())),
+    )
+}
+
+/// [`lines`] for any measurement: `profile`, then each protocol's path.
+pub fn describe<'a>(
+    profile: Option<&NetworkProfile>,
+    paths: impl IntoIterator<Item = (crate::Protocol, Option<&'a EmulatedPath>)>,
+) -> Vec<String> {
+    let Some(profile) = profile else {
         return Vec::new();
     };
     let mut lines = vec![format!("Emulated network: {profile}")];
-    for run in &result.runs {
-        if let Some(path) = &run.emulated {
+    for (protocol, path) in paths {
+        if let Some(path) = path {
             lines.push(format!(
                 "{}: {}; {}",
-                run.protocol.http_version(),
+                protocol.http_version(),
                 path.emulation.describe(),
                 path.drops()
             ));

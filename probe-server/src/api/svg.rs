@@ -49,9 +49,14 @@ pub fn render(record: &ProbeRecord) -> String {
     let server_bottom = TOP + ROW_H * rows.max(1) as f64;
     let plot_bottom = server_bottom + browser.map_or(0.0, browser::rows_height);
     let verdict = record.result.analysis.as_ref();
+    let network = h123_shared::network::lines(&record.result);
     let height = plot_bottom
         + 24.0
-        + 20.0 * (skipped + usize::from(verdict.is_some()) + usize::from(browser.is_some())) as f64
+        + 20.0
+            * (skipped
+                + network.len()
+                + usize::from(verdict.is_some())
+                + usize::from(browser.is_some())) as f64
         + 48.0;
     let mut svg = String::with_capacity(4096 + rows * 600);
     let status = match (record.status, verdict) {
@@ -79,6 +84,9 @@ pub fn render(record: &ProbeRecord) -> String {
     }
     if let Some(a) = verdict {
         y = line(&mut svg, &a.verdict.summary, y, "#111827", true);
+    }
+    for text in &network {
+        y = line(&mut svg, text, y, "#4b5563", false);
     }
     let y = skipped_lines(&mut svg, &waterfall.skipped, y);
     legend(&mut svg, y + 6.0);
@@ -310,6 +318,18 @@ mod tests {
         let svg = render(&done);
         assert!(svg.contains("· failed · probe abc"), "{svg}");
         assert!(svg.contains("Nothing was measured."), "{svg}");
+        assert!(
+            !svg.contains("Emulated network"),
+            "the real path says nothing"
+        );
+
+        // Through an emulated network: its lines under the verdict, as on the page.
+        done.result.options.network = h123_shared::network::NetworkProfile::named("4g");
+        let svg = render(&done);
+        assert!(
+            svg.contains("Emulated network: 4g (rtt=170ms,down=9mbit,up=9mbit)"),
+            "{svg}"
+        );
     }
 
     #[test]

@@ -50,11 +50,13 @@ impl BenchPlan {
                 timeout_ms: options.timeout_ms,
                 phase_timeout_ms: options.timeout_ms,
                 insecure: options.insecure,
+                network: options.network.clone(),
                 ..ProbeOptions::default()
             },
             // A bench sends no bodies: GET and HEAD only.
             &Limits {
                 allowed_methods: vec![Method::Get, Method::Head],
+                allow_network: limits.network,
                 ..Limits::default()
             },
         )?;

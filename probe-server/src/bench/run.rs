@@ -18,7 +18,7 @@ use std::time::Instant;
 use tokio::sync::Mutex;
 
 /// Where and how to connect, shared by every worker of a run.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Endpoint {
     /// Host name or literal, for SNI and certificate checks.
     pub host: String,

@@ -67,6 +67,11 @@ pub struct BenchArgs {
     /// Trust only the CA certificates in this PEM file.
     #[arg(long, value_name = "FILE")]
     pub cacert: Option<PathBuf>,
+    /// Emulated network conditions for every protocol, both directions: a
+    /// profile (3g, 4g, cable, lossy-mobile, satellite) or figures such as
+    /// rtt=100ms,jitter=10ms,loss=2%,down=10mbit,up=2mbit.
+    #[arg(long, value_name = "PROFILE", value_parser = h123_shared::network::NetworkProfile::parse)]
+    pub network: Option<h123_shared::network::NetworkProfile>,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = BenchOutput::Text)]
     pub output: BenchOutput,
@@ -103,6 +108,7 @@ impl BenchArgs {
             headers,
             timeout_ms: ((self.timeout * 1000.0).round() as u64).max(1),
             insecure: self.insecure,
+            network: self.network.clone(),
         })
     }
 }

@@ -38,6 +38,16 @@ pub fn report(result: &BenchResult) -> String {
             .map(|r| format!(" at {} req/s", count(r.into())))
             .unwrap_or_default(),
     );
+    let network = h123_shared::network::describe(
+        o.network.as_ref(),
+        result
+            .runs
+            .iter()
+            .map(|r| (r.protocol, r.emulated.as_ref())),
+    );
+    for line in network {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(
         out,
         "\n{:<9}{:>10}{:>8}{:>11}{:>6}{:>11}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>7}",

@@ -227,6 +227,7 @@ impl ServeArgs {
                 targets: self.bench_targets.clone(),
                 limits: BenchLimits {
                     max_duration_ms: self.bench_max_secs.max(1).saturating_mul(1000),
+                    network: self.allow_network,
                     ..server_bench_limits()
                 },
             }),

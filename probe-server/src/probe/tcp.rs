@@ -30,12 +30,15 @@ pub async fn connect(
         if !trace.has(TraceEvent::ConnectStart) {
             trace.record(TraceEvent::ConnectStart);
         }
-        match tokio::time::timeout(limit, TcpStream::connect(addr)).await {
+        let handshake = async {
+            let stream = TcpStream::connect(addr).await?;
+            if let Some(link) = link {
+                super::network::link::until(link.handshake_done(super::trace::now())).await;
+            }
+            Ok::<_, std::io::Error>(stream)
+        };
+        match tokio::time::timeout(limit, handshake).await {
             Ok(Ok(stream)) => {
-                if let Some(link) = link {
-                    let done = link.handshake_done(super::trace::now());
-                    super::network::link::until(done).await;
-                }
                 trace.record(TraceEvent::ConnectDone);
                 stream
                     .set_nodelay(true)

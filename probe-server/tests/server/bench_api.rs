@@ -132,6 +132,12 @@ async fn bad_options_and_targets_off_the_list_are_refused() {
             "concurrency",
         ),
         (
+            serde_json::json!({"url": url, "duration_ms": 500, "network": "3g"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "network_not_allowed",
+            "--allow-network",
+        ),
+        (
             serde_json::json!({"url": "ftp://127.0.0.1/", "duration_ms": 500}),
             StatusCode::UNPROCESSABLE_ENTITY,
             "unsupported_scheme",

@@ -121,6 +121,36 @@ async fn an_injected_10ms_delay_shows_as_a_10ms_median() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_emulated_round_trip_shows_in_every_protocols_latency() {
+    let _serial = SERIAL.lock().await;
+    let target = target().await;
+    let result = bench(&target, |o| {
+        o.requests = None;
+        o.duration_ms = Some(1_000);
+        o.warmup_ms = 300;
+        o.network = Some(h123_shared::network::NetworkProfile::parse("rtt=40ms").unwrap());
+    })
+    .await;
+    for run in &result.runs {
+        assert_counts_add_up(run);
+        let path = run
+            .emulated
+            .as_ref()
+            .expect("each run says how it was emulated");
+        assert!(path.up.delivered > 0 && path.down.delivered > 0, "{path:?}");
+        // A request on a warm connection costs one round trip more than on
+        // loopback, and the timer's half-millisecond either way.
+        let p50 = run.latency.p50.as_ms();
+        println!("{}: p50 {p50:.2} ms through rtt=40ms", run.protocol);
+        assert!(
+            (39.0..=44.0).contains(&p50),
+            "{}: p50 {p50} ms through a 40 ms round trip",
+            run.protocol
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_target_answering_500_is_counted_as_errors_by_status() {
     let _serial = SERIAL.lock().await;

@@ -7,9 +7,10 @@
 //! Issue 13's comparison page then added 13 KB (442,868 bytes: about 7 KB of views, 6 KB of the
 //! comparison's reader), and the browser as a vantage 16 KB more (458,710 bytes: the measuring
 //! and storing, the group's markup, and the record's reader of the measurement); network
-//! conditions 12 KB more (470,856 bytes; by twiggy, of the code before wasm-opt: 4.6 KB of the
+//! conditions 14 KB more (472,821 bytes; by twiggy, of the code before wasm-opt: 4.6 KB of the
 //! profile's parsing and checks for the form, 7.4 KB of reading a record's profile and link
-//! counts, 3.2 KB of strings, the rest the picker's and the note's views), so the limit is 471,000.
+//! counts, 3.2 KB of strings, the rest the picker's and the note's views and the bench's two new
+//! fields), so the limit is 473,000.
 //! Lower it as the wasm shrinks, down to the goal.
 //!
 //! Needs `dist/` (scripts/build-web); without it the test says so and passes, unless
@@ -19,7 +20,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// The limit, in bytes of `gzip -9` output (the goal: 150,000).
-const GZIPPED_WASM_LIMIT: u64 = 471_000;
+const GZIPPED_WASM_LIMIT: u64 = 473_000;
 
 #[test]
 fn the_gzipped_wasm_stays_within_its_budget() {

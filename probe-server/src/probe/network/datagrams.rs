@@ -6,7 +6,7 @@
 //! as they are: on a dual-stack socket quinn names IPv4 peers in their
 //! IPv6-mapped form, and expects them back in it.
 
-use super::link::{Admission, Link, UDP_HEADER_BYTES, until};
+use super::link::{Admission, Flight, Link, UDP_HEADER_BYTES, until};
 use crate::probe::connection::TaskGuard;
 use crate::probe::trace;
 use quinn::udp::{RecvMeta, Transmit};
@@ -26,6 +26,7 @@ struct Held {
     due: Instant,
     peer: SocketAddr,
     bytes: Vec<u8>,
+    _flight: Flight,
 }
 
 /// The impaired socket under a QUIC endpoint.
@@ -54,7 +55,7 @@ impl ImpairedSocket {
             local,
             outbound,
             inbound: Mutex::new(inbound),
-            _sender: TaskGuard(tokio::spawn(send(socket.clone(), link.clone(), to_send))),
+            _sender: TaskGuard(tokio::spawn(send(socket.clone(), to_send))),
             _receiver: TaskGuard(tokio::spawn(receive(socket, link.clone(), arrived))),
             link,
         })
@@ -62,12 +63,11 @@ impl ImpairedSocket {
 }
 
 /// Sends each held datagram when the link delivers it.
-async fn send(socket: Arc<UdpSocket>, link: Arc<Link>, mut held: mpsc::UnboundedReceiver<Held>) {
+async fn send(socket: Arc<UdpSocket>, mut held: mpsc::UnboundedReceiver<Held>) {
     while let Some(datagram) = held.recv().await {
         until(datagram.due).await;
         // A send error is a lost datagram, as on a real path.
         let _ = socket.send_to(&datagram.bytes, datagram.peer).await;
-        link.up.delivered(datagram.bytes.len());
     }
 }
 
@@ -78,7 +78,6 @@ async fn receive(socket: Arc<UdpSocket>, link: Arc<Link>, arrived: mpsc::Unbound
     let release = async {
         while let Some(datagram) = due_rx.recv().await {
             until(datagram.due).await;
-            link.down.delivered(datagram.bytes.len());
             if arrived.send(datagram).is_err() {
                 break;
             }
@@ -88,9 +87,11 @@ async fn receive(socket: Arc<UdpSocket>, link: Arc<Link>, arrived: mpsc::Unbound
         let mut buf = vec![0u8; 65_535];
         loop {
             let Ok((len, peer)) = socket.recv_from(&mut buf).await else {
+                // Never a busy loop on an error that repeats.
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
                 continue;
             };
-            if let Admission::Deliver(due) =
+            if let Admission::Deliver(due, flight) =
                 link.down
                     .offer_datagram(trace::now(), len, UDP_HEADER_BYTES)
             {
@@ -98,6 +99,7 @@ async fn receive(socket: Arc<UdpSocket>, link: Arc<Link>, arrived: mpsc::Unbound
                     due,
                     peer,
                     bytes: buf[..len].to_vec(),
+                    _flight: flight,
                 };
                 if due_tx.send(held).is_err() {
                     break;
@@ -130,7 +132,7 @@ impl AsyncUdpSocket for ImpairedSocket {
             .unwrap_or(transmit.contents.len())
             .max(1);
         for datagram in transmit.contents.chunks(size) {
-            if let Admission::Deliver(due) =
+            if let Admission::Deliver(due, flight) =
                 self.link
                     .up
                     .offer_datagram(now, datagram.len(), UDP_HEADER_BYTES)
@@ -139,6 +141,7 @@ impl AsyncUdpSocket for ImpairedSocket {
                     due,
                     peer: transmit.destination,
                     bytes: datagram.to_vec(),
+                    _flight: flight,
                 };
                 if self.outbound.send(held).is_err() {
                     return Err(io::Error::other("the link's sender stopped"));

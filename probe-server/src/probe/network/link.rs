@@ -18,14 +18,30 @@ pub const MAX_IN_FLIGHT: usize = 8 * 1024 * 1024;
 const MIN_QUEUE_BYTES: u64 = 64 * 1024;
 
 /// What became of a packet offered to a [`Direction`].
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Admission {
-    /// It arrives at this instant.
-    Deliver(Instant),
+    /// It arrives at this instant; it counts as in flight until its
+    /// [`Flight`] is dropped.
+    Deliver(Instant, Flight),
     /// Dropped by the random loss.
     Lost,
     /// Dropped because the queue (or the in-flight cap) was full.
     QueueFull,
+}
+
+/// A packet's bytes held in a direction: they count against
+/// [`MAX_IN_FLIGHT`] until this is dropped, whether the packet was
+/// delivered or thrown away with its connection.
+#[derive(Debug)]
+pub struct Flight {
+    counter: Arc<AtomicUsize>,
+    len: usize,
+}
+
+impl Drop for Flight {
+    fn drop(&mut self) {
+        self.counter.fetch_sub(self.len, Ordering::AcqRel);
+    }
 }
 
 /// Both directions of one emulated path.
@@ -57,8 +73,8 @@ impl Link {
     /// When a TCP handshake offered now completes: the SYN crosses up, the
     /// SYN-ACK down (neither is lost: see [`Emulation::Stream`]).
     pub fn handshake_done(&self, now: Instant) -> Instant {
-        let syn = self.up.deliver_at(now, 0, TCP_HEADER_BYTES + 8);
-        self.down.deliver_at(syn, 0, TCP_HEADER_BYTES + 8)
+        let (syn, _) = self.up.deliver_at(now, 0, TCP_HEADER_BYTES + 8);
+        self.down.deliver_at(syn, 0, TCP_HEADER_BYTES + 8).0
     }
 
     /// What the link did so far, for a run that used `emulation`.
@@ -81,7 +97,7 @@ pub struct Direction {
     rate: Option<u64>,
     /// Longest backlog before the queue is full.
     queue: Duration,
-    in_flight: AtomicUsize,
+    in_flight: Arc<AtomicUsize>,
     state: Mutex<State>,
 }
 
@@ -109,7 +125,7 @@ impl Direction {
             loss: f64::from(profile.loss_basis_points) / 10_000.0,
             rate,
             queue,
-            in_flight: AtomicUsize::new(0),
+            in_flight: Arc::new(AtomicUsize::new(0)),
             state: Mutex::new(State {
                 free_at: None,
                 last_due: None,
@@ -137,12 +153,13 @@ impl Direction {
             state.counts.queue_drops += 1;
             return Admission::QueueFull;
         }
-        Admission::Deliver(self.schedule(&mut state, now, len, header))
+        let (due, flight) = self.schedule(&mut state, now, len, header);
+        Admission::Deliver(due, flight)
     }
 
     /// When a stream segment of `len` bytes offered at `now` arrives (a
     /// stream waits for [`Direction::room_in`] instead of being dropped).
-    pub fn deliver_at(&self, now: Instant, len: usize, header: usize) -> Instant {
+    pub fn deliver_at(&self, now: Instant, len: usize, header: usize) -> (Instant, Flight) {
         let mut state = self.lock();
         self.schedule(&mut state, now, len, header)
     }
@@ -158,11 +175,6 @@ impl Direction {
             .then_some(Duration::from_millis(1))
     }
 
-    /// Marks `len` bytes delivered: they no longer count as in flight.
-    pub fn delivered(&self, len: usize) {
-        self.in_flight.fetch_sub(len, Ordering::AcqRel);
-    }
-
     /// What this direction did so far.
     pub fn counts(&self) -> LinkCounts {
         self.lock().counts
@@ -174,7 +186,13 @@ impl Direction {
             .map_or(Duration::ZERO, |free| free.saturating_duration_since(now))
     }
 
-    fn schedule(&self, state: &mut State, now: Instant, len: usize, header: usize) -> Instant {
+    fn schedule(
+        &self,
+        state: &mut State,
+        now: Instant,
+        len: usize,
+        header: usize,
+    ) -> (Instant, Flight) {
         let sent = match self.rate {
             Some(bps) => {
                 let start = state.free_at.map_or(now, |free| free.max(now));
@@ -198,7 +216,11 @@ impl Direction {
         state.counts.delivered += 1;
         state.counts.bytes += len as u64;
         self.in_flight.fetch_add(len, Ordering::AcqRel);
-        due
+        let flight = Flight {
+            counter: self.in_flight.clone(),
+            len,
+        };
+        (due, flight)
     }
 }
 
@@ -243,10 +265,10 @@ mod tests {
     fn a_packet_arrives_after_half_the_rtt() {
         let link = Link::new(&profile("rtt=100ms"), 7);
         let now = crate::probe::trace::now();
-        assert_eq!(
-            link.up.offer_datagram(now, 1200, UDP_HEADER_BYTES),
-            Admission::Deliver(now + Duration::from_millis(50))
-        );
+        let Admission::Deliver(due, _) = link.up.offer_datagram(now, 1200, UDP_HEADER_BYTES) else {
+            panic!("no loss, no queue: delivered");
+        };
+        assert_eq!(due, now + Duration::from_millis(50));
         assert_eq!(link.handshake_done(now), now + Duration::from_millis(100));
     }
 
@@ -255,8 +277,8 @@ mod tests {
         // At 800 kbit/s, 1000 bytes on the wire take 10 ms.
         let link = Link::new(&profile("rtt=0ms,down=800kbit"), 7);
         let now = crate::probe::trace::now();
-        let first = link.down.deliver_at(now, 972, UDP_HEADER_BYTES);
-        let second = link.down.deliver_at(now, 972, UDP_HEADER_BYTES);
+        let (first, _) = link.down.deliver_at(now, 972, UDP_HEADER_BYTES);
+        let (second, _) = link.down.deliver_at(now, 972, UDP_HEADER_BYTES);
         assert_eq!(first, now + Duration::from_millis(10));
         assert_eq!(second, now + Duration::from_millis(20));
         assert_eq!(link.down.counts().bytes, 1944);
@@ -268,9 +290,12 @@ mod tests {
         let link = Link::new(&profile("rtt=0ms,down=1mbit"), 7);
         let now = crate::probe::trace::now();
         let mut dropped = 0;
+        let mut held = Vec::new();
         for _ in 0..100 {
-            if link.down.offer_datagram(now, 1200, UDP_HEADER_BYTES) == Admission::QueueFull {
-                dropped += 1;
+            match link.down.offer_datagram(now, 1200, UDP_HEADER_BYTES) {
+                Admission::QueueFull => dropped += 1,
+                Admission::Deliver(_, flight) => held.push(flight),
+                Admission::Lost => unreachable!("no loss set"),
             }
         }
         assert!(dropped > 40, "{dropped} of 100 dropped");
@@ -285,9 +310,8 @@ mod tests {
         let now = crate::probe::trace::now();
         let n = 10_000;
         for _ in 0..n {
-            if let Admission::Deliver(_) = link.up.offer_datagram(now, 100, 0) {
-                link.up.delivered(100);
-            }
+            // Each delivered packet's flight ends at once.
+            let _ = link.up.offer_datagram(now, 100, 0);
         }
         let lost = link.up.counts().lost;
         // Binomial: mean 200, standard deviation 14; four of them either way.
@@ -300,7 +324,7 @@ mod tests {
         let now = crate::probe::trace::now();
         let mut last = now;
         for i in 0..1000 {
-            let due = link
+            let (due, _) = link
                 .up
                 .deliver_at(now + Duration::from_micros(i * 100), 100, 0);
             assert!(due >= last);
@@ -314,16 +338,19 @@ mod tests {
     fn the_in_flight_cap_bounds_what_a_peer_can_make_us_hold() {
         let link = Link::new(&profile("rtt=1000ms"), 3);
         let now = crate::probe::trace::now();
-        let mut held = 0;
-        while let Admission::Deliver(_) = link.down.offer_datagram(now, 1400, 0) {
-            held += 1400;
+        let mut held = Vec::new();
+        while let Admission::Deliver(_, flight) = link.down.offer_datagram(now, 1400, 0) {
+            held.push(flight);
         }
-        assert!(held <= MAX_IN_FLIGHT);
+        assert!(held.len() * 1400 <= MAX_IN_FLIGHT);
         assert_eq!(link.down.counts().queue_drops, 1);
-        link.down.delivered(held);
-        assert!(matches!(
-            link.down.offer_datagram(now, 1400, 0),
-            Admission::Deliver(_)
-        ));
+        drop(held);
+        assert!(
+            matches!(
+                link.down.offer_datagram(now, 1400, 0),
+                Admission::Deliver(..)
+            ),
+            "delivered or discarded, held bytes no longer count"
+        );
     }
 }

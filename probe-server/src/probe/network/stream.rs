@@ -4,7 +4,7 @@
 //! carrier whose direction is full stops reading, so the peer's TCP is
 //! pushed back by flow control rather than buffered without bound.
 
-use super::link::{Direction, Link, TCP_HEADER_BYTES, until};
+use super::link::{Direction, Flight, Link, TCP_HEADER_BYTES, until};
 use crate::probe::connection::TaskGuard;
 use crate::probe::trace;
 use bytes::{Bytes, BytesMut};
@@ -54,7 +54,7 @@ async fn carry(
     mut to: impl AsyncWrite + Unpin,
     direction: &Direction,
 ) {
-    let (segments, mut due) = mpsc::unbounded_channel::<(Instant, Bytes)>();
+    let (segments, mut due) = mpsc::unbounded_channel::<(Instant, Bytes, Flight)>();
     let read = async move {
         let mut buf = BytesMut::new();
         loop {
@@ -70,19 +70,20 @@ async fn carry(
             let now = trace::now();
             while !chunk.is_empty() {
                 let segment = chunk.split_to(chunk.len().min(SEGMENT));
-                let at = direction.deliver_at(now, segment.len(), TCP_HEADER_BYTES);
-                if segments.send((at, segment)).is_err() {
+                let (at, flight) = direction.deliver_at(now, segment.len(), TCP_HEADER_BYTES);
+                if segments.send((at, segment, flight)).is_err() {
                     return;
                 }
             }
         }
     };
     let write = async {
-        while let Some((at, segment)) = due.recv().await {
+        while let Some((at, segment, _flight)) = due.recv().await {
             until(at).await;
-            let written = to.write_all(&segment).await;
-            direction.delivered(segment.len());
-            if written.is_err() {
+            if to.write_all(&segment).await.is_err() {
+                // The peer is gone: the reader stops at its next segment, and
+                // what is still queued leaves the link with the channel.
+                due.close();
                 return;
             }
         }
