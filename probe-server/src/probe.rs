@@ -104,6 +104,7 @@ impl Engine {
         for protocol in order {
             let budget = RecordBudget::share(&plan.options);
             let settings = settings.across(plan.options.network.as_ref());
+            let resolver = resolver.behind(settings.link.clone());
             let mut run = match protocol {
                 Protocol::H1 => {
                     run_tcp::<h1::H1>(protocol, plan, &resolver, &settings, &progress, &budget)

@@ -2,6 +2,8 @@
 //! DNS server, with curl-style pinned addresses and IP literals skipping it.
 
 use super::failure::{failure, timed_out};
+use super::network::Link;
+use super::network::link::until;
 use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{DnsInfo, Failure, FailureKind, HttpsRecord, Phase, ResolveOverride};
@@ -14,17 +16,26 @@ use hickory_resolver::proto::rr::RData;
 use hickory_resolver::proto::rr::RecordType;
 use hickory_resolver::proto::rr::rdata::svcb::{SvcParamKey, SvcParamValue};
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::error::Elapsed;
 use url::Host;
 
 /// Resolves names for one probe. Caching is off, so every new connection
 /// pays (and shows) a real lookup.
+#[derive(Clone)]
 pub struct NameResolver {
     resolver: Result<TokioResolver, String>,
     source: String,
     pins: Vec<ResolveOverride>,
+    /// The emulated network a lookup's query and answer cross, if any.
+    link: Option<Arc<Link>>,
 }
+
+/// Bytes of a typical DNS query on the wire (IPv4 and UDP headers, a name).
+const DNS_QUERY_BYTES: usize = 28 + 40;
+/// Bytes of a typical answer with a few address records.
+const DNS_ANSWER_BYTES: usize = 28 + 120;
 
 impl NameResolver {
     /// A resolver using `server` (`ip:port`) or else the system configuration.
@@ -62,6 +73,7 @@ impl NameResolver {
             resolver,
             source,
             pins,
+            link: None,
         }
     }
 
@@ -91,7 +103,16 @@ impl NameResolver {
             .as_ref()
             .map_err(|e| failure(Phase::Dns, FailureKind::Dns, e.clone()))?;
         trace.record(TraceEvent::DnsStart);
-        let lookup = tokio::time::timeout(limit, resolver.lookup_ip(name)).await;
+        let exchange = async {
+            let answer = resolver.lookup_ip(name).await;
+            if let Some(link) = &self.link {
+                // One query up and its answer down (no loss: see `Emulation`).
+                until(link.exchange_done(super::trace::now(), DNS_QUERY_BYTES, DNS_ANSWER_BYTES))
+                    .await;
+            }
+            answer
+        };
+        let lookup = tokio::time::timeout(limit, exchange).await;
         let ips: Vec<IpAddr> = match lookup {
             Err(_) => return Err(timed_out(Phase::Dns, limit)),
             // hickory's own text of these errors is debug output (`Query { name: ... }`).
@@ -136,6 +157,15 @@ impl NameResolver {
                 .map(|ip| SocketAddr::new(ip, port))
                 .collect(),
         ))
+    }
+
+    /// The same resolver, its lookups crossing `link` (a protocol run's
+    /// emulated network) when there is one.
+    pub fn behind(&self, link: Option<Arc<Link>>) -> NameResolver {
+        NameResolver {
+            link,
+            ..self.clone()
+        }
     }
 
     /// Whether `name` is pinned (on any port), so it is never looked up.

@@ -1,6 +1,6 @@
 //! Emulated network conditions against the real target, over HTTP/1.1,
-//! HTTP/2 and HTTP/3: the added round trip shows in every handshake and in
-//! the wait, a rate limit holds on the wire for a 5 MB body, and loss
+//! HTTP/2 and HTTP/3: the added round trip shows in every handshake, in the
+//! wait and in a name lookup, a rate limit holds on the wire for a 5 MB body, and loss
 //! reaches QUIC's datagrams (and is recorded) while TCP's stream relay says
 //! it has none.
 
@@ -77,6 +77,27 @@ async fn an_added_round_trip_shows_in_every_handshake_and_the_wait() {
             within_percent(&format!("{protocol} {phase:?} added ms"), added, 100.0, 5.0);
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lookup_waits_the_round_trip_too() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let by_name = |o: &mut h123_shared::ProbeOptions| {
+        o.url = format!("https://target.h123.test:{}/", target.https_addr.port());
+        o.dns_server = Some(target.dns_addr.to_string());
+        o.protocols = vec![Protocol::H1];
+        o.mode = ConnectionMode::Cold;
+        o.repeat = 7;
+    };
+    let real = probe(&target, by_name).await;
+    let emulated = probe(&target, |o| {
+        by_name(o);
+        o.network = Some(NetworkProfile::parse("rtt=100ms").unwrap());
+    })
+    .await;
+    let dns = |result| median_ms(run(result, Protocol::H1), Phase::Dns);
+    within_percent("dns added ms", dns(&emulated) - dns(&real), 100.0, 5.0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -73,8 +73,14 @@ impl Link {
     /// When a TCP handshake offered now completes: the SYN crosses up, the
     /// SYN-ACK down (neither is lost: see [`Emulation::Stream`]).
     pub fn handshake_done(&self, now: Instant) -> Instant {
-        let (syn, _) = self.up.deliver_at(now, 0, TCP_HEADER_BYTES + 8);
-        self.down.deliver_at(syn, 0, TCP_HEADER_BYTES + 8).0
+        self.exchange_done(now, TCP_HEADER_BYTES + 8, TCP_HEADER_BYTES + 8)
+    }
+
+    /// When an exchange offered now completes: `up` bytes on the wire cross
+    /// up, then `down` bytes come back (neither is lost).
+    pub fn exchange_done(&self, now: Instant, up: usize, down: usize) -> Instant {
+        let (asked, _) = self.up.deliver_at(now, 0, up);
+        self.down.deliver_at(asked, 0, down).0
     }
 
     /// What the link did so far, for a run that used `emulation`.
