@@ -81,9 +81,10 @@ async fn carry(
         while let Some((at, segment, _flight)) = due.recv().await {
             until(at).await;
             if to.write_all(&segment).await.is_err() {
-                // The peer is gone: the reader stops at its next segment, and
-                // what is still queued leaves the link with the channel.
+                // The peer is gone: what is queued leaves the link now, and the
+                // reader stops at its next segment.
                 due.close();
+                while due.try_recv().is_ok() {}
                 return;
             }
         }
