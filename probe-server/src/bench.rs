@@ -89,7 +89,7 @@ impl Bencher {
                 Protocol::H2 => run::run::<H2>(protocol, plan, endpoint, live).await,
                 Protocol::H3 => run::run::<H3>(protocol, plan, endpoint, live).await,
             };
-            run.emulated = link.map(|l| l.path(crate::probe::network::emulation(protocol)));
+            run.emulated = link.map(|l| l.path(protocol));
             result.runs.push(run);
         }
         result

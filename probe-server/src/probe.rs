@@ -120,7 +120,7 @@ impl Engine {
                 }
             };
             if let Some(link) = settings.link.as_ref().filter(|_| run.skipped.is_none()) {
-                run.emulated = Some(link.path(network::emulation(protocol)));
+                run.emulated = Some(link.path(protocol));
             }
             runs.push(run);
         }

@@ -6,21 +6,10 @@
 //! crosses it in segment-sized chunks through an in-memory relay
 //! ([`stream`]), and the handshake waits a round trip: without access to
 //! the packets the kernel's TCP sends, a stream cannot lose one, so the
-//! record says which [`Emulation`] each protocol had.
+//! record says which `Emulation` each protocol had ([`Link::path`]).
 
 pub mod datagrams;
 pub mod link;
 pub mod stream;
 
 pub use link::Link;
-
-use h123_shared::Protocol;
-use h123_shared::network::Emulation;
-
-/// How `protocol`'s packets cross the link.
-pub fn emulation(protocol: Protocol) -> Emulation {
-    match protocol {
-        Protocol::H3 => Emulation::Datagrams,
-        Protocol::H1 | Protocol::H2 => Emulation::Stream,
-    }
-}

@@ -2,6 +2,7 @@
 //! loss, and a rate limit with a drop-tail queue, deciding each packet's
 //! fate and delivery time as it is offered.
 
+use h123_shared::Protocol;
 use h123_shared::network::{EmulatedPath, Emulation, LinkCounts, NetworkProfile};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -83,10 +84,14 @@ impl Link {
         self.down.deliver_at(asked, 0, down).0
     }
 
-    /// What the link did so far, for a run that used `emulation`.
-    pub fn path(&self, emulation: Emulation) -> EmulatedPath {
+    /// What the link did so far, for a run of `protocol`, and how that
+    /// protocol's packets crossed it.
+    pub fn path(&self, protocol: Protocol) -> EmulatedPath {
         EmulatedPath {
-            emulation,
+            emulation: match protocol {
+                Protocol::H3 => Emulation::Datagrams,
+                Protocol::H1 | Protocol::H2 => Emulation::Stream,
+            },
             up: self.up.counts(),
             down: self.down.counts(),
         }
