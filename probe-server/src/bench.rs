@@ -131,6 +131,7 @@ impl Bencher {
                 proxy: None,
                 early_data: true,
                 link: None,
+                migrate: None,
             },
         })
     }

@@ -15,6 +15,7 @@ pub mod h2_frames;
 pub mod h3;
 pub mod http;
 pub mod keylog;
+pub mod migration;
 pub mod network;
 pub mod plan;
 pub mod proxy;
@@ -95,6 +96,7 @@ impl Engine {
             proxy: self.proxy.clone(),
             early_data: true,
             link: None,
+            migrate: plan.options.migrate.clone(),
         };
         // HTTP/3 runs last, so the h1/h2 responses can advertise it (Alt-Svc);
         // the result keeps the order asked for.

@@ -148,6 +148,7 @@ pub fn server_limits() -> Limits {
         max_request_body: SERVER_MAX_REQUEST_BODY,
         allowed_methods: SERVER_METHODS.to_vec(),
         allow_network: false,
+        allow_migrate_address: false,
     }
 }
 

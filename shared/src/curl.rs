@@ -262,6 +262,7 @@ mod tests {
             quic: None,
             failure: None,
             tcp_info: None,
+            migration: None,
         }
     }
 

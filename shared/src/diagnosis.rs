@@ -20,6 +20,7 @@ mod connection;
 mod failure;
 mod h3;
 mod http;
+mod migration;
 mod slow;
 
 /// A name lookup slower than this is reported.
@@ -100,6 +101,7 @@ pub fn diagnose(result: &ProbeResult) -> Vec<Finding> {
     addresses::families(result, &mut findings);
     truncated(result, &mut findings);
     capped(result, &mut findings);
+    migration::migration(result, &mut findings);
     if working {
         connection::reuse_saving(result, &mut findings);
         for run in &result.runs {

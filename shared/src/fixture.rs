@@ -64,6 +64,7 @@ pub(crate) fn attempt(n: u32, durations: &[(Phase, u64)], reused: bool) -> Attem
         quic: None,
         failure: None,
         tcp_info: None,
+        migration: None,
     }
 }
 

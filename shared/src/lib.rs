@@ -29,6 +29,7 @@ pub mod input;
 pub mod invariant;
 pub mod live;
 pub mod markup;
+pub mod migration;
 pub mod network;
 pub mod palette;
 pub mod redact;

@@ -125,6 +125,7 @@ impl LiveResult {
                     quic: None,
                     failure: None,
                     tcp_info: None,
+                    migration: None,
                 },
             );
         }

@@ -340,6 +340,13 @@ pub struct ProbeOptions {
     /// operator allows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<crate::network::NetworkProfile>,
+    /// Moves each new HTTP/3 connection to a new local port (`"port"`) or
+    /// address (an IP) in the middle of its first response, to see whether
+    /// it survives ([`crate::migration`]); HTTP/1.1 and HTTP/2 show what a
+    /// new connection would cost instead. A public server takes `"port"` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "port"))]
+    pub migrate: Option<crate::migration::Migrate>,
 }
 
 /// Most addresses besides the main run's that one protocol probes with
@@ -460,6 +467,7 @@ impl Default for ProbeOptions {
             all_addresses: false,
             vantages: Vec::new(),
             network: None,
+            migrate: None,
         }
     }
 }
@@ -712,6 +720,10 @@ pub struct Attempt {
     /// describe the hop to the proxy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp_info: Option<TcpInfoSnapshots>,
+    /// What became of the connection when it moved mid-response
+    /// (`migrate`, HTTP/3 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migration: Option<crate::migration::Migration>,
 }
 
 /// An attempt's `TCP_INFO` snapshots; each is absent where it was not taken

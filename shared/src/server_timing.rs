@@ -285,6 +285,7 @@ mod tests {
             quic: None,
             failure: None,
             tcp_info: None,
+            migration: None,
         }
     }
 

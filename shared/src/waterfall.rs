@@ -77,6 +77,10 @@ pub struct Row {
     pub bars: Vec<Bar>,
     /// Server-Timing metrics laid inside the wait bar.
     pub marks: Vec<Mark>,
+    /// Where on the axis the connection moved to a new address (`migrate`),
+    /// as a fraction of the axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<f64>,
 }
 
 /// One phase of a row.
@@ -367,6 +371,11 @@ fn row(chain: &Chain, pos: &dyn Fn(Micros) -> f64) -> Row {
         })
         .filter(|m| m.x + m.width <= 1.0)
         .collect();
+    let moved = chain
+        .hops
+        .iter()
+        .find_map(|&(a, start)| Some(pos(shifted(start, a.migration.as_ref()?.at_us))))
+        .filter(|&x| x <= 1.0);
     Row {
         protocol,
         attempt: chain.attempt(),
@@ -385,6 +394,7 @@ fn row(chain: &Chain, pos: &dyn Fn(Micros) -> f64) -> Row {
         clipped,
         bars,
         marks,
+        moved,
     }
 }
 

@@ -15,11 +15,13 @@ use tokio::task::JoinSet;
 use crate::ca::TestCa;
 use crate::routes::route;
 
-/// A QUIC endpoint serving HTTP/3 on `addr` (UDP).
+/// A QUIC endpoint serving HTTP/3 on `addr` (UDP), following clients that
+/// move to a new address when `migration` is on.
 pub(crate) fn endpoint(
     addr: SocketAddr,
     ca: &TestCa,
     require_client_cert: bool,
+    migration: bool,
 ) -> anyhow::Result<quinn::Endpoint> {
     let mut tls = ca.server_config_with(&[b"h3"], require_client_cert)?;
     // rustls accepts 0-RTT only with stateful resumption: no stateless tickets.
@@ -34,6 +36,7 @@ pub(crate) fn endpoint(
     let mut transport = quinn::TransportConfig::default();
     transport.stream_receive_window(crate::upload::UPLOAD_WINDOW.into());
     config.transport_config(Arc::new(transport));
+    config.migration(migration);
     quinn::Endpoint::server(config, addr).with_context(|| format!("binding QUIC on {addr}"))
 }
 

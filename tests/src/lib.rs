@@ -46,6 +46,10 @@ pub const HTTPS_ALPN: &[&[u8]] = &[b"h2", b"http/1.1"];
 pub enum H3Mode {
     /// Serve HTTP/3 over QUIC (the default).
     Serve,
+    /// Serve HTTP/3, but drop every packet of a connection that arrives from
+    /// a new client address or port (QUIC connection migration off), as a
+    /// load balancer that routes by address does.
+    ServeWithoutMigration,
     /// Drop every datagram, like a firewall that blocks UDP.
     BlockUdp,
     /// Bind nothing on UDP.
@@ -193,10 +197,11 @@ impl TestTarget {
 
         let mut tasks = net::Tasks::default();
         match config.h3 {
-            H3Mode::Serve => tasks.spawn(h3::serve(h3::endpoint(
+            H3Mode::Serve | H3Mode::ServeWithoutMigration => tasks.spawn(h3::serve(h3::endpoint(
                 https_addr,
                 &ca,
                 config.require_client_cert,
+                config.h3 == H3Mode::Serve,
             )?)),
             H3Mode::BlockUdp => {
                 let socket = UdpSocket::bind(https_addr)
@@ -230,6 +235,7 @@ impl TestTarget {
                         v6,
                         &ca,
                         config.require_client_cert,
+                        true,
                     )?));
                 }
                 Some(v6)

@@ -1,10 +1,12 @@
 //! The probe form: URL checked as you type, vantages (when the server has agents), protocols, repeat,
-//! cold or warm, network conditions (when the server takes them), method, advanced options.
+//! cold or warm, network conditions (when the server takes them), method, advanced options
+//! (a connection migration among them).
 
 use crate::api;
 use crate::components::vantage_picker::VantagePicker;
 use crate::components::{ApiProblem, NetworkPicker};
 use h123_shared::input::{check_url, parse_headers};
+use h123_shared::migration::Migrate;
 use h123_shared::network::NetworkProfile;
 use h123_shared::{ConnectionMode, Method, ProbeOptions, Protocol, Visibility};
 use leptos::prelude::*;
@@ -30,6 +32,7 @@ pub fn ProbeForm(
     let insecure = RwSignal::new(false);
     let follow = RwSignal::new(false);
     let h3_direct = RwSignal::new(false);
+    let migrate = RwSignal::new(false);
     let public = RwSignal::new(false);
     let browser_too = RwSignal::new(false);
     let vantages = RwSignal::new(Vec::<String>::new());
@@ -52,6 +55,7 @@ pub fn ProbeForm(
         let network = network_check.get().ok()?;
         let protocols = protocols.get();
         let vantages = vantages.get();
+        let migrate = (migrate.get() && protocols.contains(&Protocol::H3)).then_some(Migrate::Port);
         if offered.get() && vantages.is_empty() {
             return None;
         }
@@ -65,6 +69,7 @@ pub fn ProbeForm(
             insecure: insecure.get(),
             follow_redirects: follow.get(),
             h3_direct: h3_direct.get(),
+            migrate,
             visibility: if public.get() {
                 Visibility::Public
             } else {
@@ -237,6 +242,10 @@ pub fn ProbeForm(
                 <label class="toggle">
                     <input type="checkbox" id="h3-direct" prop:checked=move || h3_direct.get() on:change=move |ev| h3_direct.set(event_target_checked(&ev)) />
                     "Try HTTP/3 directly (even when nothing advertises it)"
+                </label>
+                <label class="toggle">
+                    <input type="checkbox" id="migrate" prop:checked=move || migrate.get() on:change=move |ev| migrate.set(event_target_checked(&ev)) />
+                    "Move each HTTP/3 connection to a new port mid-response (does it survive a change of network?)"
                 </label>
                 <label class="toggle">
                     <input type="checkbox" id="insecure" prop:checked=move || insecure.get() on:change=move |ev| insecure.set(event_target_checked(&ev)) />

@@ -1,5 +1,6 @@
 //! Beside the waterfalls: the emulated network a result was measured
-//! through, and per protocol how it was applied and what the link dropped.
+//! through, and per protocol how it was applied and what the link dropped;
+//! and what became of connections moved mid-response.
 
 use h123_shared::ProbeResult;
 use h123_shared::network::NAMED_PROFILES;
@@ -16,6 +17,26 @@ pub fn NetworkNote(
         (!lines.is_empty()).then(|| {
             view! {
                 <aside class="network-note" aria-label="Emulated network">
+                    {lines.into_iter().map(|line| view! { <p>{line}</p> }).collect_view()}
+                </aside>
+            }
+        })
+    }
+}
+
+/// The connection migration note: where each HTTP/3 connection moved and
+/// whether it survived, and what a new connection costs the others;
+/// nothing for a result that asked for no move.
+#[component]
+pub fn MigrationNote(
+    /// The result shown.
+    result: Signal<ProbeResult>,
+) -> impl IntoView {
+    move || {
+        let lines = result.with(h123_shared::migration::lines);
+        (!lines.is_empty()).then(|| {
+            view! {
+                <aside class="network-note" aria-label="Connection migration">
                     {lines.into_iter().map(|line| view! { <p>{line}</p> }).collect_view()}
                 </aside>
             }

@@ -3,8 +3,8 @@
 
 use crate::api::{self, Error, EventStream, StreamMessage};
 use crate::components::{
-    Actions, ApiProblem, BrowserVantage, CompareWith, Comparison, Facts, Findings, NetworkNote,
-    ProbeSummaryLine, VantageGroups, VantageMatrix, VerdictPanel, Waterfalls,
+    Actions, ApiProblem, BrowserVantage, CompareWith, Comparison, Facts, Findings, MigrationNote,
+    NetworkNote, ProbeSummaryLine, VantageGroups, VantageMatrix, VerdictPanel, Waterfalls,
 };
 use crate::perf;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
@@ -272,6 +272,7 @@ fn OneVantage(
             <VerdictPanel result />
         </Show>
         <NetworkNote result />
+        <MigrationNote result />
         <Waterfalls result running span />
         <Show
             when=move || done.get()

@@ -218,6 +218,15 @@ fn draw_row(svg: &mut String, row: &Row, y: f64) {
             y2 = bar_y + BAR_H + 3.0
         );
     }
+    if let Some(moved) = row.moved {
+        let x = PLOT_X + moved * PLOT_W;
+        let _ = write!(
+            svg,
+            r##"<line class="moved" x1="{x:.1}" y1="{y1:.1}" x2="{x:.1}" y2="{y2:.1}" stroke="#b42318" stroke-width="2" stroke-dasharray="4 2"><title>the connection moved to a new address</title></line>"##,
+            y1 = bar_y - 4.0,
+            y2 = bar_y + BAR_H + 4.0
+        );
+    }
     for mark in &row.marks {
         let _ = write!(
             svg,

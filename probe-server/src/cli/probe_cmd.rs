@@ -11,6 +11,7 @@ use crate::probe::proxy::{Proxy, ProxySettings};
 use crate::probe::tls::TrustSettings;
 use clap::{Args, ValueEnum};
 use h123_shared::api::ProbeStatus;
+use h123_shared::migration::Migrate;
 use h123_shared::network::NetworkProfile;
 use h123_shared::slo::{self, Gate, SloReport};
 use h123_shared::{
@@ -134,6 +135,12 @@ pub struct ProbeArgs {
     /// rtt=100ms,jitter=10ms,loss=2%,down=10mbit,up=2mbit.
     #[arg(long, value_name = "PROFILE", value_parser = NetworkProfile::parse)]
     pub network: Option<NetworkProfile>,
+    /// Move each new HTTP/3 connection mid-response, to see whether it
+    /// survives: `port` (a new UDP port, as a NAT rebinding) or a local IP
+    /// address (as a change of network). HTTP/1.1 and HTTP/2 show what a
+    /// new connection costs instead.
+    #[arg(long, value_name = "port|ADDRESS")]
+    pub migrate: Option<Migrate>,
     /// Resolve and connect over IPv4 only (like curl -4); a name without an
     /// A record fails in the dns phase.
     #[arg(short = '4', long = "ipv4")]
@@ -247,6 +254,7 @@ impl ProbeArgs {
             all_addresses: self.all_addresses,
             vantages: Vec::new(),
             network: self.network.clone(),
+            migrate: self.migrate.clone(),
         })
     }
 }

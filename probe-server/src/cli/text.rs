@@ -64,7 +64,8 @@ pub fn report(result: &ProbeResult, color: bool) -> String {
             ""
         }
     );
-    for line in h123_shared::network::lines(result) {
+    let network = h123_shared::network::lines(result);
+    for line in network.iter().chain(&h123_shared::migration::lines(result)) {
         let _ = writeln!(out, "{line}");
     }
     let analysis = analysis::of(result);

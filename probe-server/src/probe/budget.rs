@@ -83,6 +83,7 @@ mod tests {
             quic: None,
             failure: None,
             tcp_info: None,
+            migration: None,
         };
         let size = serde_json::to_vec(&attempt).unwrap().len() + 1;
         let mut taken = 0;

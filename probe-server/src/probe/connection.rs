@@ -10,6 +10,7 @@ use super::proxy::{Proxy, ProxySettings};
 use super::tls::{self, ResumableConfigs, TrustSettings};
 use super::trace::AttemptTrace;
 use super::{tcp, wire::TimedIo, wire::WireTap};
+use h123_shared::migration::Migrate;
 use h123_shared::network::NetworkProfile;
 use h123_shared::{Failure, FailureKind, Phase, ProxyInfo, QuicInfo, TcpInfo, TlsInfo};
 use rustls::ClientConfig;
@@ -67,6 +68,9 @@ pub struct ConnectSettings {
     /// The emulated network every connection crosses (`--network`), one per
     /// protocol run.
     pub link: Option<Arc<Link>>,
+    /// Where each new HTTP/3 connection moves during its first response
+    /// (`--migrate`); HTTP/1.1 and HTTP/2 cannot move.
+    pub migrate: Option<Migrate>,
 }
 
 impl ConnectSettings {

@@ -229,6 +229,7 @@ mod tests {
                 quic: None,
                 failure,
                 tcp_info: None,
+                migration: None,
             }],
         }
     }

@@ -11,11 +11,13 @@ use super::failure::{blocked, describe, failure, timed_out};
 use super::http::{
     Exchange, MAX_HEADER_SECTION, RequestSpec, UriForm, build_request, response_facts,
 };
+use super::migration::{self, Moving};
 use super::qlog;
-use super::quic_socket::{self, DatagramTap};
+use super::quic_socket::{ClientEndpoint, DatagramTap};
 use super::trace::{self, AttemptTrace};
 use crate::bench::load::{Load, Reply};
 use bytes::{Buf, Bytes};
+use h123_shared::migration::Migrate;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Micros, Phase, QuicInfo, TlsInfo, TtfbSource};
 use quinn::crypto::rustls::{HandshakeData, QuicClientConfig};
@@ -32,17 +34,18 @@ pub struct H3 {
     zero_rtt_pending: Option<quinn::ZeroRttAccepted>,
     zero_rtt_accepted: Option<bool>,
     verified: bool,
-    /// When each request's datagram left (see [`quic_socket`]).
-    tap: Arc<DatagramTap>,
-    _endpoint: quinn::Endpoint,
+    /// The endpoint, whose tap tells when each request's datagram left (see
+    /// [`super::quic_socket`]).
+    endpoint: ClientEndpoint,
+    /// Where the connection moves during its first response (`--migrate`).
+    migrate: Option<Migrate>,
     _driver: TaskGuard,
 }
 
-/// A new HTTP/3 connection's setup: its endpoint on a fresh UDP socket
-/// (whose datagrams report to `tap`) and its QUIC client configuration.
+/// A new HTTP/3 connection's setup: its endpoint on a fresh UDP socket and
+/// its QUIC client configuration.
 pub struct H3Setup {
-    endpoint: quinn::Endpoint,
-    tap: Arc<DatagramTap>,
+    endpoint: ClientEndpoint,
     config: quinn::ClientConfig,
 }
 
@@ -50,7 +53,7 @@ impl Connection for H3 {
     type Setup = H3Setup;
 
     fn prepare(settings: &ConnectSettings) -> Result<H3Setup, Failure> {
-        let (endpoint, tap) = quic_socket::client_endpoint(settings.link.clone())
+        let endpoint = ClientEndpoint::new(settings.link.clone())
             .map_err(|e| failure(Phase::Quic, FailureKind::Io, e.to_string()))?;
         let quic_tls = QuicClientConfig::try_from(settings.tls_config(&[b"h3"]))
             .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;
@@ -58,11 +61,7 @@ impl Connection for H3 {
         if let Some(dir) = &settings.qlog_dir {
             config.transport_config(Arc::new(qlog::transport(dir)?));
         }
-        Ok(H3Setup {
-            endpoint,
-            tap,
-            config,
-        })
+        Ok(H3Setup { endpoint, config })
     }
 
     async fn open(
@@ -116,7 +115,7 @@ impl Connection for H3 {
         let limit = spec.phase_limit;
         let request = build_request(spec, UriForm::Absolute)?.map(|_| ());
         trace.record_once(TraceEvent::RequestStart);
-        self.tap.arm();
+        self.endpoint.tap.arm();
         let mut stream = tokio::time::timeout(limit, self.sender.send_request(request))
             .await
             .map_err(|_| timed_out(Phase::Send, limit))?
@@ -124,9 +123,12 @@ impl Connection for H3 {
         // A server may answer before reading the whole request and stop our sending side
         // with H3_NO_ERROR (RFC 9114, section 4.1): a failed finish only counts if no
         // response follows.
-        let finished = tokio::time::timeout(limit, send_body(&mut stream, &spec.body, &self.tap))
-            .await
-            .map_err(|_| timed_out(Phase::Send, limit))?;
+        let finished = tokio::time::timeout(
+            limit,
+            send_body(&mut stream, &spec.body, &self.endpoint.tap),
+        )
+        .await
+        .map_err(|_| timed_out(Phase::Send, limit))?;
         trace.record(TraceEvent::RequestWritten);
         let response = match tokio::time::timeout(limit, stream.recv_response()).await {
             Ok(Ok(response)) => response,
@@ -141,12 +143,12 @@ impl Connection for H3 {
         trace.record(TraceEvent::FirstByte);
         // The request was written when its datagram left, and the response's
         // first bytes came when the datagram carrying them arrived, as over TCP.
-        let sent = self.tap.sent_at();
+        let sent = self.endpoint.tap.sent_at();
         if let Some(sent) = sent {
             trace.amend(TraceEvent::RequestWritten, sent);
         }
         out.ttfb_source = Some(TtfbSource::ResponseHeaders);
-        if let Some(received) = self.tap.received_at()
+        if let Some(received) = self.endpoint.tap.received_at()
             && sent.is_none_or(|sent| received > sent)
         {
             trace.amend(TraceEvent::FirstByte, received);
@@ -154,6 +156,7 @@ impl Connection for H3 {
         }
         let (parts, ()) = response.into_parts();
         out.response = Some(response_facts(&parts));
+        let mut moving = None;
         let read = async {
             let mut bytes = 0u64;
             while let Some(chunk) = stream
@@ -162,18 +165,40 @@ impl Connection for H3 {
                 .map_err(|e| stream_failure(Phase::Receive, &e))?
             {
                 bytes += chunk.remaining() as u64;
+                self.move_once(bytes, &mut moving)?;
                 if bytes >= spec.max_body {
                     // Dropping the stream stops the server's sending (h3-quinn's own
                     // stop_sending can panic while a read is in flight).
                     return Ok::<_, Failure>((bytes, true));
                 }
             }
+            // A response without a body moves once it has ended.
+            self.move_once(bytes, &mut moving)?;
             Ok((bytes, false))
         };
-        let (bytes, truncated) = tokio::time::timeout(limit, read)
+        let read = tokio::time::timeout(limit, read)
             .await
-            .map_err(|_| timed_out(Phase::Receive, limit))??;
-        trace.record(TraceEvent::BodyDone);
+            .unwrap_or_else(|_| Err(timed_out(Phase::Receive, limit)));
+        if read.is_ok() {
+            trace.record(TraceEvent::BodyDone);
+        }
+        let read = match moving {
+            Some(moving) => {
+                let moved = moving
+                    .settle(&self.endpoint, &self.quic, read.is_ok(), limit, trace)
+                    .await;
+                let read = read.map_err(|cause| migration::stalled(&moved, cause));
+                // A connection lost to its move takes no more requests.
+                out.reusable = moved.survived;
+                out.migration = Some(moved);
+                read
+            }
+            None => {
+                out.reusable = true;
+                read
+            }
+        };
+        let (bytes, truncated) = read?;
         if let Some(pending) = self.zero_rtt_pending.take() {
             self.zero_rtt_accepted =
                 Some(tokio::time::timeout(limit, pending).await.unwrap_or(false));
@@ -182,8 +207,8 @@ impl Connection for H3 {
             r.body_bytes = bytes;
             r.truncated = truncated;
         }
-        // Streams are independent: a cut body does not spoil the connection.
-        out.reusable = true;
+        // Streams are independent: a cut body does not spoil the connection
+        // (`reusable` was set above).
         Ok(())
     }
 
@@ -207,6 +232,16 @@ impl Connection for H3 {
             self.verified,
             self.zero_rtt_accepted == Some(true),
         ))
+    }
+}
+
+impl H3 {
+    /// Moves the connection, if it is still to move, with `bytes` of the body read.
+    fn move_once(&mut self, bytes: u64, moving: &mut Option<Moving>) -> Result<(), Failure> {
+        if let Some(to) = self.migrate.take() {
+            *moving = Some(Moving::start(&mut self.endpoint, &self.quic, to, bytes)?);
+        }
+        Ok(())
     }
 }
 
@@ -239,6 +274,7 @@ async fn handshake(
         |e: &dyn std::error::Error| failure(Phase::Quic, FailureKind::Io, e.to_string());
     trace.record(TraceEvent::QuicStart);
     let connecting = setup
+        .endpoint
         .endpoint
         .connect_with(setup.config.clone(), addr, host)
         .map_err(|e| io_failure(&e))?;
@@ -298,8 +334,8 @@ async fn handshake(
             zero_rtt_pending,
             zero_rtt_accepted: None,
             verified: !settings.insecure,
-            tap: setup.tap.clone(),
-            _endpoint: setup.endpoint.clone(),
+            endpoint: setup.endpoint.clone(),
+            migrate: settings.migrate.clone(),
             _driver: driver,
         },
     })

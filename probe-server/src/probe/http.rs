@@ -5,6 +5,7 @@ use super::failure::{failure, from_hyper, timed_out};
 use super::trace::AttemptTrace;
 use super::wire::WireTap;
 use bytes::Bytes;
+use h123_shared::migration::Migration;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Header, Phase, ResponseInfo, TcpInfo, TtfbSource};
 use http::header::{HOST, HeaderName, HeaderValue, USER_AGENT};
@@ -70,6 +71,8 @@ pub struct Exchange {
     pub tcp_at_first_byte: Option<TcpInfo>,
     /// The kernel's TCP facts after the last body byte, or after a failure.
     pub tcp_at_end: Option<TcpInfo>,
+    /// What became of the connection when it moved mid-response (HTTP/3).
+    pub migration: Option<Migration>,
 }
 
 /// Builds the hyper request for `spec`; hyper adds `Content-Length` for a

@@ -3,6 +3,7 @@
 
 use bytes::Bytes;
 use h123_shared::input::{FORBIDDEN_HEADER_WHY, is_forbidden_header};
+use h123_shared::migration::Migrate;
 use h123_shared::{Method, ProbeOptions, Protocol, RequestBody};
 use http::header::{HeaderName, HeaderValue};
 use sha2::{Digest, Sha256};
@@ -35,6 +36,9 @@ pub struct Limits {
     pub allowed_methods: Vec<Method>,
     /// Whether a probe may ask for emulated network conditions.
     pub allow_network: bool,
+    /// Whether a probe may move its HTTP/3 connection to a local address of
+    /// its choosing (`migrate`); a new port is always allowed.
+    pub allow_migrate_address: bool,
 }
 
 /// Largest request body the CLI sends, in bytes (100 MiB).
@@ -54,6 +58,7 @@ impl Default for Limits {
             max_request_body: CLI_MAX_REQUEST_BODY,
             allowed_methods: Method::ALL.to_vec(),
             allow_network: true,
+            allow_migrate_address: true,
         }
     }
 }
@@ -128,6 +133,15 @@ pub enum PlanError {
     /// The network profile's figures are out of range.
     #[error("invalid network profile: {0}")]
     InvalidNetwork(String),
+    /// A move to a chosen local address was asked of a server, which
+    /// moves connections to a new port only.
+    #[error(
+        "this server moves connections to a new port only (\"migrate\": \"port\"), not to an address of its own"
+    )]
+    MigrateAddressNotAllowed,
+    /// The connection cannot move where asked.
+    #[error("invalid migrate: {0}")]
+    InvalidMigrate(String),
     /// A pinned address is not an IP address.
     #[error("invalid resolve entry for {host}:{port}: `{addr}` is not an IP address")]
     InvalidResolve {
@@ -158,6 +172,8 @@ impl PlanError {
             PlanError::InvalidBody(_) => "invalid_request_body",
             PlanError::NetworkNotAllowed => "network_not_allowed",
             PlanError::InvalidNetwork(_) => "invalid_network",
+            PlanError::MigrateAddressNotAllowed => "migrate_address_not_allowed",
+            PlanError::InvalidMigrate(_) => "invalid_migrate",
         }
     }
 }
@@ -336,6 +352,9 @@ impl Plan {
             }
             network.check().map_err(PlanError::InvalidNetwork)?;
         }
+        if let Some(to) = &options.migrate {
+            check_migrate(to, &options, limits)?;
+        }
         Ok(Plan {
             timeout: Duration::from_millis(options.timeout_ms),
             phase_limit: Duration::from_millis(options.phase_timeout_ms.min(options.timeout_ms)),
@@ -410,6 +429,26 @@ fn parse_dns_server(text: &str) -> Result<SocketAddr, PlanError> {
     bare.parse::<IpAddr>()
         .map(|ip| SocketAddr::new(ip, 53))
         .map_err(|_| PlanError::InvalidDnsServer(shorten(text)))
+}
+
+/// Refuses a move that cannot happen: without HTTP/3, to text that is not an
+/// IP address, to an address a server does not let probes choose, or to one
+/// that is not this machine's (binding a socket to it is how that is known).
+fn check_migrate(to: &Migrate, options: &ProbeOptions, limits: &Limits) -> Result<(), PlanError> {
+    if !options.protocols.contains(&Protocol::H3) {
+        return Err(PlanError::InvalidMigrate(
+            "only an HTTP/3 connection can move: add h3 to the protocols".into(),
+        ));
+    }
+    let Some(ip) = to.local_ip().map_err(PlanError::InvalidMigrate)? else {
+        return Ok(());
+    };
+    if !limits.allow_migrate_address {
+        return Err(PlanError::MigrateAddressNotAllowed);
+    }
+    std::net::UdpSocket::bind((ip, 0))
+        .map(drop)
+        .map_err(|e| PlanError::InvalidMigrate(format!("cannot send from {ip}: {e}")))
 }
 
 #[cfg(test)]
@@ -575,6 +614,44 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "method PUT is not allowed here (allowed: GET, POST)"
+        );
+    }
+
+    #[test]
+    fn a_move_needs_http3_and_on_a_server_a_new_port() {
+        let moved = |to: &str, protocols: Vec<Protocol>, limits: &Limits| {
+            let options = ProbeOptions {
+                url: "https://example.com/".into(),
+                protocols,
+                migrate: Some(to.parse().unwrap()),
+                ..ProbeOptions::default()
+            };
+            Plan::new(options, limits).map(|p| p.options.migrate)
+        };
+        let cli = Limits::default();
+        let server = crate::server::server_limits();
+        let all = Protocol::ALL.to_vec();
+        assert!(moved("port", all.clone(), &server).is_ok());
+        assert!(moved("127.0.0.2", all.clone(), &cli).is_ok());
+        let refused = moved("127.0.0.2", all.clone(), &server).unwrap_err();
+        assert_eq!(refused.code(), "migrate_address_not_allowed");
+        assert!(refused.to_string().contains("new port only"), "{refused}");
+        let not_mine = moved("192.0.2.1", all, &cli).unwrap_err();
+        assert_eq!(not_mine.code(), "invalid_migrate");
+        assert!(
+            not_mine.to_string().contains("cannot send from 192.0.2.1"),
+            "{not_mine}"
+        );
+        let not_an_address = moved("wifi", Protocol::ALL.to_vec(), &cli).unwrap_err();
+        assert_eq!(not_an_address.code(), "invalid_migrate");
+        assert!(
+            not_an_address.to_string().contains("`wifi` is neither"),
+            "{not_an_address}"
+        );
+        let tcp_only = moved("port", vec![Protocol::H2], &cli).unwrap_err();
+        assert!(
+            tcp_only.to_string().contains("add h3 to the protocols"),
+            "{tcp_only}"
         );
     }
 

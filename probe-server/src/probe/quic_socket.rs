@@ -21,15 +21,17 @@
 use super::network::Link;
 use super::network::datagrams::ImpairedSocket;
 use super::trace;
+use h123_shared::migration::Migrate;
 use quinn::udp::{RecvMeta, Transmit};
 use quinn::{AsyncUdpSocket, Runtime, TokioRuntime, UdpPoller};
 use std::io::{self, IoSliceMut};
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+use tokio::sync::Notify;
 
 /// When the first datagram after [`DatagramTap::arm`] left, and when the
 /// latest datagram arrived.
@@ -68,11 +70,18 @@ impl DatagramTap {
     }
 }
 
-/// A quinn socket that reports its sends and receipts to a [`DatagramTap`].
+/// A quinn socket that reports its sends and receipts to a [`DatagramTap`],
+/// and knows when its own first datagram arrived (a moved connection's
+/// first answer on its new path).
 #[derive(Debug)]
 struct TappedSocket {
     inner: Arc<dyn AsyncUdpSocket>,
     tap: Arc<DatagramTap>,
+    /// Set once the endpoint moved off this socket: it reads nothing more,
+    /// as a network that was left delivers nothing more.
+    retired: AtomicBool,
+    first_received: OnceLock<Instant>,
+    arrived: Notify,
 }
 
 impl AsyncUdpSocket for TappedSocket {
@@ -92,11 +101,18 @@ impl AsyncUdpSocket for TappedSocket {
         bufs: &mut [IoSliceMut<'_>],
         meta: &mut [RecvMeta],
     ) -> Poll<io::Result<usize>> {
+        if self.retired.load(Ordering::Acquire) {
+            // quinn stops polling a previous socket once it reports an error.
+            return Poll::Ready(Err(io::Error::other("the endpoint moved off this socket")));
+        }
         let polled = self.inner.poll_recv(cx, bufs, meta);
         if let Poll::Ready(Ok(count)) = polled
             && count > 0
         {
             self.tap.received();
+            if self.first_received.set(trace::now()).is_ok() {
+                self.arrived.notify_waiters();
+            }
         }
         polled
     }
@@ -118,30 +134,95 @@ impl AsyncUdpSocket for TappedSocket {
     }
 }
 
-/// A client endpoint on a fresh UDP socket: dual-stack where the system
-/// allows it (so one socket, made before the address is known, reaches IPv4
-/// and IPv6 alike), else IPv4 only. Its datagrams cross `link` when there
-/// is one, and report to the returned tap.
-pub fn client_endpoint(link: Option<Arc<Link>>) -> io::Result<(quinn::Endpoint, Arc<DatagramTap>)> {
-    let socket = UdpSocket::bind((Ipv6Addr::UNSPECIFIED, 0))
-        .or_else(|_| UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)))?;
-    let runtime = Arc::new(TokioRuntime);
-    let tap = Arc::new(DatagramTap::default());
+/// A client endpoint on a UDP socket that can move to another (connection
+/// migration). Every socket it uses crosses the same emulated link, when
+/// there is one, and reports to the same [`DatagramTap`].
+#[derive(Clone, Debug)]
+pub struct ClientEndpoint {
+    /// The quinn endpoint.
+    pub endpoint: quinn::Endpoint,
+    /// When datagrams left and arrived, on whichever socket.
+    pub tap: Arc<DatagramTap>,
+    socket: Arc<TappedSocket>,
+    link: Option<Arc<Link>>,
+}
+
+impl ClientEndpoint {
+    /// An endpoint on a fresh UDP socket: dual-stack where the system allows
+    /// it (so one socket, made before the address is known, reaches IPv4 and
+    /// IPv6 alike), else IPv4 only. Its datagrams cross `link` when there is one.
+    pub fn new(link: Option<Arc<Link>>) -> io::Result<ClientEndpoint> {
+        let socket = UdpSocket::bind((Ipv6Addr::UNSPECIFIED, 0))
+            .or_else(|_| UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)))?;
+        let tap = Arc::new(DatagramTap::default());
+        let tapped = tapped(socket, link.as_ref(), &tap)?;
+        let endpoint = quinn::Endpoint::new_with_abstract_socket(
+            quinn::EndpointConfig::default(),
+            None,
+            tapped.clone(),
+            Arc::new(TokioRuntime),
+        )?;
+        Ok(ClientEndpoint {
+            endpoint,
+            tap,
+            socket: tapped,
+            link,
+        })
+    }
+
+    /// The local address of the socket in use.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.socket.local_addr()
+    }
+
+    /// Moves every connection of the endpoint to a fresh socket, on a new
+    /// port of the same address or on `address`, and stops reading the old
+    /// one, as when the client leaves a network; the new local address.
+    /// quinn then sends from the new socket with a fresh connection ID.
+    pub fn move_to(&mut self, to: &Migrate) -> io::Result<SocketAddr> {
+        let current = self.socket.local_addr()?;
+        let ip = match (to.local_ip().map_err(io::Error::other)?, current) {
+            (None, current) => current.ip(),
+            // A dual-stack socket takes an IPv4 address in its mapped form.
+            (Some(IpAddr::V4(v4)), SocketAddr::V6(_)) => IpAddr::V6(v4.to_ipv6_mapped()),
+            (Some(ip), _) => ip,
+        };
+        let moved = tapped(UdpSocket::bind((ip, 0))?, self.link.as_ref(), &self.tap)?;
+        self.endpoint.rebind_abstract(moved.clone())?;
+        self.socket.retired.store(true, Ordering::Release);
+        self.socket = moved;
+        self.socket.local_addr()
+    }
+
+    /// When the socket in use got its first datagram, waiting up to `limit`
+    /// for it; `None` when nothing came.
+    pub async fn first_answer(&self, limit: Duration) -> Option<Instant> {
+        let arrived = self.socket.arrived.notified();
+        if let Some(at) = self.socket.first_received.get() {
+            return Some(*at);
+        }
+        let _ = tokio::time::timeout(limit, arrived).await;
+        self.socket.first_received.get().copied()
+    }
+}
+
+/// `socket` under quinn: across `link` when there is one, reporting to `tap`.
+fn tapped(
+    socket: UdpSocket,
+    link: Option<&Arc<Link>>,
+    tap: &Arc<DatagramTap>,
+) -> io::Result<Arc<TappedSocket>> {
     let inner: Arc<dyn AsyncUdpSocket> = match link {
-        Some(link) => Arc::new(ImpairedSocket::new(socket, link)?),
-        None => runtime.wrap_udp_socket(socket)?,
+        Some(link) => Arc::new(ImpairedSocket::new(socket, link.clone())?),
+        None => TokioRuntime.wrap_udp_socket(socket)?,
     };
-    let socket = Arc::new(TappedSocket {
+    Ok(Arc::new(TappedSocket {
         inner,
         tap: tap.clone(),
-    });
-    let endpoint = quinn::Endpoint::new_with_abstract_socket(
-        quinn::EndpointConfig::default(),
-        None,
-        socket,
-        runtime,
-    )?;
-    Ok((endpoint, tap))
+        retired: AtomicBool::new(false),
+        first_received: OnceLock::new(),
+        arrived: Notify::new(),
+    }))
 }
 
 #[cfg(test)]
@@ -150,7 +231,8 @@ mod tests {
 
     #[tokio::test]
     async fn the_tap_stamps_only_the_first_send_after_arming() {
-        let (endpoint, tap) = client_endpoint(None).unwrap();
+        let client = ClientEndpoint::new(None).unwrap();
+        let tap = &client.tap;
         assert!(tap.sent_at().is_none());
         tap.sent();
         assert!(tap.sent_at().is_none(), "not armed: nothing is stamped");
@@ -165,6 +247,6 @@ mod tests {
         );
         tap.arm();
         assert!(tap.sent_at().is_none(), "arming forgets the last stamp");
-        assert!(endpoint.local_addr().unwrap().port() > 0);
+        assert!(client.local_addr().unwrap().port() > 0);
     }
 }

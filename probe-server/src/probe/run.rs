@@ -267,6 +267,9 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         let phases = trace.finish();
         if let Some(mut pooled) = kept {
             self.learn_after(&mut pooled, &mut found);
+            if let Some(moved) = &found.exchange.migration {
+                pooled.local = moved.to_addr.parse().ok();
+            }
             if failure.is_none()
                 && found.exchange.reusable
                 && self.plan.options.mode == ConnectionMode::Warm
@@ -298,6 +301,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             tls: found.tls,
             response: found.exchange.response,
             quic: found.quic,
+            migration: found.exchange.migration,
             failure,
             tcp_info: tcp_snapshots(
                 found.tcp_at_connect,

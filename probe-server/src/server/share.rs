@@ -142,6 +142,7 @@ mod tests {
             quic: None,
             failure: None,
             tcp_info: None,
+            migration: None,
         }
     }
 

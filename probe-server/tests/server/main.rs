@@ -18,6 +18,7 @@ mod guard;
 mod hardening;
 mod listener;
 mod load;
+mod migration;
 mod network;
 mod privacy;
 mod reads;

@@ -214,7 +214,7 @@ pub(super) fn reuse_saving(result: &ProbeResult, out: &mut Vec<Finding>) {
 }
 
 /// `a`, `a and b`, `a, b and c`.
-fn join_and(items: &[String]) -> String {
+pub(super) fn join_and(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),

@@ -152,6 +152,7 @@ fn AttemptRow(
                 {(resumed && !row.zero_rtt).then(|| view! { <span class="tag tag-resumed" title="a new connection that resumed the TLS session">"resumed"</span> })}
                 {row.zero_rtt.then(|| view! { <span class="tag tag-resumed" title="resumed, and the request went in 0-RTT data">"0-RTT"</span> })}
                 {(row.redirects > 0).then(|| view! { <span class="tag tag-redirect" title="redirect hops, end to end">{format!("{}↪", row.redirects)}</span> })}
+                {row.moved.is_some().then(|| view! { <span class="tag tag-redirect" title="the connection moved to a new address mid-response (the dashed line)">"moved"</span> })}
                 {row.failed.then(|| view! { <span class="tag tag-failed">"failed"</span> })}
             </span>
             <svg class="wf-track" role="group" aria-label=track_label>
@@ -175,6 +176,7 @@ fn AttemptRow(
                     .iter()
                     .map(|x| view! { <line class="hop" x1=pct(*x) x2=pct(*x) y1="1" y2="23"></line> })
                     .collect_view()}
+                {row.moved.map(|x| view! { <line class="moved" x1=pct(x) x2=pct(x) y1="0" y2="24"></line> })}
             </svg>
             <span class="wf-total">{status.unwrap_or_else(|| ms(row.total_us))}</span>
         </li>
