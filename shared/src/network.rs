@@ -343,6 +343,9 @@ impl<'de> Deserialize<'de> for NetworkProfile {
 pub enum Emulation {
     /// Every QUIC datagram delayed, dropped and paced on its own, both ways.
     Datagrams,
+    /// Every TCP segment delayed, dropped and paced on its own, both ways,
+    /// through a TUN device: the kernel's TCP recovers from real loss.
+    Packets,
     /// The TCP byte stream delayed and paced in segment-sized chunks, both
     /// ways, and the handshake held for a round trip; no loss (the kernel's
     /// TCP below the relay never loses a segment, so loss cannot be
@@ -355,6 +358,9 @@ impl Emulation {
     pub fn describe(&self) -> &'static str {
         match self {
             Emulation::Datagrams => "every datagram delayed, paced and dropped on its own",
+            Emulation::Packets => {
+                "every TCP segment delayed, paced and dropped on its own (through a TUN device)"
+            }
             Emulation::Stream => {
                 "a stream relay: the byte stream delayed and paced, no loss (TCP loss needs packet access)"
             }

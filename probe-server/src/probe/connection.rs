@@ -1,10 +1,9 @@
 //! The one interface every protocol implements, and the TCP+TLS setup that
 //! HTTP/1.1 and HTTP/2 share.
 
-use super::failure::failure;
 use super::guard::ConnectPolicy;
 use super::http::{Exchange, RequestSpec};
-use super::network::{Link, stream};
+use super::network::Link;
 use super::proxy::tunnel::{self, Destination};
 use super::proxy::{Proxy, ProxySettings};
 use super::tls::{self, ResumableConfigs, TrustSettings};
@@ -12,7 +11,7 @@ use super::trace::AttemptTrace;
 use super::{tcp, wire::TimedIo, wire::WireTap};
 use h123_shared::migration::Migrate;
 use h123_shared::network::NetworkProfile;
-use h123_shared::{Failure, FailureKind, Phase, ProxyInfo, QuicInfo, TcpInfo, TlsInfo};
+use h123_shared::{Failure, ProxyInfo, QuicInfo, TcpInfo, TlsInfo};
 use rustls::ClientConfig;
 use rustls_pki_types::CertificateDer;
 use std::future::Future;
@@ -171,25 +170,20 @@ pub async fn open_tcp_tls(
     tap: Arc<WireTap>,
     trace: &mut AttemptTrace,
 ) -> Result<(TimedIo<Box<dyn Io>>, Opened<()>), Failure> {
-    let socket = tcp::connect(
+    let dialled = tcp::connect(
         target.addrs,
         &settings.policy,
         settings.phase_limit,
-        settings.link.as_deref(),
+        settings.link.as_ref(),
         trace,
     )
     .await?;
     // Between the connect's end and the next phase's start: in no phase.
-    tap.watch_socket(&socket);
+    tap.watch_socket(&dialled.socket);
     let tcp_at_connect = tap.tcp_info();
-    let local = socket.local_addr().ok();
-    let remote = socket
-        .peer_addr()
-        .map_err(|e| failure(Phase::Connect, FailureKind::Io, e.to_string()))?;
-    let mut stream: Box<dyn Io> = match &settings.link {
-        Some(link) => Box::new(stream::relay(socket, link.clone())),
-        None => Box::new(socket),
-    };
+    let local = dialled.socket.local_addr().ok();
+    let remote = dialled.remote;
+    let mut stream = dialled.into_io(settings.link.as_ref());
     let proxy = match &target.tunnel {
         Some(t) => {
             Some(tunnel::open(&mut stream, t.proxy, t.to, settings.phase_limit, trace).await?)

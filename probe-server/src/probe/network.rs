@@ -9,7 +9,10 @@
 //! record says which `Emulation` each protocol had ([`Link::path`]).
 
 pub mod datagrams;
+pub mod ipv4;
 pub mod link;
+pub mod packets;
 pub mod stream;
+pub mod tun;
 
 pub use link::Link;

@@ -1,16 +1,44 @@
 //! TCP connect, timed and guarded: each address is checked against the
 //! safety policy right before it is dialled. Behind an emulated network
-//! the handshake also waits the link's round trip.
+//! the connection goes through the packet hop ([`PacketPath`]), or, where
+//! there is none, its handshake waits the link's round trip before its
+//! byte stream crosses the link ([`stream`]).
 
+use super::connection::Io;
 use super::failure::{blocked, failure, from_io, timed_out};
 use super::guard::ConnectPolicy;
-use super::network::Link;
+use super::network::packets::{PacketPath, Route, Routed};
+use super::network::{Link, link::until, stream};
 use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Phase};
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
+
+/// A TCP connection just made.
+#[derive(Debug)]
+pub struct Dialled {
+    /// The engine's socket (through the packet hop, connected to its
+    /// virtual peer).
+    pub socket: TcpStream,
+    /// The address dialled.
+    pub remote: SocketAddr,
+    route: Option<Route>,
+}
+
+impl Dialled {
+    /// The connection as the engine's byte stream: through the packet hop,
+    /// across `link` as a stream, or the socket itself.
+    pub fn into_io(self, link: Option<&Arc<Link>>) -> Box<dyn Io> {
+        match (self.route, link) {
+            (Some(route), _) => Box::new(Routed::new(self.socket, route)),
+            (None, Some(link)) => Box::new(stream::relay(self.socket, link.clone())),
+            (None, None) => Box::new(self.socket),
+        }
+    }
+}
 
 /// Connects to the first address that is allowed and answers, recording
 /// `ConnectStart`/`ConnectDone`. Nagle is turned off, as a browser does.
@@ -18,9 +46,9 @@ pub async fn connect(
     addrs: &[SocketAddr],
     policy: &ConnectPolicy,
     limit: Duration,
-    link: Option<&Link>,
+    link: Option<&Arc<Link>>,
     trace: &mut AttemptTrace,
-) -> Result<TcpStream, Failure> {
+) -> Result<Dialled, Failure> {
     let mut last_failure = None;
     for &addr in addrs {
         if let Err(reason) = policy.check(addr) {
@@ -30,20 +58,17 @@ pub async fn connect(
         if !trace.has(TraceEvent::ConnectStart) {
             trace.record(TraceEvent::ConnectStart);
         }
-        let handshake = async {
-            let stream = TcpStream::connect(addr).await?;
-            if let Some(link) = link {
-                super::network::link::until(link.handshake_done(super::trace::now())).await;
-            }
-            Ok::<_, std::io::Error>(stream)
-        };
-        match tokio::time::timeout(limit, handshake).await {
-            Ok(Ok(stream)) => {
+        match tokio::time::timeout(limit, dial(addr, link, limit)).await {
+            Ok(Ok((socket, route))) => {
                 trace.record(TraceEvent::ConnectDone);
-                stream
+                socket
                     .set_nodelay(true)
                     .map_err(|e| from_io(Phase::Connect, &e))?;
-                return Ok(stream);
+                return Ok(Dialled {
+                    socket,
+                    remote: addr,
+                    route,
+                });
             }
             Ok(Err(e)) => {
                 let mut f = from_io(Phase::Connect, &e);
@@ -55,4 +80,27 @@ pub async fn connect(
     }
     Err(last_failure
         .unwrap_or_else(|| failure(Phase::Connect, FailureKind::Io, "no address to connect to")))
+}
+
+/// One connect to `addr`: through the packet hop behind a link where there
+/// is one, else straight (and behind a link, its handshake held a round trip).
+async fn dial(
+    addr: SocketAddr,
+    link: Option<&Arc<Link>>,
+    limit: Duration,
+) -> std::io::Result<(TcpStream, Option<Route>)> {
+    let Some(link) = link else {
+        return Ok((TcpStream::connect(addr).await?, None));
+    };
+    match PacketPath::get() {
+        Some(hop) => {
+            let (via, route) = hop.route(addr, link.clone(), limit)?;
+            Ok((TcpStream::connect(via).await?, Some(route)))
+        }
+        None => {
+            let socket = TcpStream::connect(addr).await?;
+            until(link.handshake_done(super::trace::now())).await;
+            Ok((socket, None))
+        }
+    }
 }

@@ -72,7 +72,8 @@ impl Link {
     }
 
     /// When a TCP handshake offered now completes: the SYN crosses up, the
-    /// SYN-ACK down (neither is lost: see [`Emulation::Stream`]).
+    /// SYN-ACK down (neither is lost: see [`Emulation::Stream`]), where
+    /// there is no packet hop.
     pub fn handshake_done(&self, now: Instant) -> Instant {
         self.exchange_done(now, TCP_HEADER_BYTES + 8, TCP_HEADER_BYTES + 8)
     }
@@ -90,7 +91,10 @@ impl Link {
         EmulatedPath {
             emulation: match protocol {
                 Protocol::H3 => Emulation::Datagrams,
-                Protocol::H1 | Protocol::H2 => Emulation::Stream,
+                Protocol::H1 | Protocol::H2 => match super::packets::PacketPath::get() {
+                    Some(_) => Emulation::Packets,
+                    None => Emulation::Stream,
+                },
             },
             up: self.up.counts(),
             down: self.down.counts(),
