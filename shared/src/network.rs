@@ -529,7 +529,8 @@ fn fixed(text: &str, decimals: u32) -> Option<u64> {
 }
 
 /// Basis points as a percentage's digits: 250 is `2.5`, 25 is `0.25`.
-fn percent_text(basis_points: u32) -> String {
+/// Basis points as a percentage without trailing zeros: `2`, `0.5`, `0.25`.
+pub(crate) fn percent_text(basis_points: u32) -> String {
     let (whole, hundredths) = (basis_points / 100, basis_points % 100);
     match hundredths {
         0 => whole.to_string(),

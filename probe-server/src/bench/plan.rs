@@ -4,6 +4,7 @@
 use crate::probe::http::RequestSpec;
 use crate::probe::plan::{Limits, Plan, PlanError, range};
 use h123_shared::bench::BenchOptions;
+use h123_shared::sweep::Sweep;
 use h123_shared::{Method, ProbeOptions, Protocol};
 use std::time::Duration;
 
@@ -125,6 +126,29 @@ impl BenchPlan {
     /// The options, normalised (protocols deduplicated, a default duration filled in).
     pub fn options(&self) -> &BenchOptions {
         &self.options
+    }
+
+    /// `options` at each step of `sweep` (its figure set on `options`'
+    /// network), each step checked before any runs.
+    ///
+    /// # Errors
+    /// The first step's options that are refused.
+    pub fn sweep(
+        options: &BenchOptions,
+        sweep: &Sweep,
+        limits: &BenchLimits,
+    ) -> Result<Vec<(u32, BenchPlan)>, PlanError> {
+        sweep
+            .steps
+            .iter()
+            .map(|&value| {
+                let step = BenchOptions {
+                    network: Some(sweep.network(options.network.as_ref(), value)),
+                    ..options.clone()
+                };
+                Ok((value, BenchPlan::new(step, limits)?))
+            })
+            .collect()
     }
 
     /// Connections to open for `protocol` (none when every request opens its own).

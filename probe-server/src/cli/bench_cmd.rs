@@ -6,6 +6,7 @@ use crate::probe::guard::ConnectPolicy;
 use crate::probe::tls::TrustSettings;
 use clap::{Args, ValueEnum};
 use h123_shared::bench::{BenchOptions, BenchResult};
+use h123_shared::sweep::{Sweep, SweepResult, SweepStep};
 use h123_shared::{Method, Protocol};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -72,6 +73,11 @@ pub struct BenchArgs {
     /// rtt=100ms,jitter=10ms,loss=2%,down=10mbit,up=2mbit.
     #[arg(long, value_name = "PROFILE", value_parser = h123_shared::network::NetworkProfile::parse)]
     pub network: Option<h123_shared::network::NetworkProfile>,
+    /// Run the bench at each step of one network figure, every protocol at
+    /// every step (a decay curve): rtt=0,25,50,100,200ms or loss=0,0.5,1,2,5%
+    /// (on top of --network, if given).
+    #[arg(long, value_name = "FIGURE=STEPS", value_parser = Sweep::parse)]
+    pub sweep: Option<Sweep>,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = BenchOutput::Text)]
     pub output: BenchOutput,
@@ -137,9 +143,35 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(secs).map_err(|_| format!("`{text}` is out of range"))
 }
 
-/// Runs the bench and prints it; exit code 0 when every protocol ran, 1 when
-/// one could not run at all, 2 when the options were refused.
+/// Runs the bench (or the sweep) and prints it; exit code 0 when every
+/// protocol ran, 1 when one could not run at all, 2 when the options were
+/// refused.
 pub async fn run(args: BenchArgs) -> ExitCode {
+    if let Some(sweep) = &args.sweep {
+        return match sweep_all(&args, sweep).await {
+            Ok(result) => {
+                let text = match args.output {
+                    BenchOutput::Json => format!(
+                        "{}\n",
+                        serde_json::to_string_pretty(&result).unwrap_or_default()
+                    ),
+                    BenchOutput::Text => super::bench_text::sweep_report(&result),
+                };
+                if let Some(code) = super::emit(&text) {
+                    return code;
+                }
+                let failed = result.steps.iter().flat_map(|s| &s.result.runs);
+                match failed.clone().any(|r| r.failure.is_some()) {
+                    true => ExitCode::FAILURE,
+                    false => ExitCode::SUCCESS,
+                }
+            }
+            Err(message) => {
+                eprintln!("h123: {message}");
+                ExitCode::from(2)
+            }
+        };
+    }
     match bench(&args).await {
         Ok(result) => {
             let text = match args.output {
@@ -166,27 +198,62 @@ pub async fn run(args: BenchArgs) -> ExitCode {
 }
 
 /// Validates the arguments and runs the bench, with a progress line on a
-/// terminal. The CLI runs with its user's own rights: any target is allowed.
+/// terminal.
 ///
 /// # Errors
 /// One readable line when the options are refused or the CA file is bad.
 pub async fn bench(args: &BenchArgs) -> Result<BenchResult, String> {
     let plan =
         BenchPlan::new(args.options()?, &BenchLimits::default()).map_err(|e| e.to_string())?;
+    Ok(measure(&bencher(args)?, &plan, "").await)
+}
+
+/// Runs the bench at each step of `sweep`, every protocol at every step.
+///
+/// # Errors
+/// One readable line when the options are refused or the CA file is bad.
+pub async fn sweep_all(args: &BenchArgs, sweep: &Sweep) -> Result<SweepResult, String> {
+    let options = args.options()?;
+    let bencher = bencher(args)?;
+    let plans =
+        BenchPlan::sweep(&options, sweep, &BenchLimits::default()).map_err(|e| e.to_string())?;
+    let mut steps = Vec::new();
+    for (i, (value, plan)) in plans.iter().enumerate() {
+        let prefix = format!("step {}/{} ({}) ", i + 1, plans.len(), sweep.label(*value));
+        let result = measure(&bencher, plan, &prefix).await;
+        steps.push(SweepStep {
+            value: *value,
+            result,
+        });
+    }
+    Ok(SweepResult {
+        options,
+        sweep: sweep.clone(),
+        steps,
+    })
+}
+
+/// The bench engine with the arguments' trust. The CLI runs with its user's
+/// own rights: any target is allowed.
+fn bencher(args: &BenchArgs) -> Result<Bencher, String> {
     let trust = match &args.cacert {
         Some(path) => TrustSettings::from_ca_file(path)?,
         None => TrustSettings::system(),
     };
+    Ok(Bencher::new(trust, ConnectPolicy::allow_all()))
+}
+
+/// Runs `plan`, with a progress line (after `prefix`) on a terminal.
+async fn measure(bencher: &Bencher, plan: &BenchPlan, prefix: &str) -> BenchResult {
     let live = BenchLive::default();
-    let bencher = Bencher::new(trust, ConnectPolicy::allow_all());
     let show = std::io::stderr().is_terminal();
-    let mut bench = std::pin::pin!(bencher.run(&plan, &live));
+    let mut bench = std::pin::pin!(bencher.run(plan, &live));
     let mut tick = tokio::time::interval(Duration::from_millis(200));
     let result = loop {
         tokio::select! {
             result = &mut bench => break result,
             _ = tick.tick(), if show => {
-                eprint!("\r\x1b[2K{}", super::bench_text::progress_line(&plan, &live.snapshot()));
+                eprint!("\r\x1b[2K{prefix}{}", super::bench_text::progress_line(plan, &live.snapshot()));
                 let _ = std::io::stderr().flush();
             }
         }
@@ -194,7 +261,7 @@ pub async fn bench(args: &BenchArgs) -> Result<BenchResult, String> {
     if show {
         eprint!("\r\x1b[2K");
     }
-    Ok(result)
+    result
 }
 
 #[cfg(test)]
@@ -239,6 +306,27 @@ mod tests {
         assert_eq!((o.duration_ms, o.requests), (Some(1500), None));
         assert_eq!((o.rate, o.warmup_ms, o.timeout_ms), (Some(1000), 500, 2000));
         assert_eq!(o.headers[0].name, "x-a");
+    }
+
+    #[test]
+    fn a_sweep_is_read_and_a_bad_one_refused() {
+        let a = args(&[
+            "https://e.test/",
+            "--sweep",
+            "loss=0,1,5%",
+            "--network",
+            "rtt=20ms",
+        ]);
+        let sweep = a.sweep.unwrap();
+        assert_eq!(sweep.steps, vec![0, 100, 500]);
+        let bad = crate::cli::Cli::try_parse_from([
+            "h123",
+            "bench",
+            "https://e.test/",
+            "--sweep",
+            "rtt=9,1ms",
+        ]);
+        assert!(bad.unwrap_err().to_string().contains("must grow"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use crate::bench::BenchPlan;
 use crate::bench::plan::Stop;
 use h123_shared::bench::{self, BenchProgress, BenchResult, BenchRun};
 use h123_shared::format::{count, ms};
+use h123_shared::sweep::{self, SweepAxis, SweepResult};
 use std::fmt::Write;
 
 /// Characters of the progress bar.
@@ -13,6 +14,75 @@ const PROGRESS_WIDTH: usize = 24;
 /// The final report.
 pub fn report(result: &BenchResult) -> String {
     let o = &result.options;
+    let mut out = settings_line(o);
+    let network = h123_shared::network::describe(
+        o.network.as_ref(),
+        result
+            .runs
+            .iter()
+            .map(|r| (r.protocol, r.emulated.as_ref())),
+    );
+    for line in network {
+        let _ = writeln!(out, "{line}");
+    }
+    table(&mut out, result);
+    out
+}
+
+/// A sweep's report: the settings, what each step varied and how each
+/// protocol's packets crossed the link, the curve as a table, and the model.
+pub fn sweep_report(result: &SweepResult) -> String {
+    let mut out = settings_line(&result.options);
+    let steps: Vec<String> = result
+        .sweep
+        .steps
+        .iter()
+        .map(|&v| result.sweep.label(v))
+        .collect();
+    let base = result
+        .options
+        .network
+        .as_ref()
+        .map(|n| format!(" on top of {n}"))
+        .unwrap_or_default();
+    let figure = match result.sweep.axis {
+        SweepAxis::Rtt => "added round-trip time",
+        SweepAxis::Loss => "loss",
+    };
+    let _ = writeln!(out, "sweep: {figure} over {}{base}", steps.join(", "));
+    if let Some(last) = result.steps.last() {
+        for run in &last.result.runs {
+            if let Some(path) = &run.emulated {
+                let _ = writeln!(
+                    out,
+                    "{}: {}",
+                    run.protocol.http_version(),
+                    path.emulation.describe()
+                );
+            }
+        }
+    }
+    out.push('\n');
+    out.push_str(&sweep::table(result));
+    let _ = writeln!(
+        out,
+        "\n{}",
+        match (result.sweep.axis, result.options.rate) {
+            (SweepAxis::Rtt, None) => {
+                "model: in-flight requests / (mean latency at the first step + the added round \
+                 trip), the most a closed loop can complete (Little's law)"
+            }
+            (SweepAxis::Rtt, Some(_)) => "no model: a fixed-rate bench is an open loop",
+            (SweepAxis::Loss, _) => {
+                "no model: the Mathis bound is for bulk TCP throughput, not request rates"
+            }
+        }
+    );
+    out
+}
+
+/// The first line: method, URL, and how the load was made.
+fn settings_line(o: &h123_shared::bench::BenchOptions) -> String {
     let mut out = String::new();
     let stop = match (o.requests, o.duration_ms) {
         (Some(n), _) => format!("{} requests", count(n)),
@@ -38,16 +108,12 @@ pub fn report(result: &BenchResult) -> String {
             .map(|r| format!(" at {} req/s", count(r.into())))
             .unwrap_or_default(),
     );
-    let network = h123_shared::network::describe(
-        o.network.as_ref(),
-        result
-            .runs
-            .iter()
-            .map(|r| (r.protocol, r.emulated.as_ref())),
-    );
-    for line in network {
-        let _ = writeln!(out, "{line}");
-    }
+    out
+}
+
+/// The comparison table, the errors and the caveats.
+fn table(out: &mut String, result: &BenchResult) {
+    let o = &result.options;
     let _ = writeln!(
         out,
         "\n{:<9}{:>10}{:>8}{:>11}{:>6}{:>11}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>7}",
@@ -132,7 +198,6 @@ pub fn report(result: &BenchResult) -> String {
     for caveat in bench::caveats(result) {
         let _ = writeln!(out, "note: {caveat}");
     }
-    out
 }
 
 fn error_line(run: &BenchRun) -> Option<String> {

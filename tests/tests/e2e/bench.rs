@@ -8,6 +8,7 @@ use h123::bench::{BenchLimits, BenchLive, BenchPlan, Bencher};
 use h123::probe::guard::ConnectPolicy;
 use h123::probe::tls::TrustSettings;
 use h123_shared::bench::{BenchOptions, BenchResult, BenchRun};
+use h123_shared::sweep::{Sweep, SweepResult, SweepStep, curve};
 use h123_shared::{FailureKind, Phase, Protocol};
 use h123_target::{H3Mode, TargetConfig, TestTarget};
 
@@ -318,4 +319,115 @@ async fn a_cancelled_bench_returns_what_it_measured_and_skips_the_rest() {
     assert_counts_add_up(h1);
     assert!((20..1_000).contains(&h1.requests), "{}", h1.requests);
     assert_eq!(h1.errors, 0, "requests in flight finish normally");
+}
+
+/// Runs `options` at each step of `sweep` against the target, as
+/// `h123 bench --sweep` does.
+async fn sweep(target: &TestTarget, options: BenchOptions, sweep: &str) -> SweepResult {
+    let sweep = Sweep::parse(sweep).unwrap();
+    let plans = BenchPlan::sweep(&options, &sweep, &BenchLimits::default()).expect("valid sweep");
+    let trust = TrustSettings::from_ca_file(target.ca_file()).unwrap();
+    let bencher = Bencher::new(trust, ConnectPolicy::allow_all());
+    let mut steps = Vec::new();
+    for (value, plan) in &plans {
+        let result = bencher.run(plan, &BenchLive::default()).await;
+        steps.push(SweepStep {
+            value: *value,
+            result,
+        });
+    }
+    let result = SweepResult {
+        options,
+        sweep,
+        steps,
+    };
+    println!("{}", h123_shared::sweep::table(&result));
+    result
+}
+
+fn swept_options(target: &TestTarget) -> BenchOptions {
+    BenchOptions {
+        url: target.https_url("/"),
+        concurrency: 16,
+        duration_ms: Some(1_000),
+        warmup_ms: 200,
+        ..BenchOptions::default()
+    }
+}
+
+/// A decay curve over round-trip time: every protocol's median grows with
+/// each step and its request rate falls, never above the closed loop's
+/// ceiling (16 in flight over p50 at 0 ms plus the added round trip).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_rtt_sweep_decays_every_protocol_as_the_model_bounds_it() {
+    let _serial = SERIAL.lock().await;
+    let target = target().await;
+    let result = sweep(&target, swept_options(&target), "rtt=0,25,50,100ms").await;
+    for protocol in Protocol::ALL {
+        let points = curve(&result, protocol);
+        for pair in points.windows(2) {
+            assert!(
+                pair[0].failure.is_none() && pair[1].failure.is_none(),
+                "{protocol}: {pair:?}"
+            );
+            assert!(
+                pair[1].p50 > pair[0].p50,
+                "{protocol}: p50 must grow with the rtt: {pair:?}"
+            );
+            assert!(
+                pair[1].requests_per_sec < pair[0].requests_per_sec,
+                "{protocol}: req/s must fall with the rtt: {pair:?}"
+            );
+        }
+        for point in &points[1..] {
+            let model = point.expected_per_sec.unwrap();
+            assert!(
+                point.requests_per_sec <= model * 1.05,
+                "{protocol}: {:.1} req/s above the model's {model:.1}",
+                point.requests_per_sec
+            );
+        }
+    }
+}
+
+/// A decay curve over loss, TCP's segments and QUIC's datagrams alike
+/// (`packets` and `datagrams`): every protocol completes requests at every
+/// step, and loss never makes one faster (its p99 at 5% is above its p99 at 0%).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_loss_sweep_slows_every_protocol_and_never_speeds_one_up() {
+    let _serial = SERIAL.lock().await;
+    let target = target().await;
+    let options = BenchOptions {
+        network: Some(h123_shared::network::NetworkProfile::parse("rtt=20ms").unwrap()),
+        ..swept_options(&target)
+    };
+    let result = sweep(&target, options, "loss=0,1,5%").await;
+    for protocol in Protocol::ALL {
+        let points = curve(&result, protocol);
+        assert!(
+            points
+                .iter()
+                .all(|p| p.failure.is_none() && p.requests_per_sec > 0.0),
+            "{protocol}: {points:?}"
+        );
+        assert!(
+            points.iter().all(|p| p.expected_per_sec.is_none()),
+            "no model for loss"
+        );
+        assert!(
+            points[2].p99 > points[0].p99,
+            "{protocol}: p99 at 5% loss {:?} not above lossless {:?}",
+            points[2].p99,
+            points[0].p99
+        );
+        let last = &result.steps[2]
+            .result
+            .runs
+            .iter()
+            .find(|r| r.protocol == protocol)
+            .unwrap();
+        let path = last.emulated.as_ref().unwrap();
+        assert_ne!(path.emulation, h123_shared::network::Emulation::Stream);
+        assert!(path.down.lost + path.up.lost > 0, "{protocol}: {path:?}");
+    }
 }

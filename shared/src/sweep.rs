@@ -1,0 +1,261 @@
+//! Decay curves (`h123 bench --sweep`): the same bench at each step of one
+//! network figure (round-trip time or loss), every protocol at every step,
+//! and the table of throughput and latency the steps make, with the model's
+//! expectation where one applies.
+//!
+//! The model: a closed-loop bench keeps `concurrency` requests in flight,
+//! so it completes `concurrency / mean latency` requests per second
+//! (Little's law); each request waits at least the added round trip `r`,
+//! so at a later step it completes at most `concurrency / (mean₀ + r)`,
+//! `mean₀` being the mean latency at the sweep's first step (a fixed-rate
+//! bench is open-loop: no model). Loss has no such closed form for request rates (the Mathis
+//! model bounds bulk TCP throughput, not small requests), so a loss sweep
+//! shows the measurements alone.
+
+use crate::bench::{BenchOptions, BenchResult, BenchRun};
+use crate::format::{ms, rate};
+use crate::network::NetworkProfile;
+use crate::schema::{Micros, Protocol};
+use serde::{Deserialize, Serialize};
+
+/// Most steps one sweep takes.
+pub const MAX_STEPS: usize = 10;
+
+/// The network figure a sweep varies.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SweepAxis {
+    /// Round-trip time, in milliseconds.
+    Rtt,
+    /// Loss, in basis points (hundredths of a percent).
+    Loss,
+}
+
+/// One figure and the values it takes, in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Sweep {
+    /// The figure varied.
+    pub axis: SweepAxis,
+    /// Its values: milliseconds of RTT, or basis points of loss.
+    pub steps: Vec<u32>,
+}
+
+impl Sweep {
+    /// Reads `rtt=0,25,50,100,200ms` or `loss=0,0.5,1,2,5%`.
+    ///
+    /// # Errors
+    /// A readable sentence naming what is wrong.
+    pub fn parse(text: &str) -> Result<Sweep, String> {
+        let (key, values) = text
+            .split_once('=')
+            .ok_or_else(|| format!("`{text}` is not a sweep like rtt=0,50,100ms or loss=0,1,2%"))?;
+        let axis = match key.trim().to_ascii_lowercase().as_str() {
+            "rtt" => SweepAxis::Rtt,
+            "loss" => SweepAxis::Loss,
+            other => return Err(format!("cannot sweep `{other}`: sweep rtt or loss")),
+        };
+        let values = values.trim();
+        // The last value's unit stands for every bare number before it.
+        let number = |c: char| c.is_ascii_digit() || c == '.';
+        let last = values.rsplit(',').next().unwrap_or_default().trim();
+        let unit = last.trim_start_matches(number);
+        let steps = values
+            .split(',')
+            .map(|v| {
+                let v = v.trim();
+                let unit = if v.chars().all(number) { unit } else { "" };
+                let figure = format!("{}={v}{unit}", key.trim());
+                let profile = NetworkProfile::parse(&figure)?;
+                Ok(match axis {
+                    SweepAxis::Rtt => profile.rtt_ms,
+                    SweepAxis::Loss => profile.loss_basis_points,
+                })
+            })
+            .collect::<Result<Vec<u32>, String>>()?;
+        if steps.len() < 2 || steps.len() > MAX_STEPS {
+            return Err(format!(
+                "a sweep takes 2 to {MAX_STEPS} steps (got {})",
+                steps.len()
+            ));
+        }
+        if steps.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(format!("`{values}`: a sweep's steps must grow"));
+        }
+        Ok(Sweep { axis, steps })
+    }
+
+    /// The network of step `value`: `base` (or the real path) with the
+    /// swept figure set.
+    pub fn network(&self, base: Option<&NetworkProfile>, value: u32) -> NetworkProfile {
+        let mut profile = base.cloned().unwrap_or(NetworkProfile {
+            name: None,
+            rtt_ms: 0,
+            jitter_ms: 0,
+            loss_basis_points: 0,
+            down_kbit: None,
+            up_kbit: None,
+        });
+        profile.name = None;
+        match self.axis {
+            SweepAxis::Rtt => profile.rtt_ms = value,
+            SweepAxis::Loss => profile.loss_basis_points = value,
+        }
+        profile
+    }
+
+    /// A step's value as people read it: `25 ms`, `0.5%`.
+    pub fn label(&self, value: u32) -> String {
+        match self.axis {
+            SweepAxis::Rtt => format!("{value} ms"),
+            SweepAxis::Loss => format!("{}%", crate::network::percent_text(value)),
+        }
+    }
+}
+
+/// A finished sweep: what was asked and one bench per step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SweepResult {
+    /// The bench each step ran (its `network` is the base the steps vary).
+    pub options: BenchOptions,
+    /// The figure varied and its values.
+    pub sweep: Sweep,
+    /// One bench per step, in order.
+    pub steps: Vec<SweepStep>,
+}
+
+/// One step of a sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SweepStep {
+    /// The swept figure's value at this step.
+    pub value: u32,
+    /// The bench at this step.
+    pub result: BenchResult,
+}
+
+/// One protocol at one step: what was measured, and the model's expectation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// Requests per second.
+    pub requests_per_sec: f64,
+    /// Median latency.
+    pub p50: Micros,
+    /// 99th percentile latency.
+    pub p99: Micros,
+    /// The model's requests per second, where it applies.
+    pub expected_per_sec: Option<f64>,
+    /// Why the protocol has no figures at this step, if it has none.
+    pub failure: Option<String>,
+}
+
+/// The curve of `protocol`: one point per step.
+pub fn curve(result: &SweepResult, protocol: Protocol) -> Vec<Point> {
+    let run_at = |step: &SweepStep| -> Option<BenchRun> {
+        step.result
+            .runs
+            .iter()
+            .find(|r| r.protocol == protocol)
+            .cloned()
+    };
+    let first = result.steps.first().and_then(run_at);
+    let base_value = result.steps.first().map_or(0, |s| s.value);
+    result
+        .steps
+        .iter()
+        .map(|step| {
+            let run = run_at(step);
+            let failure = match &run {
+                None => Some("not measured".to_owned()),
+                Some(r) if r.successes == 0 => Some(
+                    r.failure
+                        .as_ref()
+                        .map_or_else(|| "no request succeeded".to_owned(), |f| f.message.clone()),
+                ),
+                Some(_) => None,
+            };
+            let closed_loop = result.options.rate.is_none();
+            let later = step.value > base_value;
+            let expected_per_sec = match (result.sweep.axis, &first) {
+                (SweepAxis::Rtt, Some(first)) if closed_loop && later && first.successes > 0 => {
+                    let added = u64::from(step.value - base_value) * 1_000;
+                    let latency = (first.latency.mean.0 + added) as f64 / 1e6;
+                    Some(f64::from(result.options.concurrency) / latency)
+                }
+                _ => None,
+            };
+            Point {
+                requests_per_sec: run.as_ref().map_or(0.0, BenchRun::requests_per_sec),
+                p50: run.as_ref().map_or(Micros(0), |r| r.latency.p50),
+                p99: run.as_ref().map_or(Micros(0), |r| r.latency.p99),
+                expected_per_sec,
+                failure,
+            }
+        })
+        .collect()
+}
+
+/// The protocols a sweep measured, in the order asked.
+pub fn protocols(result: &SweepResult) -> Vec<Protocol> {
+    result.options.protocols.clone()
+}
+
+/// The sweep as a text table: a row per step, per protocol requests per
+/// second (with the model's in brackets), p50 and p99.
+pub fn table(result: &SweepResult) -> String {
+    let protocols = protocols(result);
+    let axis = match result.sweep.axis {
+        SweepAxis::Rtt => "added rtt",
+        SweepAxis::Loss => "loss",
+    };
+    let mut columns: Vec<Vec<String>> = vec![
+        std::iter::once(axis.to_owned())
+            .chain(result.steps.iter().map(|s| result.sweep.label(s.value)))
+            .collect(),
+    ];
+    for &protocol in &protocols {
+        let points = curve(result, protocol);
+        columns.push(
+            std::iter::once(protocol.http_version().to_owned())
+                .chain(points.iter().map(cell))
+                .collect(),
+        );
+    }
+    let widths: Vec<usize> = columns
+        .iter()
+        .map(|c| c.iter().map(|t| t.chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in 0..=result.steps.len() {
+        let line: Vec<String> = columns
+            .iter()
+            .zip(&widths)
+            .map(|(column, &width)| format!("{:<width$}", column[row]))
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// One protocol's cell at one step.
+fn cell(point: &Point) -> String {
+    if let Some(why) = &point.failure {
+        return format!("failed: {why}");
+    }
+    let model = point
+        .expected_per_sec
+        .map(|e| format!(" (model {})", rate(e)))
+        .unwrap_or_default();
+    format!(
+        "{}/s{model} · p50 {} · p99 {}",
+        rate(point.requests_per_sec),
+        ms(point.p50),
+        ms(point.p99)
+    )
+}
+
+#[cfg(test)]
+mod tests;
