@@ -18,6 +18,8 @@ use crate::network::NetworkProfile;
 use crate::schema::{Micros, Protocol};
 use serde::{Deserialize, Serialize};
 
+pub mod chart;
+
 /// Most steps one sweep takes.
 pub const MAX_STEPS: usize = 10;
 

@@ -20,6 +20,8 @@ pub enum BenchOutput {
     Text,
     /// The full result in the h123 schema.
     Json,
+    /// A sweep's decay chart as an SVG picture (with --sweep only).
+    Svg,
 }
 
 /// Options of `h123 bench`.
@@ -147,6 +149,10 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 /// protocol ran, 1 when one could not run at all, 2 when the options were
 /// refused.
 pub async fn run(args: BenchArgs) -> ExitCode {
+    if args.output == BenchOutput::Svg && args.sweep.is_none() {
+        eprintln!("h123: -o svg draws a sweep's decay chart: add --sweep");
+        return ExitCode::from(2);
+    }
     if let Some(sweep) = &args.sweep {
         return match sweep_all(&args, sweep).await {
             Ok(result) => {
@@ -156,6 +162,7 @@ pub async fn run(args: BenchArgs) -> ExitCode {
                         serde_json::to_string_pretty(&result).unwrap_or_default()
                     ),
                     BenchOutput::Text => super::bench_text::sweep_report(&result),
+                    BenchOutput::Svg => super::sweep_svg::render(&result),
                 };
                 if let Some(code) = super::emit(&text) {
                     return code;
@@ -179,7 +186,8 @@ pub async fn run(args: BenchArgs) -> ExitCode {
                     "{}\n",
                     serde_json::to_string_pretty(&result).unwrap_or_default()
                 ),
-                BenchOutput::Text => super::bench_text::report(&result),
+                // A picture without a sweep was refused before the bench ran.
+                BenchOutput::Text | BenchOutput::Svg => super::bench_text::report(&result),
             };
             if let Some(code) = super::emit(&text) {
                 return code;

@@ -143,3 +143,64 @@ fn a_loss_curve_has_no_model() {
     );
     assert!(table(&result).lines().nth(2).unwrap().starts_with("5%"));
 }
+
+#[test]
+fn the_decay_chart_puts_steps_across_and_rates_up() {
+    let result = swept(
+        "rtt=0,25,50ms",
+        vec![
+            (
+                0,
+                vec![
+                    run(Protocol::H1, 4_000, 1_000),
+                    run(Protocol::H3, 3_000, 1_300),
+                ],
+            ),
+            (
+                25,
+                vec![
+                    run(Protocol::H1, 150, 26_000),
+                    run(Protocol::H3, 150, 26_000),
+                ],
+            ),
+            (
+                50,
+                vec![run(Protocol::H1, 78, 51_000), BenchRun::new(Protocol::H3)],
+            ),
+        ],
+    );
+    let frame = crate::bench_chart::Frame::default();
+    let drawn = chart::chart(&result, frame);
+    let labels: Vec<&str> = drawn.x_ticks.iter().map(|t| t.label.as_str()).collect();
+    assert_eq!(labels, ["0 ms", "25 ms", "50 ms"]);
+    assert_eq!(drawn.x_ticks[0].at, frame.left);
+    assert_eq!(drawn.x_ticks[2].at, frame.width - frame.right);
+    let top = drawn.y_ticks.last().unwrap();
+    assert!(
+        top.label == "4,000" && (top.at - frame.top).abs() < 1e-9,
+        "{top:?}"
+    );
+    let h1 = &drawn.lines[0];
+    assert_eq!(
+        h1.measured.matches('L').count(),
+        2,
+        "three points: {}",
+        h1.measured
+    );
+    assert!(
+        h1.measured
+            .starts_with(&format!("M{:.1},{:.1}", frame.left, frame.top))
+    );
+    assert_eq!(
+        h1.model.matches('L').count(),
+        1,
+        "the model from the second step on"
+    );
+    let h3 = &drawn.lines[1];
+    assert_eq!(
+        h3.measured.matches('L').count(),
+        1,
+        "no point where nothing succeeded"
+    );
+    assert_eq!(h3.dash, Some("2 3"));
+}
