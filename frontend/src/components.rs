@@ -33,7 +33,7 @@ pub use diff_table::DiffTable;
 pub use facts::Facts;
 pub use findings::Findings;
 pub use form::ProbeForm;
-pub use network_note::{MigrationNote, NetworkNote, NetworkPicker};
+pub use network_note::{BenchNetworkNote, MigrationNote, NetworkNote, NetworkPicker};
 pub use problem::{ApiProblem, Problem};
 pub use recent::RecentList;
 pub use side_by_side::SideBySide;

@@ -11,12 +11,12 @@ use std::fmt;
 
 /// Conditions applied to every packet of a probe's connections, in both
 /// directions: half the round trip each way, jitter, random loss and a rate
-/// limit per direction.
+/// limit per direction (the default adds nothing).
 ///
 /// The API takes it as an object of these fields, or as text: a name
 /// (`"3g"`) or figures (`"rtt=100ms,loss=2%"`). Figures are integers, so
 /// the web UI carries no floating-point parsing or formatting.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NetworkProfile {
     /// The named profile these figures come from, if any (`3g`, `4g`,
@@ -161,14 +161,7 @@ impl NetworkProfile {
                 )
             });
         }
-        let mut profile = NetworkProfile {
-            name: None,
-            rtt_ms: 0,
-            jitter_ms: 0,
-            loss_basis_points: 0,
-            down_kbit: None,
-            up_kbit: None,
-        };
+        let mut profile = NetworkProfile::default();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = part
                 .split_once('=')

@@ -91,14 +91,7 @@ impl Sweep {
     /// The network of step `value`: `base` (or the real path) with the
     /// swept figure set.
     pub fn network(&self, base: Option<&NetworkProfile>, value: u32) -> NetworkProfile {
-        let mut profile = base.cloned().unwrap_or(NetworkProfile {
-            name: None,
-            rtt_ms: 0,
-            jitter_ms: 0,
-            loss_basis_points: 0,
-            down_kbit: None,
-            up_kbit: None,
-        });
+        let mut profile = base.cloned().unwrap_or_default();
         profile.name = None;
         match self.axis {
             SweepAxis::Rtt => profile.rtt_ms = value,

@@ -3,6 +3,7 @@
 //! and what became of connections moved mid-response.
 
 use h123_shared::ProbeResult;
+use h123_shared::bench::BenchResult;
 use h123_shared::network::NAMED_PROFILES;
 use leptos::prelude::*;
 
@@ -12,16 +13,7 @@ pub fn NetworkNote(
     /// The result shown.
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
-    move || {
-        let lines = result.with(h123_shared::network::lines);
-        (!lines.is_empty()).then(|| {
-            view! {
-                <aside class="network-note" aria-label="Emulated network">
-                    {lines.into_iter().map(|line| view! { <p>{line}</p> }).collect_view()}
-                </aside>
-            }
-        })
-    }
+    move || note("Emulated network", result.with(h123_shared::network::lines))
 }
 
 /// The connection migration note: where each HTTP/3 connection moved and
@@ -33,15 +25,39 @@ pub fn MigrationNote(
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
     move || {
-        let lines = result.with(h123_shared::migration::lines);
-        (!lines.is_empty()).then(|| {
-            view! {
-                <aside class="network-note" aria-label="Connection migration">
-                    {lines.into_iter().map(|line| view! { <p>{line}</p> }).collect_view()}
-                </aside>
-            }
-        })
+        note(
+            "Connection migration",
+            result.with(h123_shared::migration::lines),
+        )
     }
+}
+
+/// The emulated network of a finished bench, per protocol how it was
+/// applied and what the link dropped; nothing on the real path alone.
+#[component]
+pub fn BenchNetworkNote(
+    /// The bench's figures.
+    result: BenchResult,
+) -> impl IntoView {
+    let paths = result
+        .runs
+        .iter()
+        .map(|r| (r.protocol, r.emulated.as_ref()));
+    note(
+        "Emulated network",
+        h123_shared::network::describe(result.options.network.as_ref(), paths),
+    )
+}
+
+/// A note of `lines` beside the waterfalls, named `label`; nothing without lines.
+fn note(label: &'static str, lines: Vec<String>) -> Option<impl IntoView> {
+    (!lines.is_empty()).then(|| {
+        view! {
+            <aside class="network-note" aria-label=label>
+                {lines.into_iter().map(|line| view! { <p>{line}</p> }).collect_view()}
+            </aside>
+        }
+    })
 }
 
 /// The form's network picker: none, a named profile, or figures typed in.

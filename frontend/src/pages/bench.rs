@@ -4,8 +4,8 @@
 
 use crate::api::{self, Error};
 use crate::components::{
-    ApiProblem, BenchActions, BenchProgressView, BenchSummaryLine, BenchTable, Caveats,
-    PercentileChart,
+    ApiProblem, BenchActions, BenchNetworkNote, BenchProgressView, BenchSummaryLine, BenchTable,
+    Caveats, PercentileChart,
 };
 use h123_shared::api::{BenchRecord, ProbeStatus};
 use h123_shared::bench::BenchProgress;
@@ -93,6 +93,7 @@ fn BenchView(record: BenchRecord, progress: Signal<BenchProgress>) -> impl IntoV
             view! { <BenchProgressView options=record.options.clone() progress /> }.into_any()
         }
         (ProbeStatus::Done, Some(result)) => view! {
+            <BenchNetworkNote result=result.clone() />
             <BenchTable result=result.clone() />
             <PercentileChart result=result.clone() />
             <Caveats result />

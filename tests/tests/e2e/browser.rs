@@ -833,7 +833,12 @@ async fn bench_page_end_to_end() {
     let (_server, base) = serve_with(
         &target,
         tmp.path(),
-        &["--enable-bench", "--bench-target", &https],
+        &[
+            "--enable-bench",
+            "--bench-target",
+            &https,
+            "--allow-network",
+        ],
     )
     .await;
     let (_driver, driver) = chromedriver().await;
@@ -978,6 +983,52 @@ async fn bench_page_end_to_end() {
     )
     .await;
     assert_eq!(fresh.execute(BENCH_TABLE, vec![]).await.unwrap(), table);
+    assert_eq!(
+        fresh.execute(NETWORK_NOTE, vec![]).await.unwrap(),
+        serde_json::json!([]),
+        "the real path alone: no network note"
+    );
+
+    // A bench through an emulated network says which, and how each protocol met it.
+    let started = fresh
+        .execute_async(
+            "const done = arguments[1]; fetch('/api/v1/benches', {method: 'POST', \
+             headers: {'content-type': 'application/json'}, body: JSON.stringify({url: arguments[0], \
+             duration_ms: 1000, concurrency: 4, network: 'rtt=20ms'})}).then(r => r.json()).then(j => done(j.id));",
+            vec![target.https_url("/").into()],
+        )
+        .await
+        .expect("bench started");
+    let emulated = started.as_str().expect("an id");
+    fresh.goto(&format!("{base}/b/{emulated}")).await.unwrap();
+    until(
+        &fresh,
+        "return !!document.querySelector('.bench-table');",
+        60,
+    )
+    .await;
+    let text = fresh
+        .execute_async(
+            &format!("const done = arguments[0]; fetch('/api/v1/benches/{emulated}').then(r => r.text()).then(done);"),
+            vec![],
+        )
+        .await
+        .expect("fetch");
+    let record: BenchRecord = serde_json::from_str(text.as_str().unwrap()).unwrap();
+    let result = record.result.expect("done");
+    let expected = h123_shared::network::describe(
+        result.options.network.as_ref(),
+        result
+            .runs
+            .iter()
+            .map(|r| (r.protocol, r.emulated.as_ref())),
+    );
+    assert_eq!(expected[0], "Emulated network: rtt=20ms");
+    assert_eq!(
+        fresh.execute(NETWORK_NOTE, vec![]).await.unwrap(),
+        serde_json::to_value(&expected).unwrap(),
+        "the page says what the record says"
+    );
 
     // An unknown bench id is a problem page, not a blank one.
     fresh.goto(&format!("{base}/b/no-such-id")).await.unwrap();
@@ -1110,3 +1161,6 @@ async fn slow_4g_first_paint_and_ready() {
     }
     client.close().await.unwrap();
 }
+
+/// The lines of the page's network note, if any.
+const NETWORK_NOTE: &str = "return [...document.querySelectorAll('aside[aria-label=\"Emulated network\"] p')].map(p => p.textContent);";

@@ -205,3 +205,37 @@ async fn two_percent_of_tcp_segments_are_lost_and_tcp_recovers_them() {
         );
     }
 }
+
+/// Through the packet hop a refused port is still a result: the relay's
+/// connect is refused, the engine's SYN is answered with a reset across the
+/// link, and the attempt fails in connect, saying so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_port_behind_the_link_fails_in_connect() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let result = probe(&target, |o| {
+        o.url = format!("http://{}/", target.refused_addr);
+        o.protocols = vec![Protocol::H1, Protocol::H2];
+        o.network = Some(NetworkProfile::parse("rtt=40ms").unwrap());
+    })
+    .await;
+    for protocol in [Protocol::H1, Protocol::H2] {
+        let run = run(&result, protocol);
+        let failure = run.attempts[0].failure.as_ref().expect("refused");
+        assert_eq!(failure.phase, Phase::Connect, "{protocol}: {failure:?}");
+        assert_eq!(
+            failure.kind,
+            h123_shared::FailureKind::Refused,
+            "{protocol}: {failure:?}"
+        );
+        assert!(
+            failure.message.contains(&target.refused_addr.to_string()),
+            "{}",
+            failure.message
+        );
+        assert_eq!(run.emulated.as_ref().unwrap().emulation, Emulation::Packets);
+        // The reset crossed the link: the refusal took the round trip.
+        let connect = run.attempts[0].phases.connect.unwrap().duration().as_ms();
+        assert!(connect >= 40.0, "{protocol}: refused after {connect} ms");
+    }
+}
