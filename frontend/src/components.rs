@@ -23,7 +23,7 @@ mod waterfall;
 
 pub use actions::Actions;
 pub use bench::{
-    BenchActions, BenchForm, BenchProgressView, BenchSummaryLine, BenchTable, Caveats,
+    BenchActions, BenchForm, BenchProgressView, BenchSummaryLine, BenchTable, Caveats, DecayChart,
     PercentileChart,
 };
 pub use browser_group::BrowserVantage;

@@ -11,6 +11,7 @@ pub mod compare;
 pub mod conditional;
 pub mod config;
 pub mod cors;
+pub mod decay_svg;
 pub mod encoding;
 pub mod error;
 pub mod events;
@@ -80,6 +81,10 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
             methods(get(benches::benches_list).post(benches::benches_create)),
         )
         .route("/api/v1/benches/{id}", methods(get(benches::benches_get)))
+        .route(
+            "/api/v1/benches/{id}/decay.svg",
+            methods(get(benches::benches_decay_svg)),
+        )
         .route(
             "/api/v1/compare/{a}/{b}",
             methods(get(compare::compare_get)),

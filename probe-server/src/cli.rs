@@ -14,7 +14,6 @@ pub mod request_body;
 pub mod safety_args;
 pub mod serve_cmd;
 pub mod slo_text;
-pub mod sweep_svg;
 pub mod text;
 
 use clap::{Parser, Subcommand};

@@ -169,6 +169,7 @@ pub fn server_bench_limits() -> BenchLimits {
         max_requests: 1_000_000,
         max_rate: 100_000,
         max_warmup_ms: 10_000,
+        max_total_ms: 600_000,
         network: false,
     }
 }

@@ -208,12 +208,29 @@ pub struct BenchRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub progress: Option<BenchProgress>,
     /// The measured figures; only when done (a cancelled bench has none).
+    /// A sweep has its figures in `steps` instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<BenchResult>,
+    /// A sweep's benches, one per finished step, in order (while it runs,
+    /// those finished so far).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<crate::sweep::SweepStep>,
     /// Why a `cancelled` bench stopped, when the server knows more than the
     /// status says (e.g. the server instance that ran it stopped answering).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancel_reason: Option<String>,
+}
+
+impl BenchRecord {
+    /// A sweep's steps so far as a [`SweepResult`](crate::sweep::SweepResult);
+    /// none for a single bench.
+    pub fn sweep_result(&self) -> Option<crate::sweep::SweepResult> {
+        Some(crate::sweep::SweepResult {
+            sweep: self.options.sweep.clone()?,
+            options: self.options.clone(),
+            steps: self.steps.clone(),
+        })
+    }
 }
 
 /// Links to a bench.
@@ -382,6 +399,10 @@ pub struct BenchBounds {
     pub max_rate: u32,
     /// Longest warm-up per protocol, in milliseconds.
     pub max_warmup_ms: u64,
+    /// Longest a whole bench may plan to take, in milliseconds: warm-up and
+    /// measured time of every protocol at every sweep step (a bench of a
+    /// request count counts the longest duration).
+    pub max_total_ms: u64,
     /// Whether a bench may ask for emulated network conditions.
     #[serde(default)]
     pub network: bool,
@@ -397,6 +418,7 @@ impl Default for BenchBounds {
             max_requests: 1_000_000_000,
             max_rate: 10_000_000,
             max_warmup_ms: 3600 * 1000,
+            max_total_ms: u64::MAX,
             network: true,
         }
     }

@@ -49,6 +49,10 @@ pub struct BenchOptions {
     /// ([`crate::ProbeOptions::network`]); none: the real path alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub network: Option<crate::network::NetworkProfile>,
+    /// Run the whole bench at each step of one network figure, on top of
+    /// `network` (a decay curve); none: one bench.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::sweep::Sweep>,
 }
 
 impl Default for BenchOptions {
@@ -68,6 +72,7 @@ impl Default for BenchOptions {
             timeout_ms: 10_000,
             insecure: false,
             network: None,
+            sweep: None,
         }
     }
 }

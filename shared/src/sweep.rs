@@ -17,6 +17,7 @@ use crate::format::{ms, rate};
 use crate::network::NetworkProfile;
 use crate::schema::{Micros, Protocol};
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 pub mod chart;
 
@@ -34,8 +35,9 @@ pub enum SweepAxis {
     Loss,
 }
 
-/// One figure and the values it takes, in order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One figure and the values it takes, in order. The API reads it as text
+/// (`"rtt=0,25,50ms"`) or as its fields, and writes its fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Sweep {
     /// The figure varied.
@@ -76,16 +78,29 @@ impl Sweep {
                 })
             })
             .collect::<Result<Vec<u32>, String>>()?;
+        Sweep::new(axis, steps)
+    }
+
+    /// The sweep of `axis` over `steps`, checked: 2 to [`MAX_STEPS`]
+    /// growing values, each within the network profile's bounds.
+    ///
+    /// # Errors
+    /// A readable sentence naming what is wrong.
+    pub fn new(axis: SweepAxis, steps: Vec<u32>) -> Result<Sweep, String> {
         if steps.len() < 2 || steps.len() > MAX_STEPS {
             return Err(format!(
                 "a sweep takes 2 to {MAX_STEPS} steps (got {})",
                 steps.len()
             ));
         }
-        if steps.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(format!("`{values}`: a sweep's steps must grow"));
+        let sweep = Sweep { axis, steps };
+        if sweep.steps.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(format!("`{sweep}`: a sweep's steps must grow"));
         }
-        Ok(Sweep { axis, steps })
+        for &value in &sweep.steps {
+            sweep.network(None, value).check()?;
+        }
+        Ok(sweep)
     }
 
     /// The network of step `value`: `base` (or the real path) with the
@@ -106,6 +121,62 @@ impl Sweep {
             SweepAxis::Rtt => format!("{value} ms"),
             SweepAxis::Loss => format!("{}%", crate::network::percent_text(value)),
         }
+    }
+}
+
+impl fmt::Display for Sweep {
+    /// The text [`Sweep::parse`] reads: `rtt=0,25,50ms`, `loss=0,0.5,1%`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (key, unit) = match self.axis {
+            SweepAxis::Rtt => ("rtt", "ms"),
+            SweepAxis::Loss => ("loss", "%"),
+        };
+        let values: Vec<String> = self
+            .steps
+            .iter()
+            .map(|&v| match self.axis {
+                SweepAxis::Rtt => v.to_string(),
+                SweepAxis::Loss => crate::network::percent_text(v),
+            })
+            .collect();
+        write!(f, "{key}={}{unit}", values.join(","))
+    }
+}
+
+impl<'de> Deserialize<'de> for Sweep {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// Text or fields, without buffering the input.
+        struct Input;
+
+        /// The fields as the API may send them.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            axis: SweepAxis,
+            steps: Vec<u32>,
+        }
+
+        impl<'de> serde::de::Visitor<'de> for Input {
+            type Value = Sweep;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a sweep: text such as \"rtt=0,25,50ms\" or an object with axis and steps",
+                )
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Sweep, E> {
+                Sweep::parse(text).map_err(E::custom)
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Sweep, A::Error> {
+                let fields =
+                    Fields::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Sweep::new(fields.axis, fields.steps).map_err(serde::de::Error::custom)
+            }
+        }
+
+        deserializer.deserialize_any(Input)
     }
 }
 
@@ -146,7 +217,27 @@ pub struct Point {
     pub failure: Option<String>,
 }
 
-/// The curve of `protocol`: one point per step.
+impl Point {
+    /// The point in words, a table's cell:
+    /// `583/s (model 605) · p50 27.1 ms · p99 31.0 ms`, or why it has none.
+    pub fn text(&self) -> String {
+        if let Some(why) = &self.failure {
+            return format!("failed: {why}");
+        }
+        let model = self
+            .expected_per_sec
+            .map(|e| format!(" (model {})", rate(e)))
+            .unwrap_or_default();
+        format!(
+            "{}/s{model} · p50 {} · p99 {}",
+            rate(self.requests_per_sec),
+            ms(self.p50),
+            ms(self.p99)
+        )
+    }
+}
+
+/// The curve of `protocol`: one point per finished step.
 pub fn curve(result: &SweepResult, protocol: Protocol) -> Vec<Point> {
     let run_at = |step: &SweepStep| -> Option<BenchRun> {
         step.result
@@ -214,7 +305,7 @@ pub fn table(result: &SweepResult) -> String {
         let points = curve(result, protocol);
         columns.push(
             std::iter::once(protocol.http_version().to_owned())
-                .chain(points.iter().map(cell))
+                .chain(points.iter().map(Point::text))
                 .collect(),
         );
     }
@@ -233,23 +324,6 @@ pub fn table(result: &SweepResult) -> String {
         out.push('\n');
     }
     out
-}
-
-/// One protocol's cell at one step.
-fn cell(point: &Point) -> String {
-    if let Some(why) = &point.failure {
-        return format!("failed: {why}");
-    }
-    let model = point
-        .expected_per_sec
-        .map(|e| format!(" (model {})", rate(e)))
-        .unwrap_or_default();
-    format!(
-        "{}/s{model} · p50 {} · p99 {}",
-        rate(point.requests_per_sec),
-        ms(point.p50),
-        ms(point.p99)
-    )
 }
 
 #[cfg(test)]

@@ -2,10 +2,12 @@
 //! latency percentile chart, caveats, and the form that starts one.
 
 mod chart;
+mod decay;
 mod form;
 mod table;
 
 pub use chart::PercentileChart;
+pub use decay::DecayChart;
 pub use form::BenchForm;
 pub use table::BenchTable;
 
@@ -40,6 +42,9 @@ fn setup(o: &BenchOptions) -> String {
         }
         .into(),
     );
+    if let Some(sweep) = &o.sweep {
+        parts.push(format!("swept over {sweep}"));
+    }
     parts.join(" · ")
 }
 
@@ -89,16 +94,28 @@ pub fn BenchProgressView(
     #[prop(into)]
     progress: Signal<BenchProgress>,
 ) -> impl IntoView {
-    let total = options.protocols.len() as u32;
+    let protocols = (options.protocols.len() as u32).max(1);
+    let sweep = options.sweep.clone();
+    let steps = sweep.as_ref().map_or(1, |s| s.steps.len() as u32);
+    let total = protocols * steps;
     let planned_ms = options.duration_ms;
     let text = move || {
         let p = progress.get();
+        // A sweep's protocols count on from step to step.
+        let step = (p.protocols_done / protocols).min(steps - 1);
+        let at_step = sweep
+            .as_ref()
+            .map(|s| {
+                let value = s.steps[step as usize];
+                format!("Step {} of {steps} ({}): ", step + 1, s.label(value))
+            })
+            .unwrap_or_default();
         let Some(protocol) = p.protocol else {
             return if p.protocols_done == 0 {
                 "Opening connections…".to_string()
             } else {
                 format!(
-                    "{} of {total} protocols done; starting the next…",
+                    "{} of {total} runs done; starting the next…",
                     p.protocols_done
                 )
             };
@@ -117,9 +134,9 @@ pub fn BenchProgressView(
             _ => format!("{:.1} s", p.elapsed_ms as f64 / 1000.0),
         };
         format!(
-            "{} ({} of {total}) {phase}: {} requests, {} errors, {time}",
+            "{at_step}{} ({} of {protocols}) {phase}: {} requests, {} errors, {time}",
             protocol.http_version(),
-            p.protocols_done + 1,
+            p.protocols_done % protocols + 1,
             count(p.requests),
             count(p.errors),
         )
@@ -138,7 +155,13 @@ pub fn BenchProgressView(
         <section class="bench-progress" aria-label="Progress">
             <progress max="1" value=move || format!("{:.3}", fraction())></progress>
             <p class="progress-text" role="status" aria-live="polite">{text}</p>
-            <p class="hint">"Protocols run one after another, never at once. The table and chart appear when the last one is done."</p>
+            <p class="hint">
+                {if steps > 1 {
+                    "Steps run one after another, each protocol in turn, never at once. The decay chart grows as each step ends."
+                } else {
+                    "Protocols run one after another, never at once. The table and chart appear when the last one is done."
+                }}
+            </p>
         </section>
     }
 }

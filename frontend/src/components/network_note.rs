@@ -67,14 +67,19 @@ pub fn NetworkPicker(
     chosen: RwSignal<String>,
     /// Why the typed figures are refused, if they are.
     problem: Memo<Option<String>>,
+    /// The select's id; the figures and the note take it as a prefix.
+    #[prop(default = "network")]
+    id: &'static str,
 ) -> impl IntoView {
     let custom = RwSignal::new(false);
+    let figures_id = format!("{id}-figures");
+    let note_id = format!("{id}-note");
     view! {
         <div class="field network-field">
-            <label for="network">"Network"</label>
+            <label for=id>"Network"</label>
             <select
-                id="network"
-                aria-describedby="network-note"
+                id=id
+                aria-describedby=note_id.clone()
                 on:change=move |ev| {
                     let value = event_target_value(&ev);
                     custom.set(value == "custom");
@@ -89,7 +94,7 @@ pub fn NetworkPicker(
                 <option value="custom">"custom figures…"</option>
             </select>
             <input
-                id="network-figures"
+                id=figures_id
                 type="text"
                 spellcheck="false"
                 aria-label="Network figures"
@@ -98,7 +103,7 @@ pub fn NetworkPicker(
                 prop:value=move || chosen.get()
                 on:input=move |ev| chosen.set(event_target_value(&ev))
             />
-            <p id="network-note" class="field-note" class:error=move || problem.with(Option::is_some)>
+            <p id=note_id class="field-note" class:error=move || problem.with(Option::is_some)>
                 {move || {
                     problem.get().unwrap_or_else(|| {
                         let text = chosen.get();

@@ -1,11 +1,11 @@
 //! `/b/{id}`: the permalink of a bench. Polls the record while it runs
 //! (progress), then shows the comparison table, the latency percentile
-//! chart and the caveats.
+//! chart and the caveats; a sweep shows its decay chart, growing step by step.
 
 use crate::api::{self, Error};
 use crate::components::{
     ApiProblem, BenchActions, BenchNetworkNote, BenchProgressView, BenchSummaryLine, BenchTable,
-    Caveats, PercentileChart,
+    Caveats, DecayChart, PercentileChart,
 };
 use h123_shared::api::{BenchRecord, ProbeStatus};
 use h123_shared::bench::BenchProgress;
@@ -88,10 +88,24 @@ pub fn BenchPage() -> impl IntoView {
 /// A loaded bench: running with progress, done with its figures, or cancelled.
 #[component]
 fn BenchView(record: BenchRecord, progress: Signal<BenchProgress>) -> impl IntoView {
+    let id = record.id.clone();
+    // A sweep's chart, once a step has ended (while it runs, below the progress).
+    let decay = record
+        .sweep_result()
+        .filter(|s| !s.steps.is_empty())
+        .map(|sweep| view! { <DecayChart id sweep /> });
+    let swept = decay.is_some();
     let body = match (record.status, record.result.clone()) {
         (ProbeStatus::Running, _) => {
             view! { <BenchProgressView options=record.options.clone() progress /> }.into_any()
         }
+        (ProbeStatus::Done, _) if swept => ().into_any(),
+        (ProbeStatus::Cancelled, _) if swept => view! {
+            <p class="pending-note" role="status">
+                "This sweep was stopped before its last step (the server stopped or it ran over its time limit): the chart shows the steps it finished."
+            </p>
+        }
+        .into_any(),
         (ProbeStatus::Done, Some(result)) => view! {
             <BenchNetworkNote result=result.clone() />
             <BenchTable result=result.clone() />
@@ -110,5 +124,6 @@ fn BenchView(record: BenchRecord, progress: Signal<BenchProgress>) -> impl IntoV
         <BenchSummaryLine record=record.clone() />
         <BenchActions id=record.id.clone() />
         {body}
+        {decay}
     }
 }

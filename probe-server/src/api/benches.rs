@@ -25,7 +25,7 @@ use h123_shared::bench::BenchOptions;
     path = "/api/v1/benches",
     tag = "benches",
     request_body(content = BenchOptions, content_type = "application/json",
-        description = "What to load and how; every field but `url` is optional. Set `duration_ms` or `requests`.",
+        description = "What to load and how; every field but `url` is optional. Set `duration_ms` or `requests`. `sweep` (\"rtt=0,50,100ms\" or \"loss=0,1,5%\") runs the whole bench at each step, on top of `network`; it needs network conditions enabled.",
         example = json!({"url": "https://10.0.0.7:8443/", "protocols": ["h1", "h2", "h3"], "concurrency": 16, "duration_ms": 10000})),
     responses(
         (status = 202, description = "Accepted and started; poll `links.self` until `status` is no longer `running`.", body = BenchCreated,
@@ -40,7 +40,7 @@ use h123_shared::bench::BenchOptions;
             headers(("Retry-After" = u64, description = "Seconds until the running bench should end"))),
         (status = 413, description = "The body is too large.", body = ErrorBody),
         (status = 415, description = "The body is not declared as JSON.", body = ErrorBody),
-        (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `no_protocols`, `out_of_range` (naming the field), `forbidden_header` (framing, hop-by-hop, proxy or pseudo-header), ...", body = ErrorBody),
+        (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type, a bad sweep), `invalid_url`, `unsupported_scheme`, `no_protocols`, `out_of_range` (naming the field, or a bench planned to take longer than `max_total_ms`), `forbidden_header` (framing, hop-by-hop, proxy or pseudo-header), `network_not_allowed` (a network or sweep on a server without `--allow-network`), ...", body = ErrorBody),
         (status = 429, description = "`rate_limited` (the same per-client budget as probes); see `Retry-After`.", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 503, description = "`shutting_down`.", body = ErrorBody,
@@ -84,6 +84,7 @@ pub async fn benches_create(
         options: plan.options().clone(),
         progress: None,
         result: None,
+        steps: Vec::new(),
         cancel_reason: None,
     };
     let live = state
@@ -155,6 +156,48 @@ pub async fn benches_get(
     Ok(respond(
         &headers,
         Representation::json(body, record.status != ProbeStatus::Running),
+    ))
+}
+
+/// A sweep's decay chart as an SVG picture: requests per second at each
+/// step, a line per protocol, the model's ceiling where one applies; while
+/// the sweep runs, the steps finished so far.
+#[utoipa::path(
+    get,
+    path = "/api/v1/benches/{id}/decay.svg",
+    tag = "exports",
+    params(("id" = String, Path, description = "The bench's id"),
+           ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier answer")),
+    responses(
+        (status = 200, description = "The decay chart", body = String, content_type = "image/svg+xml",
+            headers(("ETag" = String, description = "Changes whenever the record does"))),
+        (status = 304, description = "Unchanged since the given ETag"),
+        (status = 404, description = "No such bench, or a bench without a sweep (`not_found`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
+    )
+)]
+pub async fn benches_decay_svg(
+    State(state): State<AppState>,
+    BenchId(id): BenchId,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let record = load(&state, &id).await?;
+    let sweep = record.sweep_result().ok_or_else(|| {
+        ApiError::NotFound(format!(
+            "bench `{id}` is not a sweep: only a sweep has a decay chart"
+        ))
+    })?;
+    let picture = super::decay_svg::render(&sweep);
+    Ok(respond(
+        &headers,
+        Representation::new(
+            picture.into_bytes(),
+            "image/svg+xml",
+            record.status != ProbeStatus::Running,
+        ),
     ))
 }
 

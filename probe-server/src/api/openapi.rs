@@ -27,6 +27,7 @@ use utoipa::OpenApi;
         super::benches::benches_create,
         super::benches::benches_list,
         super::benches::benches_get,
+        super::benches::benches_decay_svg,
         super::config::config_get,
         super::vantages::vantages_get,
         super::agent::agent_claim,
@@ -39,7 +40,7 @@ use utoipa::OpenApi;
     components(schemas(h123_shared::api::ProbeEvent)),
     tags(
         (name = "probes", description = "Start probes and read their results"),
-        (name = "exports", description = "A probe in other formats"),
+        (name = "exports", description = "A probe or a sweep in other formats"),
         (name = "benches", description = "Load comparisons per protocol (servers started with `--enable-bench` only)"),
         (name = "agents", description = "Where `h123 agent`s claim probe jobs and report back (a token per agent)"),
         (name = "operations", description = "Health, metrics and this document"),

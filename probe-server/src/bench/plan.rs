@@ -33,6 +33,9 @@ pub struct BenchPlan {
     pub warmup: Duration,
     /// Limit on one request (and on opening a connection).
     pub timeout: Duration,
+    /// A sweep's benches, one per step with the swept figure's value, in
+    /// order; empty for a single bench. A sweep runs these, not itself.
+    pub steps: Vec<(u32, BenchPlan)>,
 }
 
 impl BenchPlan {
@@ -105,8 +108,22 @@ impl BenchPlan {
                 "HTTP/3 needs an https URL: drop h3 or use https",
             ));
         }
+        let steps = match &options.sweep {
+            Some(sweep) => BenchPlan::sweep(&options, sweep, limits)?,
+            None => Vec::new(),
+        };
+        let planned_ms = per_protocol_ms(&options, limits)
+            .saturating_mul(options.protocols.len() as u64)
+            .saturating_mul(steps.len().max(1) as u64);
+        if planned_ms > limits.max_total_ms {
+            return Err(PlanError::TooLong {
+                planned_ms,
+                max_ms: limits.max_total_ms,
+            });
+        }
         let timeout = Duration::from_millis(options.timeout_ms);
         Ok(BenchPlan {
+            steps,
             request: RequestSpec {
                 method: http::Method::from_bytes(options.method.as_str().as_bytes())
                     .unwrap_or(http::Method::GET),
@@ -130,10 +147,7 @@ impl BenchPlan {
 
     /// `options` at each step of `sweep` (its figure set on `options`'
     /// network), each step checked before any runs.
-    ///
-    /// # Errors
-    /// The first step's options that are refused.
-    pub fn sweep(
+    fn sweep(
         options: &BenchOptions,
         sweep: &Sweep,
         limits: &BenchLimits,
@@ -144,6 +158,7 @@ impl BenchPlan {
             .map(|&value| {
                 let step = BenchOptions {
                     network: Some(sweep.network(options.network.as_ref(), value)),
+                    sweep: None,
                     ..options.clone()
                 };
                 Ok((value, BenchPlan::new(step, limits)?))
@@ -161,6 +176,16 @@ impl BenchPlan {
             self.options.connections.unwrap_or(1)
         }
     }
+}
+
+/// How long one protocol of `options` may take: its warm-up and measured
+/// time (a bench of a request count may measure for the longest allowed).
+pub fn per_protocol_ms(options: &BenchOptions, limits: &BenchLimits) -> u64 {
+    let measured = options
+        .duration_ms
+        .unwrap_or(limits.max_duration_ms)
+        .min(limits.max_duration_ms);
+    options.warmup_ms.saturating_add(measured)
 }
 
 #[cfg(test)]

@@ -117,6 +117,7 @@ impl BenchArgs {
             timeout_ms: ((self.timeout * 1000.0).round() as u64).max(1),
             insecure: self.insecure,
             network: self.network.clone(),
+            sweep: self.sweep.clone(),
         })
     }
 }
@@ -153,8 +154,8 @@ pub async fn run(args: BenchArgs) -> ExitCode {
         eprintln!("h123: -o svg draws a sweep's decay chart: add --sweep");
         return ExitCode::from(2);
     }
-    if let Some(sweep) = &args.sweep {
-        return match sweep_all(&args, sweep).await {
+    if args.sweep.is_some() {
+        return match sweep_all(&args).await {
             Ok(result) => {
                 let text = match args.output {
                     BenchOutput::Json => format!(
@@ -162,7 +163,7 @@ pub async fn run(args: BenchArgs) -> ExitCode {
                         serde_json::to_string_pretty(&result).unwrap_or_default()
                     ),
                     BenchOutput::Text => super::bench_text::sweep_report(&result),
-                    BenchOutput::Svg => super::sweep_svg::render(&result),
+                    BenchOutput::Svg => crate::api::decay_svg::render(&result),
                 };
                 if let Some(code) = super::emit(&text) {
                     return code;
@@ -216,19 +217,25 @@ pub async fn bench(args: &BenchArgs) -> Result<BenchResult, String> {
     Ok(measure(&bencher(args)?, &plan, "").await)
 }
 
-/// Runs the bench at each step of `sweep`, every protocol at every step.
+/// Runs the bench at each step of its `--sweep`, every protocol at every step.
 ///
 /// # Errors
 /// One readable line when the options are refused or the CA file is bad.
-pub async fn sweep_all(args: &BenchArgs, sweep: &Sweep) -> Result<SweepResult, String> {
-    let options = args.options()?;
+pub async fn sweep_all(args: &BenchArgs) -> Result<SweepResult, String> {
     let bencher = bencher(args)?;
-    let plans =
-        BenchPlan::sweep(&options, sweep, &BenchLimits::default()).map_err(|e| e.to_string())?;
+    let plan =
+        BenchPlan::new(args.options()?, &BenchLimits::default()).map_err(|e| e.to_string())?;
+    let options = plan.options().clone();
+    let sweep = options.sweep.clone().ok_or("no --sweep was given")?;
     let mut steps = Vec::new();
-    for (i, (value, plan)) in plans.iter().enumerate() {
-        let prefix = format!("step {}/{} ({}) ", i + 1, plans.len(), sweep.label(*value));
-        let result = measure(&bencher, plan, &prefix).await;
+    for (i, (value, step)) in plan.steps.iter().enumerate() {
+        let prefix = format!(
+            "step {}/{} ({}) ",
+            i + 1,
+            plan.steps.len(),
+            sweep.label(*value)
+        );
+        let result = measure(&bencher, step, &prefix).await;
         steps.push(SweepStep {
             value: *value,
             result,
@@ -236,7 +243,7 @@ pub async fn sweep_all(args: &BenchArgs, sweep: &Sweep) -> Result<SweepResult, S
     }
     Ok(SweepResult {
         options,
-        sweep: sweep.clone(),
+        sweep,
         steps,
     })
 }

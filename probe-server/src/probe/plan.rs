@@ -142,6 +142,18 @@ pub enum PlanError {
     /// The connection cannot move where asked.
     #[error("invalid migrate: {0}")]
     InvalidMigrate(String),
+    /// A bench would hold the server's bench slot for longer than allowed.
+    #[error(
+        "this bench plans {} s of warm-up and measuring (every protocol, every step), over the limit of {} s",
+        planned_ms / 1000,
+        max_ms / 1000
+    )]
+    TooLong {
+        /// Its planned time, in milliseconds.
+        planned_ms: u64,
+        /// The limit, in milliseconds.
+        max_ms: u64,
+    },
     /// A pinned address is not an IP address.
     #[error("invalid resolve entry for {host}:{port}: `{addr}` is not an IP address")]
     InvalidResolve {
@@ -161,7 +173,7 @@ impl PlanError {
             PlanError::InvalidUrl { .. } => "invalid_url",
             PlanError::UnsupportedScheme(_) => "unsupported_scheme",
             PlanError::NoProtocols => "no_protocols",
-            PlanError::OutOfRange { .. } => "out_of_range",
+            PlanError::OutOfRange { .. } | PlanError::TooLong { .. } => "out_of_range",
             PlanError::InvalidHeader(_) => "invalid_header",
             PlanError::ForbiddenHeader(_) => "forbidden_header",
             PlanError::InvalidDnsServer(_) => "invalid_dns_server",

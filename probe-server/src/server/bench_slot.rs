@@ -5,9 +5,11 @@
 //! once would measure each other (and the server's own CPU), not the target.
 
 use super::AppState;
-use crate::bench::{BenchLimits, BenchLive, BenchPlan};
+use crate::bench::{BenchLimits, BenchLive, BenchPlan, Bencher};
 use crate::probe::trace::{now, unix_ms};
 use h123_shared::api::{BenchRecord, ProbeStatus};
+use h123_shared::bench::BenchResult;
+use h123_shared::sweep::SweepStep;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -32,6 +34,8 @@ pub struct LiveBench {
     limit: Duration,
     finished: AtomicBool,
     task: Mutex<Option<AbortHandle>>,
+    /// A sweep's finished steps so far.
+    steps: Mutex<Vec<SweepStep>>,
 }
 
 /// A bench is running already; try again after about this many seconds.
@@ -71,6 +75,7 @@ impl BenchSlot {
             limit,
             finished: AtomicBool::new(false),
             task: Mutex::new(None),
+            steps: Mutex::new(Vec::new()),
         });
         *current = Some(bench.clone());
         Ok(bench)
@@ -102,12 +107,9 @@ impl BenchSlot {
 /// protocol), and the limit after which it is stopped and stored as cancelled.
 fn durations(plan: &BenchPlan, limits: &BenchLimits) -> (Duration, Duration) {
     let options = plan.options();
-    let measured = options
-        .duration_ms
-        .unwrap_or(limits.max_duration_ms)
-        .min(limits.max_duration_ms);
-    let per_protocol = Duration::from_millis(options.warmup_ms.saturating_add(measured));
-    let protocols = u32::try_from(options.protocols.len()).unwrap_or(u32::MAX);
+    let per_protocol = Duration::from_millis(crate::bench::plan::per_protocol_ms(options, limits));
+    let runs = options.protocols.len() * plan.steps.len().max(1);
+    let protocols = u32::try_from(runs).unwrap_or(u32::MAX);
     let expected = per_protocol.saturating_mul(protocols);
     let drain = Duration::from_millis(options.timeout_ms) + PER_PROTOCOL_SLACK;
     (expected, expected + drain.saturating_mul(protocols))
@@ -118,21 +120,20 @@ impl LiveBench {
     pub fn record(&self) -> BenchRecord {
         BenchRecord {
             progress: Some(self.live.snapshot()),
+            steps: lock(&self.steps).clone(),
             ..self.record.clone()
         }
     }
 
-    /// The final record of this bench: `status`, finished now, with `result`.
-    pub fn finished_record(
-        &self,
-        status: ProbeStatus,
-        result: Option<h123_shared::bench::BenchResult>,
-    ) -> BenchRecord {
+    /// The final record of this bench: `status`, finished now, with
+    /// `result` (or a sweep's steps so far).
+    pub fn finished_record(&self, status: ProbeStatus, result: Option<BenchResult>) -> BenchRecord {
         BenchRecord {
             status,
             finished_at_unix_ms: Some(unix_ms()),
             progress: None,
             result,
+            steps: lock(&self.steps).clone(),
             ..self.record.clone()
         }
     }
@@ -173,15 +174,15 @@ async fn run(state: AppState, bench: Arc<LiveBench>, plan: BenchPlan) {
     let Some(bencher) = state.bencher.clone() else {
         return;
     };
-    let engine = bencher.run(&plan, &bench.live);
+    let engine = measure(&bencher, &plan, &bench);
     tokio::pin!(engine);
     let record = match tokio::time::timeout(bench.limit, &mut engine).await {
-        Ok(result) => bench.finished_record(ProbeStatus::Done, Some(result)),
+        Ok(result) => bench.finished_record(ProbeStatus::Done, result),
         Err(_) => {
             // Over its limit: the engine stops sending, lets requests in flight
             // finish (within the request timeout) and returns what it measured.
             bench.live.cancel();
-            bench.finished_record(ProbeStatus::Cancelled, Some(engine.await))
+            bench.finished_record(ProbeStatus::Cancelled, engine.await)
         }
     };
     if bench.claim_finish()
@@ -190,6 +191,26 @@ async fn run(state: AppState, bench: Arc<LiveBench>, plan: BenchPlan) {
         eprintln!("h123 serve: cannot store bench {}: {e}", record.id);
     }
     state.bench.release(&record.id);
+}
+
+/// Runs `plan`: its one bench, or each step of a sweep in turn (kept on
+/// `bench` as it ends, so readers see the curve grow), stopping early when
+/// cancelled.
+async fn measure(bencher: &Bencher, plan: &BenchPlan, bench: &LiveBench) -> Option<BenchResult> {
+    if plan.steps.is_empty() {
+        return Some(bencher.run(plan, &bench.live).await);
+    }
+    for (value, step) in &plan.steps {
+        if bench.live.is_cancelled() {
+            break;
+        }
+        let result = bencher.run(step, &bench.live).await;
+        lock(&bench.steps).push(SweepStep {
+            value: *value,
+            result,
+        });
+    }
+    None
 }
 
 /// At shutdown: stores the running bench, if any, as cancelled and stops it.

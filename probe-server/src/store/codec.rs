@@ -5,6 +5,7 @@ use super::{Attached, Result, StoreError};
 use h123_shared::api::{BenchRecord, ProbeRecord, ProbeStatus};
 use h123_shared::bench::{BenchOptions, BenchResult};
 use h123_shared::redact;
+use h123_shared::sweep::SweepStep;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -110,7 +111,7 @@ pub struct BenchRow {
     pub status: String,
     /// `options` (JSON).
     pub options: String,
-    /// `result` (JSON).
+    /// `result` (JSON): the bench's result, or a sweep's steps.
     pub result: Option<String>,
     /// `cancel_reason` (PostgreSQL only).
     pub cancel_reason: Option<String>,
@@ -126,28 +127,38 @@ impl BenchRow {
     /// # Errors
     /// [`StoreError::Corrupt`] when a column does not parse.
     pub fn record(self) -> Result<BenchRecord> {
+        let options = parse::<BenchOptions>(&self.id, &self.options)?;
+        let (result, steps) = match (&self.result, options.sweep.is_some()) {
+            (None, _) => (None, Vec::new()),
+            (Some(json), false) => (Some(parse::<BenchResult>(&self.id, json)?), Vec::new()),
+            (Some(json), true) => (None, parse::<Vec<SweepStep>>(&self.id, json)?),
+        };
         Ok(BenchRecord {
             status: status_from(&self.id, &self.status)?,
             created_at_unix_ms: to_u64(self.created_at_unix_ms),
             finished_at_unix_ms: self.finished_at_unix_ms.map(to_u64),
-            options: parse::<BenchOptions>(&self.id, &self.options)?,
+            options,
             progress: None,
-            result: self
-                .result
-                .as_deref()
-                .map(|json| parse::<BenchResult>(&self.id, json))
-                .transpose()?,
+            result,
+            steps,
             cancel_reason: self.cancel_reason,
             id: self.id,
         })
     }
 }
 
-/// A bench's result as stored, if it has one.
+/// A bench's figures as stored in its `result` column, if it has any: its
+/// result, or a sweep's steps (the options tell which).
 ///
 /// # Errors
-/// When the result does not serialise.
+/// When the figures do not serialise.
 pub fn bench_result_json(record: &BenchRecord) -> Result<Option<String>> {
+    if record.options.sweep.is_some() {
+        return match record.steps.is_empty() {
+            true => Ok(None),
+            false => json_of(&record.id, &record.steps).map(Some),
+        };
+    }
     record
         .result
         .as_ref()

@@ -138,6 +138,24 @@ async fn bad_options_and_targets_off_the_list_are_refused() {
             "--allow-network",
         ),
         (
+            serde_json::json!({"url": url, "duration_ms": 500, "sweep": "rtt=0,50ms"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "network_not_allowed",
+            "--allow-network",
+        ),
+        (
+            serde_json::json!({"url": url, "duration_ms": 500, "sweep": "rtt=50,0ms"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_body",
+            "steps must grow",
+        ),
+        (
+            serde_json::json!({"url": url, "duration_ms": 500, "sweep": {"axis": "loss", "steps": [0, 9000]}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_body",
+            "loss",
+        ),
+        (
             serde_json::json!({"url": "ftp://127.0.0.1/", "duration_ms": 500}),
             StatusCode::UNPROCESSABLE_ENTITY,
             "unsupported_scheme",
@@ -317,6 +335,97 @@ async fn a_real_bench_runs_one_at_a_time_and_survives_restarts() {
     assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.text());
 }
 
+/// A sweep through the API: refused when it would hold the bench slot too
+/// long, then run step by step (the record and its decay chart grow while it
+/// runs), stored with every step, and drawn; a plain bench has no chart.
+#[tokio::test]
+async fn a_sweep_runs_each_step_and_draws_its_decay_chart() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = bench_config(&target);
+    if let Some(bench) = config.bench.as_mut() {
+        bench.limits.network = true;
+    }
+    let state = state(config, &dir);
+    let url = target.https_url("/bytes/100");
+    let too_long = serde_json::json!({
+        "url": url, "duration_ms": 60_000, "sweep": "rtt=0,1,2,3,4,5,6,7,8,9ms",
+    });
+    let answer = call(
+        &state,
+        post_json("/api/v1/benches", &too_long.to_string()),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(answer.code(), "out_of_range", "{}", answer.text());
+    assert!(
+        answer.text().contains("over the limit of 600 s"),
+        "{}",
+        answer.text()
+    );
+
+    let body = serde_json::json!({
+        "url": url, "protocols": ["h1", "h3"], "concurrency": 4, "duration_ms": 400,
+        "sweep": "rtt=0,30ms",
+    });
+    let created = create(&state, &body.to_string()).await;
+    let path = format!("/api/v1/benches/{}", created.id);
+    let chart_path = format!("{path}/decay.svg");
+    let mut saw_partial = false;
+    let record = loop {
+        let record: BenchRecord =
+            serde_json::from_slice(&call(&state, get(&path), CLIENT).await.body).unwrap();
+        if record.status != ProbeStatus::Running {
+            break record;
+        }
+        if record.steps.len() == 1 {
+            saw_partial = true;
+            let partial = call(&state, get(&chart_path), CLIENT).await.text();
+            assert_eq!(partial.matches(r#"class="measured""#).count(), 2);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(saw_partial, "the first step shows while the second runs");
+    assert_eq!(record.status, ProbeStatus::Done);
+    assert!(record.result.is_none(), "a sweep's figures are its steps");
+    let values: Vec<u32> = record.steps.iter().map(|s| s.value).collect();
+    assert_eq!(values, [0, 30]);
+    for step in &record.steps {
+        assert_measured(
+            &BenchRecord {
+                result: Some(step.result.clone()),
+                ..record.clone()
+            },
+            &["h1", "h3"],
+        );
+        let network = step
+            .result
+            .options
+            .network
+            .as_ref()
+            .expect("each step's network");
+        assert_eq!(network.rtt_ms, step.value);
+    }
+    let slow = &record.steps[1].result.runs[0].latency.p50;
+    assert!(slow.0 >= 30_000, "h1's p50 at 30 ms added: {slow:?}");
+    let chart = call(&state, get(&chart_path), CLIENT).await;
+    assert_eq!(chart.status, StatusCode::OK, "{}", chart.text());
+    assert_eq!(chart.header("content-type"), Some("image/svg+xml"));
+    let svg = chart.text();
+    assert_eq!(svg.matches(r#"class="measured""#).count(), 2);
+    assert!(svg.contains(">30 ms<"), "the steps label the axis");
+
+    // The slot is freed just after the record is stored.
+    while state.bench.current().is_some() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let plain = create(&state, &bench_body(&url, &["h1"], 200)).await;
+    let plain_chart = format!("/api/v1/benches/{}/decay.svg", plain.id);
+    let answer = call(&state, get(&plain_chart), CLIENT).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert!(answer.text().contains("not a sweep"), "{}", answer.text());
+}
+
 async fn get_record(addr: SocketAddr, from: IpAddr, id: &str) -> BenchRecord {
     let answer = http(
         addr,
@@ -354,7 +463,12 @@ async fn the_openapi_document_describes_benches() {
     let dir = tempfile::tempdir().unwrap();
     let state = state(config(&target), &dir);
     let doc = call(&state, get("/api/openapi.json"), CLIENT).await.json();
-    for path in ["/api/v1/benches", "/api/v1/benches/{id}", "/api/v1/config"] {
+    for path in [
+        "/api/v1/benches",
+        "/api/v1/benches/{id}",
+        "/api/v1/benches/{id}/decay.svg",
+        "/api/v1/config",
+    ] {
         assert!(doc["paths"].get(path).is_some(), "{path} documented");
     }
     let post = &doc["paths"]["/api/v1/benches"]["post"]["responses"];

@@ -140,6 +140,7 @@ fn bench(id: &str) -> BenchRecord {
         },
         progress: None,
         result: None,
+        steps: Vec::new(),
         cancel_reason: None,
     }
 }
@@ -305,6 +306,20 @@ async fn benches_round_trip_apart_from_probes_and_become_immutable(f: &Fixture) 
         .await;
     assert!(raw.is_err(), "the database itself refuses");
     assert!(store.get_bench("missing".into()).await.unwrap().is_none());
+    // A sweep keeps its steps where a bench keeps its result.
+    let mut sweep = bench("sweep");
+    sweep.options.sweep = Some(h123_shared::sweep::Sweep::parse("loss=0,1%").unwrap());
+    store.insert_bench(sweep.clone()).await.unwrap();
+    sweep.status = ProbeStatus::Done;
+    sweep.finished_at_unix_ms = Some(9);
+    sweep.steps = [0, 100]
+        .map(|value| h123_shared::sweep::SweepStep {
+            value,
+            result: BenchResult::new(sweep.options.clone(), value.into()),
+        })
+        .to_vec();
+    store.finish_bench(sweep.clone()).await.unwrap();
+    assert_eq!(store.get_bench("sweep".into()).await.unwrap(), Some(sweep));
     assert_eq!(status_of(store, "same").await, ProbeStatus::Running);
 }
 

@@ -1,5 +1,5 @@
 //! The decay chart of a sweep: the steps across (evenly spaced, each
-//! labelled with its value), requests per second up on a linear axis from
+//! labelled with its value, the steps not yet run included), requests per second up on a linear axis from
 //! zero, one line per protocol, and over RTT the model's ceiling as a thin
 //! line of the same protocol. Pure geometry in SVG user units, with the
 //! protocols' colours of the web UI.
@@ -32,6 +32,10 @@ pub struct DecayLine {
     pub measured: String,
     /// The model's ceiling at each later step, as an SVG path (empty without one).
     pub model: String,
+    /// The measured points, each marked (a sweep's first step is a point alone).
+    pub measured_marks: Vec<(f64, f64)>,
+    /// The model's points, each marked.
+    pub model_marks: Vec<(f64, f64)>,
     /// The SVG `stroke-dasharray` that tells it apart without colour, if any.
     pub dash: Option<&'static str>,
 }
@@ -67,18 +71,20 @@ pub fn chart(result: &SweepResult, frame: Frame) -> DecayChart {
         .max(1);
     let axis_max = (highest.ceil() as u64).div_ceil(step) * step;
     let y = |v: f64| frame.baseline() - frame.plot_height() * (v / axis_max as f64);
-    let steps = result.steps.len();
+    // Every planned step has its place, so a running sweep's axis holds still.
+    let steps = result.sweep.steps.len();
     let x = |i: usize| match steps {
         0 | 1 => frame.left + frame.plot_width() / 2.0,
         n => frame.left + frame.plot_width() * i as f64 / (n - 1) as f64,
     };
     let x_ticks = result
+        .sweep
         .steps
         .iter()
         .enumerate()
-        .map(|(i, s)| AxisTick {
+        .map(|(i, &value)| AxisTick {
             at: x(i),
-            label: result.sweep.label(s.value),
+            label: result.sweep.label(value),
         })
         .collect();
     let y_ticks = (0..=axis_max / step)
@@ -87,37 +93,33 @@ pub fn chart(result: &SweepResult, frame: Frame) -> DecayChart {
             label: rate((i * step) as f64),
         })
         .collect();
-    let path = |points: &mut dyn Iterator<Item = (usize, f64)>| {
-        let mut out = String::new();
-        for (n, (i, v)) in points.enumerate() {
-            let _ = write!(
-                out,
-                "{}{:.1},{:.1}",
-                if n == 0 { "M" } else { " L" },
-                x(i),
-                y(v)
-            );
-        }
-        out
+    let place = |points: &mut dyn Iterator<Item = (usize, f64)>| -> Vec<(f64, f64)> {
+        points.map(|(i, v)| (x(i), y(v))).collect()
     };
     let lines = curves
         .iter()
-        .map(|(protocol, points)| DecayLine {
-            protocol: *protocol,
-            measured: path(
+        .map(|(protocol, points)| {
+            let measured_marks = place(
                 &mut points
                     .iter()
                     .enumerate()
                     .filter(|(_, p)| p.failure.is_none())
                     .map(|(i, p)| (i, p.requests_per_sec)),
-            ),
-            model: path(
+            );
+            let model_marks = place(
                 &mut points
                     .iter()
                     .enumerate()
                     .filter_map(|(i, p)| Some((i, p.expected_per_sec?))),
-            ),
-            dash: dash(*protocol),
+            );
+            DecayLine {
+                protocol: *protocol,
+                measured: path(&measured_marks),
+                model: path(&model_marks),
+                measured_marks,
+                model_marks,
+                dash: dash(*protocol),
+            }
         })
         .collect();
     DecayChart {
@@ -126,4 +128,13 @@ pub fn chart(result: &SweepResult, frame: Frame) -> DecayChart {
         y_ticks,
         lines,
     }
+}
+
+/// `points` joined as an SVG path.
+fn path(points: &[(f64, f64)]) -> String {
+    let mut out = String::new();
+    for (n, (x, y)) in points.iter().enumerate() {
+        let _ = write!(out, "{}{x:.1},{y:.1}", if n == 0 { "M" } else { " L" });
+    }
+    out
 }

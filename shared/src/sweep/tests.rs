@@ -204,3 +204,45 @@ fn the_decay_chart_puts_steps_across_and_rates_up() {
     );
     assert_eq!(h3.dash, Some("2 3"));
 }
+
+#[test]
+fn a_running_sweeps_chart_keeps_every_planned_step_on_its_axis() {
+    let result = swept(
+        "rtt=0,25,50,100ms",
+        vec![(0, vec![run(Protocol::H1, 4_000, 1_000)])],
+    );
+    let frame = crate::bench_chart::Frame::default();
+    let drawn = chart::chart(&result, frame);
+    let labels: Vec<&str> = drawn.x_ticks.iter().map(|t| t.label.as_str()).collect();
+    assert_eq!(labels, ["0 ms", "25 ms", "50 ms", "100 ms"]);
+    assert_eq!(drawn.x_ticks[3].at, frame.width - frame.right);
+    assert!(
+        drawn.lines[0].measured.starts_with('M') && !drawn.lines[0].measured.contains('L'),
+        "one point so far: {}",
+        drawn.lines[0].measured
+    );
+    assert_eq!(
+        drawn.lines[0].measured_marks,
+        [(frame.left, frame.top)],
+        "marked, since a path of one point draws nothing"
+    );
+    assert!(drawn.lines[0].model_marks.is_empty());
+}
+
+#[test]
+fn a_sweep_reads_back_from_its_text_or_its_fields() {
+    for text in ["rtt=0,25,50ms", "loss=0,0.5,2%"] {
+        let sweep = Sweep::parse(text).unwrap();
+        assert_eq!(sweep.to_string(), text);
+        let from_text: Sweep = serde_json::from_value(serde_json::json!(text)).unwrap();
+        let from_fields: Sweep =
+            serde_json::from_value(serde_json::to_value(&sweep).unwrap()).unwrap();
+        assert_eq!((&from_text, &from_fields), (&sweep, &sweep));
+    }
+    let refused =
+        |v: serde_json::Value| serde_json::from_value::<Sweep>(v).unwrap_err().to_string();
+    assert!(refused(serde_json::json!({"axis": "rtt", "steps": [50, 10]})).contains("must grow"));
+    assert!(refused(serde_json::json!({"axis": "loss", "steps": [0, 9000]})).contains("loss"));
+    assert!(refused(serde_json::json!({"axis": "rtt", "steps": [0]})).contains("2 to 10 steps"));
+    assert!(refused(serde_json::json!({"axis": "jitter", "steps": [0, 1]})).contains("jitter"));
+}

@@ -325,11 +325,15 @@ async fn a_cancelled_bench_returns_what_it_measured_and_skips_the_rest() {
 /// `h123 bench --sweep` does.
 async fn sweep(target: &TestTarget, options: BenchOptions, sweep: &str) -> SweepResult {
     let sweep = Sweep::parse(sweep).unwrap();
-    let plans = BenchPlan::sweep(&options, &sweep, &BenchLimits::default()).expect("valid sweep");
+    let options = BenchOptions {
+        sweep: Some(sweep.clone()),
+        ..options
+    };
+    let plan = BenchPlan::new(options.clone(), &BenchLimits::default()).expect("valid sweep");
     let trust = TrustSettings::from_ca_file(target.ca_file()).unwrap();
     let bencher = Bencher::new(trust, ConnectPolicy::allow_all());
     let mut steps = Vec::new();
-    for (value, plan) in &plans {
+    for (value, plan) in &plan.steps {
         let result = bencher.run(plan, &BenchLive::default()).await;
         steps.push(SweepStep {
             value: *value,

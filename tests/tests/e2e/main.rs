@@ -10,6 +10,7 @@ mod bench;
 mod bodies;
 mod browser;
 mod browser_compare;
+mod browser_decay;
 mod browser_edge;
 mod browser_migration;
 mod browser_network;

@@ -1,13 +1,17 @@
 //! The load comparison form: URL, protocols, concurrency, duration,
-//! connections, rate, cold; shown only when the server runs benches.
+//! connections, rate, cold, and where the server allows them network
+//! conditions and a sweep; shown only when the server runs benches.
 
 use crate::api;
 use crate::components::ApiProblem;
+use crate::components::NetworkPicker;
 use crate::components::form::ProtocolToggles;
 use h123_shared::Protocol;
 use h123_shared::api::BenchBounds;
 use h123_shared::bench::BenchOptions;
 use h123_shared::input::check_url;
+use h123_shared::network::NetworkProfile;
+use h123_shared::sweep::Sweep;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
@@ -25,6 +29,11 @@ fn optional(text: &str, name: &str, max: u64) -> Result<Option<u64>, String> {
     }
 }
 
+/// Text with something in it, trimmed.
+fn given(text: &str) -> Option<&str> {
+    Some(text.trim()).filter(|t| !t.is_empty())
+}
+
 /// What the form's fields hold.
 struct Fields {
     url: String,
@@ -34,6 +43,8 @@ struct Fields {
     connections: String,
     rate: String,
     cold: bool,
+    network: String,
+    sweep: String,
 }
 
 impl Fields {
@@ -49,7 +60,25 @@ impl Fields {
             u64::from(bounds.max_connections.min(self.concurrency)),
         )?;
         let rate = optional(&self.rate, "Rate", u64::from(bounds.max_rate))?;
+        let network = given(&self.network)
+            .map(NetworkProfile::parse)
+            .transpose()
+            .map_err(|e| format!("Network: {e}."))?;
+        let sweep = given(&self.sweep)
+            .map(Sweep::parse)
+            .transpose()
+            .map_err(|e| format!("Sweep: {e}."))?;
+        let runs = self.protocols.len() as u64 * sweep.as_ref().map_or(1, |s| s.steps.len() as u64);
+        if self.duration_s * 1000 * runs > bounds.max_total_ms {
+            return Err(format!(
+                "This would run for {} s; this server allows {} s in all: fewer steps or seconds.",
+                self.duration_s * runs,
+                bounds.max_total_ms / 1000
+            ));
+        }
         Ok(BenchOptions {
+            network,
+            sweep,
             url,
             protocols: self.protocols,
             concurrency: self.concurrency,
@@ -76,6 +105,8 @@ pub fn BenchForm(
     let connections = RwSignal::new(String::new());
     let rate = RwSignal::new(String::new());
     let cold = RwSignal::new(false);
+    let network = RwSignal::new(String::new());
+    let sweep = RwSignal::new(String::new());
     let touched = RwSignal::new(false);
     let checked = Memo::new(move |_| {
         Fields {
@@ -86,8 +117,18 @@ pub fn BenchForm(
             connections: connections.get(),
             rate: rate.get(),
             cold: cold.get(),
+            network: network.get(),
+            sweep: sweep.get(),
         }
         .options(&bounds)
+    });
+    let network_problem = Memo::new(move |_| {
+        let text = network.get();
+        given(&text).and_then(|t| NetworkProfile::parse(t).err())
+    });
+    let sweep_problem = Memo::new(move |_| {
+        let text = sweep.get();
+        given(&text).and_then(|t| Sweep::parse(t).err())
     });
     let create = Action::new_local(|options: &BenchOptions| {
         let options = options.clone();
@@ -139,7 +180,12 @@ pub fn BenchForm(
             <p id="bench-note" class="field-note" class:error=move || show() && checked.with(Result::is_err)>
                 {move || match checked.get() {
                     Err(reason) if show() => reason,
-                    Ok(o) => format!("Ready: about {} s in all.", duration_s.get() * o.protocols.len() as u64),
+                    Ok(o) => format!(
+                        "Ready: about {} s in all.",
+                        duration_s.get()
+                            * o.protocols.len() as u64
+                            * o.sweep.as_ref().map_or(1, |s| s.steps.len() as u64)
+                    ),
                     Err(_) => "http or https; HTTP/3 needs https.".into(),
                 }}
             </p>
@@ -206,11 +252,50 @@ pub fn BenchForm(
                     <input type="checkbox" id="bench-cold" prop:checked=move || cold.get() on:change=move |ev| cold.set(event_target_checked(&ev)) />
                     "Cold (a new connection per request)"
                 </label>
+                {bounds.network.then(|| {
+                    view! {
+                        <NetworkPicker chosen=network problem=network_problem id="bench-network" />
+                        <SweepField sweep problem=sweep_problem />
+                    }
+                    .into_any()
+                })}
             </div>
         </form>
         {move || match create.value().get() {
             Some(Err(error)) => Some(view! { <ApiProblem error bench=true /> }),
             _ => None,
         }}
+    }
+}
+
+/// The sweep field: a figure and its steps, checked as typed, with the two
+/// usual sweeps suggested.
+#[component]
+fn SweepField(
+    /// The sweep typed (empty: one bench).
+    sweep: RwSignal<String>,
+    /// Why it is refused, if it is.
+    problem: Memo<Option<String>>,
+) -> impl IntoView {
+    view! {
+        <div class="field sweep-field">
+            <label for="bench-sweep">"Sweep"</label>
+            <input
+                id="bench-sweep"
+                type="text"
+                spellcheck="false"
+                list="bench-sweeps"
+                placeholder="rtt=0,25,50,100,200ms"
+                aria-describedby="bench-sweep-note"
+                prop:value=move || sweep.get()
+                on:input=move |ev| sweep.set(event_target_value(&ev))
+            />
+            <datalist id="bench-sweeps" inner_html="<option value=\"rtt=0,25,50,100,200ms\"></option><option value=\"loss=0,0.5,1,2,5%\"></option>"></datalist>
+            <p id="bench-sweep-note" class="field-note" class:error=move || problem.with(Option::is_some)>
+                {move || problem.get().unwrap_or_else(|| {
+                    "Empty: one bench. rtt=… or loss=…: the whole bench at each step, on top of the network, drawn as a decay curve.".into()
+                })}
+            </p>
+        </div>
     }
 }

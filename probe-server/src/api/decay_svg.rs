@@ -1,5 +1,5 @@
-//! `h123 bench --sweep ... -o svg`: the decay chart as a standalone SVG
-//! picture: requests per second at each step, one line per protocol in the
+//! A sweep's decay chart as a standalone SVG picture (`h123 bench --sweep
+//! ... -o svg` and `GET /api/v1/benches/{id}/decay.svg`): requests per second at each step, one line per protocol in the
 //! web UI's colours and dash patterns, the model's ceiling as a thin line
 //! where one applies, and the table as its text alternative.
 
@@ -111,6 +111,20 @@ pub fn render(result: &SweepResult) -> String {
             dash_attr(line.dash),
             line.protocol.http_version()
         );
+        for (x, y) in &line.model_marks {
+            let _ = write!(
+                svg,
+                r##"<circle cx="{x:.1}" cy="{y:.1}" r="3" fill="#ffffff" stroke="{}" opacity="0.6"/>"##,
+                colour(line.protocol)
+            );
+        }
+        for (x, y) in &line.measured_marks {
+            let _ = write!(
+                svg,
+                r##"<circle cx="{x:.1}" cy="{y:.1}" r="4" fill="{}"/>"##,
+                colour(line.protocol)
+            );
+        }
     }
     svg.push_str("</svg>\n");
     svg
