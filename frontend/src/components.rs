@@ -14,6 +14,7 @@ mod network_note;
 mod problem;
 mod recent;
 mod side_by_side;
+mod streams;
 mod summary;
 mod vantage_group;
 mod vantage_matrix;
@@ -37,6 +38,7 @@ pub use network_note::{BenchNetworkNote, MigrationNote, NetworkNote, NetworkPick
 pub use problem::{ApiProblem, Problem};
 pub use recent::RecentList;
 pub use side_by_side::SideBySide;
+pub use streams::StreamsChart;
 pub use summary::{ProbeSummaryLine, local_time};
 pub use vantage_group::VantageGroups;
 pub use vantage_matrix::VantageMatrix;

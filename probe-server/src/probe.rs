@@ -3,6 +3,7 @@
 
 pub mod addresses;
 pub mod budget;
+pub mod burst;
 pub mod cert;
 pub mod connection;
 pub mod discover;
@@ -159,6 +160,7 @@ impl Engine {
             });
             return ProtocolRun {
                 emulated: None,
+                streams: None,
                 protocol: Protocol::H3,
                 skipped: Some(reason),
                 stopped: None,
@@ -176,6 +178,7 @@ impl Engine {
             });
             return ProtocolRun {
                 emulated: None,
+                streams: None,
                 protocol: Protocol::H3,
                 skipped: Some(discovery.detail.clone()),
                 stopped: None,
@@ -191,6 +194,7 @@ impl Engine {
                 .budget(budget)
                 .run()
                 .await;
+        run.streams = burst::after::<h3::H3>(plan, settings, &run).await;
         discover::conclude(&mut discovery, &run);
         let ips = addresses::others(plan, &run, settings, endpoint.1);
         run.other_addresses = addresses::side_runs::<h3::H3>(
@@ -210,7 +214,7 @@ impl Engine {
 
 /// One TCP protocol's run (HTTP/1.1 or HTTP/2), then with `--all-addresses`
 /// its side runs to the host's other addresses.
-async fn run_tcp<C: connection::Connection>(
+async fn run_tcp<C: connection::Connection + crate::bench::load::Load>(
     protocol: Protocol,
     plan: &Plan,
     resolver: &NameResolver,
@@ -222,6 +226,7 @@ async fn run_tcp<C: connection::Connection>(
         .budget(budget)
         .run()
         .await;
+    run.streams = burst::after::<C>(plan, settings, &run).await;
     let port = plan.url.port_or_known_default().unwrap_or(443);
     let ips = addresses::others(plan, &run, settings, port);
     run.other_addresses =

@@ -149,8 +149,13 @@ pub fn server_limits() -> Limits {
         allowed_methods: SERVER_METHODS.to_vec(),
         allow_network: false,
         allow_migrate_address: false,
+        max_streams: SERVER_MAX_STREAMS,
     }
 }
+
+/// Most requests a server's probe sends at once per protocol (`streams`):
+/// as many HTTP/1.1 connections to one target as a few browsers would open.
+pub const SERVER_MAX_STREAMS: u32 = 16;
 
 /// Largest request body a server sends by default, in bytes (1 MiB; `--max-request-body`).
 pub const SERVER_MAX_REQUEST_BODY: u64 = 1024 * 1024;

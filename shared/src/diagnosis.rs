@@ -22,6 +22,7 @@ mod h3;
 mod http;
 mod migration;
 mod slow;
+mod streams;
 
 /// A name lookup slower than this is reported.
 pub const DNS_SLOW: Micros = Micros(100_000);
@@ -102,6 +103,7 @@ pub fn diagnose(result: &ProbeResult) -> Vec<Finding> {
     truncated(result, &mut findings);
     capped(result, &mut findings);
     migration::migration(result, &mut findings);
+    streams::streams(result, &mut findings);
     if working {
         connection::reuse_saving(result, &mut findings);
         for run in &result.runs {

@@ -36,6 +36,7 @@ pub mod redact;
 pub mod server_timing;
 pub mod slo;
 pub mod stats;
+pub mod streams;
 pub mod sweep;
 pub mod table;
 pub mod transport;

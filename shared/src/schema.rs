@@ -347,6 +347,12 @@ pub struct ProbeOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "port"))]
     pub migrate: Option<crate::migration::Migrate>,
+    /// After each protocol's attempts, send this many requests at once, as
+    /// streams over one HTTP/2 or HTTP/3 connection or over as many HTTP/1.1
+    /// connections, and time each one's completion ([`crate::streams`]):
+    /// head-of-line blocking made visible, under loss above all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u32>,
 }
 
 /// Most addresses besides the main run's that one protocol probes with
@@ -468,6 +474,7 @@ impl Default for ProbeOptions {
             vantages: Vec::new(),
             network: None,
             migrate: None,
+            streams: None,
         }
     }
 }
@@ -545,6 +552,9 @@ pub struct ProtocolRun {
     /// through the emulated network, and what the link did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emulated: Option<crate::network::EmulatedPath>,
+    /// The requests sent at once after the attempts, when `streams` asked for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<crate::streams::StreamBurst>,
 }
 
 impl ProtocolRun {
@@ -559,6 +569,7 @@ impl ProtocolRun {
             other_addresses: Vec::new(),
             attempts: Vec::new(),
             emulated: None,
+            streams: None,
         }
     }
 }

@@ -12,6 +12,9 @@ use h123_shared::{ConnectionMode, Method, ProbeOptions, Protocol, Visibility};
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
+/// Requests at once the form's option sends per protocol (within any server's bound).
+const STREAMS_AT_ONCE: u32 = 8;
+
 /// Most attempts per protocol the form offers.
 const MAX_REPEAT: u32 = 10;
 
@@ -33,6 +36,7 @@ pub fn ProbeForm(
     let follow = RwSignal::new(false);
     let h3_direct = RwSignal::new(false);
     let migrate = RwSignal::new(false);
+    let at_once = RwSignal::new(false);
     let public = RwSignal::new(false);
     let browser_too = RwSignal::new(false);
     let vantages = RwSignal::new(Vec::<String>::new());
@@ -70,6 +74,7 @@ pub fn ProbeForm(
             follow_redirects: follow.get(),
             h3_direct: h3_direct.get(),
             migrate,
+            streams: at_once.get().then_some(STREAMS_AT_ONCE),
             visibility: if public.get() {
                 Visibility::Public
             } else {
@@ -246,6 +251,10 @@ pub fn ProbeForm(
                 <label class="toggle">
                     <input type="checkbox" id="migrate" prop:checked=move || migrate.get() on:change=move |ev| migrate.set(event_target_checked(&ev)) />
                     "Move each HTTP/3 connection to a new port mid-response (does it survive a change of network?)"
+                </label>
+                <label class="toggle">
+                    <input type="checkbox" id="streams" prop:checked=move || at_once.get() on:change=move |ev| at_once.set(event_target_checked(&ev)) />
+                    "Then send 8 requests at once per protocol (streams over one connection: does one lost packet hold them all?)"
                 </label>
                 <label class="toggle">
                     <input type="checkbox" id="insecure" prop:checked=move || insecure.get() on:change=move |ev| insecure.set(event_target_checked(&ev)) />

@@ -4,7 +4,8 @@
 use crate::api::{self, Error, EventStream, StreamMessage};
 use crate::components::{
     Actions, ApiProblem, BrowserVantage, CompareWith, Comparison, Facts, Findings, MigrationNote,
-    NetworkNote, ProbeSummaryLine, VantageGroups, VantageMatrix, VerdictPanel, Waterfalls,
+    NetworkNote, ProbeSummaryLine, StreamsChart, VantageGroups, VantageMatrix, VerdictPanel,
+    Waterfalls,
 };
 use crate::perf;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
@@ -284,6 +285,7 @@ fn OneVantage(
                 }
             }
         >
+            <StreamsChart result />
             <Comparison result />
             <Findings result />
             <Facts result />

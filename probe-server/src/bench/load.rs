@@ -40,7 +40,7 @@ pub trait Load: Send + 'static {
         settings: &ConnectSettings,
     ) -> impl Future<Output = Result<Self::Handle, Failure>> + Send;
 
-    /// Sends `spec` and reads the whole response body.
+    /// Sends `spec` and reads the response body to its end, or until it passes `spec.max_body`.
     fn send(
         handle: &mut Self::Handle,
         spec: &RequestSpec,
@@ -50,10 +50,12 @@ pub trait Load: Send + 'static {
     fn is_closed(handle: &Self::Handle) -> bool;
 }
 
-/// Reads a hyper response body to its end, counting its bytes.
-async fn drain(mut body: Incoming) -> Result<u64, Failure> {
+/// Reads a hyper response body to its end (or past `max` bytes), counting its bytes.
+async fn drain(mut body: Incoming, max: u64) -> Result<u64, Failure> {
     let mut bytes = 0u64;
-    while let Some(frame) = body.frame().await {
+    while bytes < max
+        && let Some(frame) = body.frame().await
+    {
         let frame = frame.map_err(|e| from_hyper(Phase::Receive, &e))?;
         if let Some(data) = frame.data_ref() {
             bytes += data.len() as u64;
@@ -62,11 +64,14 @@ async fn drain(mut body: Incoming) -> Result<u64, Failure> {
     Ok(bytes)
 }
 
-/// The reply to a hyper response: headers are in, the body is read here.
-pub async fn hyper_reply(response: http::Response<Incoming>) -> Result<Reply, Failure> {
+/// The reply to a hyper response: headers are in, the body is read here (up to `max_body`).
+pub async fn hyper_reply(
+    response: http::Response<Incoming>,
+    max_body: u64,
+) -> Result<Reply, Failure> {
     let headers_at = trace::now();
     let status = response.status().as_u16();
-    let body_bytes = drain(response.into_body()).await?;
+    let body_bytes = drain(response.into_body(), max_body).await?;
     Ok(Reply {
         status,
         headers_at,

@@ -383,6 +383,7 @@ mod tests {
         let mut measured = ProbeResult::empty(options, 0, Some(Vantage::named("fra1")));
         measured.runs = vec![ProtocolRun {
             emulated: None,
+            streams: None,
             protocol: h123_shared::Protocol::H3,
             skipped: Some("not advertised".into()),
             stopped: None,

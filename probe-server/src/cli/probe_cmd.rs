@@ -141,6 +141,11 @@ pub struct ProbeArgs {
     /// new connection costs instead.
     #[arg(long, value_name = "port|ADDRESS")]
     pub migrate: Option<Migrate>,
+    /// After each protocol's attempts, send N requests at once (N streams
+    /// over one HTTP/2 or HTTP/3 connection, N HTTP/1.1 connections) and
+    /// time each one: head-of-line blocking, under loss above all.
+    #[arg(long, value_name = "N")]
+    pub streams: Option<u32>,
     /// Resolve and connect over IPv4 only (like curl -4); a name without an
     /// A record fails in the dns phase.
     #[arg(short = '4', long = "ipv4")]
@@ -255,6 +260,7 @@ impl ProbeArgs {
             vantages: Vec::new(),
             network: self.network.clone(),
             migrate: self.migrate.clone(),
+            streams: self.streams,
         })
     }
 }

@@ -68,6 +68,7 @@ pub fn report(result: &ProbeResult, color: bool) -> String {
     for line in network.iter().chain(&h123_shared::migration::lines(result)) {
         let _ = writeln!(out, "{line}");
     }
+    write_streams(&mut out, result, color);
     let analysis = analysis::of(result);
     write_verdict(&mut out, &analysis, color);
     let layout = waterfall::layout(result);
@@ -231,6 +232,40 @@ fn connection_facts(attempt: &Attempt) -> String {
         }
     }
     facts.join(" · ")
+}
+
+/// The requests at once: what was sent, then per protocol a bar per
+/// request on one time axis (wait as the wait glyph, then the transfer).
+fn write_streams(out: &mut String, result: &ProbeResult, color: bool) {
+    let lines = h123_shared::streams::lines(result);
+    let Some((head, described)) = lines.split_first() else {
+        return;
+    };
+    let _ = writeln!(out, "{head}");
+    let (end, groups) = h123_shared::streams::layout(result);
+    let (wait, wait_ansi) = glyph(Phase::Wait, color);
+    let (receive, receive_ansi) = glyph(Phase::Receive, color);
+    let cells = |fraction: f64| (fraction * BAR_WIDTH as f64).round() as usize;
+    for (line, (_, bars)) in described.iter().zip(&groups) {
+        let _ = writeln!(out, "  {line}");
+        for bar in bars {
+            let first = cells(bar.first_byte.unwrap_or(bar.done));
+            let done = cells(bar.done).max(first).max(1);
+            let _ = writeln!(
+                out,
+                "    {}{}{}  {}",
+                paint(&wait.to_string().repeat(first), wait_ansi, color),
+                paint(
+                    &receive.to_string().repeat(done - first),
+                    receive_ansi,
+                    color
+                ),
+                " ".repeat(BAR_WIDTH.saturating_sub(done)),
+                bar.label
+            );
+        }
+    }
+    let _ = writeln!(out, "  (the bars span 0 to {})", ms(end));
 }
 
 fn write_legend(out: &mut String, color: bool) {

@@ -202,6 +202,7 @@ mod tests {
     fn run_failing(failure: Option<Failure>) -> ProtocolRun {
         ProtocolRun {
             emulated: None,
+            streams: None,
             protocol: Protocol::H3,
             skipped: None,
             stopped: None,

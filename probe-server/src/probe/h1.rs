@@ -138,7 +138,7 @@ impl Load for H1 {
             .send_request(request)
             .await
             .map_err(|e| from_hyper(Phase::Wait, &e))?;
-        hyper_reply(response).await
+        hyper_reply(response, spec.max_body).await
     }
 
     fn is_closed(handle: &H1Handle) -> bool {

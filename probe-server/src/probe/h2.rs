@@ -32,6 +32,12 @@ pub struct H2 {
 /// The one ALPN an HTTP/2 connection offers.
 const ALPN: &[&[u8]] = &[b"h2"];
 
+/// The flow-control windows of a load connection, as hyper's client (the
+/// probe's attempts) opens them: 2 MiB per stream, 5 MiB in all. The h2
+/// crate's default of 64 KiB would hold a large body to 64 KiB per round trip.
+const STREAM_WINDOW: u32 = 2 * 1024 * 1024;
+const CONNECTION_WINDOW: u32 = 5 * 1024 * 1024;
+
 impl Connection for H2 {
     type Setup = Arc<ClientConfig>;
 
@@ -149,6 +155,8 @@ impl Load for H2 {
         check_alpn(&opened)?;
         let (sender, connection) = h2::client::Builder::new()
             .max_header_list_size(MAX_HEADER_SECTION as u32)
+            .initial_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW)
             .handshake(io)
             .await
             .map_err(|e| h2_failure(Phase::Send, &e))?;
@@ -185,7 +193,9 @@ impl Load for H2 {
         let status = response.status().as_u16();
         let mut body = response.into_body();
         let mut body_bytes = 0u64;
-        while let Some(chunk) = body.data().await {
+        while body_bytes < spec.max_body
+            && let Some(chunk) = body.data().await
+        {
             let chunk = chunk.map_err(|e| h2_failure(Phase::Receive, &e))?;
             body_bytes += chunk.len() as u64;
             let _ = body.flow_control().release_capacity(chunk.len());

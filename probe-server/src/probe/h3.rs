@@ -476,10 +476,11 @@ impl Load for H3 {
         };
         let headers_at = trace::now();
         let mut body_bytes = 0u64;
-        while let Some(chunk) = stream
-            .recv_data()
-            .await
-            .map_err(|e| stream_failure(Phase::Receive, &e))?
+        while body_bytes < spec.max_body
+            && let Some(chunk) = stream
+                .recv_data()
+                .await
+                .map_err(|e| stream_failure(Phase::Receive, &e))?
         {
             body_bytes += chunk.remaining() as u64;
         }

@@ -39,6 +39,8 @@ pub struct Limits {
     /// Whether a probe may move its HTTP/3 connection to a local address of
     /// its choosing (`migrate`); a new port is always allowed.
     pub allow_migrate_address: bool,
+    /// Most requests sent at once (`streams`), per protocol.
+    pub max_streams: u32,
 }
 
 /// Largest request body the CLI sends, in bytes (100 MiB).
@@ -59,6 +61,7 @@ impl Default for Limits {
             allowed_methods: Method::ALL.to_vec(),
             allow_network: true,
             allow_migrate_address: true,
+            max_streams: h123_shared::streams::MAX_STREAMS,
         }
     }
 }
@@ -283,6 +286,9 @@ impl Plan {
             .map(|body| take_body(body, options.method, limits.max_request_body))
             .transpose()?;
         range("repeat", options.repeat.into(), 1, limits.max_repeat.into())?;
+        if let Some(n) = options.streams {
+            range("streams", n.into(), 2, limits.max_streams.into())?;
+        }
         range(
             "max_redirects",
             options.max_redirects.into(),

@@ -201,6 +201,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         }
         ProtocolRun {
             emulated: None,
+            streams: None,
             protocol: self.protocol,
             skipped: None,
             stopped,
@@ -238,7 +239,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             Some(pooled) => Ok(Way::Pooled(Box::new(pooled))),
             None => C::prepare(&self.settings).map(Way::New),
         };
-        let spec = self.request_spec(url, method);
+        let spec = request_spec(self.plan, url, method);
         let mut trace = AttemptTrace::observed(self.progress.clone(), Some(id));
         let mut found = Findings::default();
         let mut kept = None;
@@ -321,29 +322,6 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             .ready(self.plan.phase_limit)
             .await
             .then_some(candidate)
-    }
-
-    /// The request to send to `url` with `method` (the body only while the method is the one asked for).
-    fn request_spec(&self, url: &Url, method: Method) -> RequestSpec {
-        // A redirect that changed the method (POST to GET after a 303) drops the body.
-        let body = self
-            .plan
-            .body
-            .clone()
-            .filter(|_| method == self.plan.options.method);
-        let mut headers = headers_for(self.plan, url);
-        if body.is_some() {
-            headers.extend(content_type(self.plan, &headers));
-        }
-        RequestSpec {
-            method: http::Method::from_bytes(method.as_str().as_bytes())
-                .unwrap_or(http::Method::GET),
-            url: url.clone(),
-            headers,
-            body: body.unwrap_or_default(),
-            max_body: self.plan.options.max_body_bytes,
-            phase_limit: self.plan.phase_limit,
-        }
     }
 
     /// What the connection tells once the attempt's clock has stopped:
@@ -610,6 +588,25 @@ fn tcp_snapshots(
         at_end,
     };
     (snapshots != TcpInfoSnapshots::default()).then_some(snapshots)
+}
+
+/// The request `plan` sends to `url` with `method` (the body only while the
+/// method is the one asked for).
+pub fn request_spec(plan: &Plan, url: &Url, method: Method) -> RequestSpec {
+    // A redirect that changed the method (POST to GET after a 303) drops the body.
+    let body = plan.body.clone().filter(|_| method == plan.options.method);
+    let mut headers = headers_for(plan, url);
+    if body.is_some() {
+        headers.extend(content_type(plan, &headers));
+    }
+    RequestSpec {
+        method: http::Method::from_bytes(method.as_str().as_bytes()).unwrap_or(http::Method::GET),
+        url: url.clone(),
+        headers,
+        body: body.unwrap_or_default(),
+        max_body: plan.options.max_body_bytes,
+        phase_limit: plan.phase_limit,
+    }
 }
 
 fn headers_for(plan: &Plan, url: &Url) -> Vec<(http::HeaderName, http::HeaderValue)> {

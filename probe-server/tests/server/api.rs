@@ -286,6 +286,15 @@ async fn bad_requests_get_json_errors_with_stable_codes() {
             "out_of_range",
         ),
         (
+            // More requests at once than a server sends to one target.
+            post_json(
+                "/api/v1/probes",
+                r#"{"url":"https://example.com/","streams":17}"#,
+            ),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "out_of_range",
+        ),
+        (
             post_json(
                 "/api/v1/probes",
                 r#"{"url":"https://example.com/","headers":[{"name":"Content-Length","value":"5"}]}"#,

@@ -143,6 +143,7 @@ mod tests {
         let mut result = ProbeResult::empty(options, 0, Some(Vantage::named(name)));
         result.runs = vec![h123_shared::ProtocolRun {
             emulated: None,
+            streams: None,
             protocol: Protocol::H2,
             skipped: None,
             stopped: None,
