@@ -131,8 +131,14 @@ pub fn describe(protocol: Protocol, burst: &StreamBurst) -> String {
         0 => String::new(),
         n => format!("; {n} failed"),
     };
+    let redirected = burst
+        .streams
+        .iter()
+        .find_map(|s| s.status.filter(|st| (300..400).contains(st)))
+        .map(|st| format!("; answered {st}, not followed"))
+        .unwrap_or_default();
     format!(
-        "{name}: {sent} requests at once over {over} finished between {} and {} (median {}){failed}",
+        "{name}: {sent} requests at once over {over} finished between {} and {} (median {}){failed}{redirected}",
         ms(s.first),
         ms(s.last),
         ms(s.median)

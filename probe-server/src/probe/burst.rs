@@ -3,7 +3,8 @@
 //! HTTP/1.1, to the address the attempts reached), then every request sent
 //! together and each one's first byte and completion timed from that moment.
 //! It goes through the bench's load path, across the protocol's emulated
-//! link, so loss reaches its streams as it reaches the attempts'.
+//! link, so loss reaches its streams as it reaches the attempts'. Redirects
+//! are not followed: each request is the URL's own.
 
 use super::connection::{ConnectSettings, Target};
 use super::failure::{failure, timed_out};
@@ -25,10 +26,12 @@ pub async fn after<C: Load>(
     run: &ProtocolRun,
 ) -> Option<StreamBurst> {
     let count = plan.options.streams?;
+    // The URL's own address: a redirect hop may have gone elsewhere.
     let remote: SocketAddr = run
         .attempts
         .iter()
         .rev()
+        .filter(|a| a.hop == 0)
         .filter_map(|a| a.connection.as_ref()?.remote_addr.parse().ok())
         .next()?;
     if settings

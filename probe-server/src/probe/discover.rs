@@ -48,7 +48,15 @@ pub async fn discover(
             Some("not looked up: the name is pinned (--resolve)".to_owned()),
         ),
         Some(Host::Domain(name)) => {
-            let wait = plan.phase_limit.min(HTTPS_RECORD_WAIT);
+            // An emulated network's round trip is on top of the resolver's own time.
+            let emulated = plan
+                .options
+                .network
+                .as_ref()
+                .map_or(0, |n| u64::from(n.rtt_ms + n.jitter_ms));
+            let wait = plan
+                .phase_limit
+                .min(HTTPS_RECORD_WAIT + std::time::Duration::from_millis(emulated));
             match resolver.https_record(name, wait).await {
                 Ok(record) => (record, None),
                 Err(_) => (

@@ -184,9 +184,16 @@ impl NameResolver {
         let Ok(resolver) = self.resolver.as_ref() else {
             return Ok(None);
         };
-        let Ok(lookup) =
-            tokio::time::timeout(limit, resolver.lookup(name, RecordType::HTTPS)).await?
-        else {
+        let exchange = async {
+            let answer = resolver.lookup(name, RecordType::HTTPS).await;
+            if let Some(link) = &self.link {
+                // Across the run's link, as an address lookup is.
+                until(link.exchange_done(super::trace::now(), DNS_QUERY_BYTES, DNS_ANSWER_BYTES))
+                    .await;
+            }
+            answer
+        };
+        let Ok(lookup) = tokio::time::timeout(limit, exchange).await? else {
             return Ok(None);
         };
         let mut records: Vec<HttpsRecord> = lookup

@@ -26,6 +26,7 @@ mod remote;
 mod retention;
 mod store;
 mod store_serve;
+mod streams;
 mod support;
 mod trusted_proxy;
 mod vantage_exports;

@@ -6,7 +6,6 @@
 use crate::support::*;
 use axum::http::StatusCode;
 use h123_shared::Protocol;
-use h123_shared::api::ProbeRecord;
 use h123_shared::migration::Migrate;
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -54,18 +53,7 @@ async fn a_server_moves_to_a_new_port_only_and_stores_the_move() {
         assert!(answer.text().contains(says), "{bad}: {}", answer.text());
     }
 
-    let created = call(
-        &state,
-        post_json("/api/v1/probes", &moving(&url, "port".into())),
-        CLIENT,
-    )
-    .await;
-    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
-    let id = created.json()["id"].as_str().unwrap().to_owned();
-    let events = call(&state, get(&format!("/api/v1/probes/{id}/events")), CLIENT).await;
-    let events = parse_sse(&events.text());
-    let record: ProbeRecord =
-        serde_json::from_value(events.last().expect("done").data.clone()).unwrap();
+    let (id, record) = probe_to_the_end(&state, &moving(&url, "port".into()), CLIENT).await;
     assert_eq!(record.options.migrate, Some(Migrate::Port));
     let h3 = record
         .result

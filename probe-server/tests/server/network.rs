@@ -5,7 +5,6 @@
 
 use crate::support::*;
 use axum::http::StatusCode;
-use h123_shared::api::ProbeRecord;
 use h123_shared::network::Emulation;
 use h123_shared::{Phase, Protocol};
 use std::net::{IpAddr, Ipv4Addr};
@@ -86,21 +85,12 @@ async fn an_allowed_profile_is_stored_with_each_protocols_emulation() {
     let mut open = config(&target);
     open.limits.allow_network = true;
     let state = state(open, &dir);
-    let created = call(
+    let (_, record) = probe_to_the_end(
         &state,
-        post_json(
-            "/api/v1/probes",
-            &with_network(&target.https_url("/"), "rtt=40ms,down=20mbit".into()),
-        ),
+        &with_network(&target.https_url("/"), "rtt=40ms,down=20mbit".into()),
         CLIENT,
     )
     .await;
-    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
-    let id = created.json()["id"].as_str().unwrap().to_owned();
-    let events = call(&state, get(&format!("/api/v1/probes/{id}/events")), CLIENT).await;
-    let events = parse_sse(&events.text());
-    let record: ProbeRecord =
-        serde_json::from_value(events.last().expect("done").data.clone()).unwrap();
     let network = record
         .options
         .network

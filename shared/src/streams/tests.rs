@@ -64,6 +64,12 @@ fn the_spread_counts_only_streams_that_succeeded() {
         "HTTP/2: 6 requests at once over 1 connection finished between 10.0 ms and 40.0 ms (median 30.0 ms); 2 failed"
     );
     assert!(spread(&StreamBurst::default()).is_none());
+    let mut moved = burst(1, &[10, 20]);
+    moved.streams[0].status = Some(301);
+    assert!(
+        describe(Protocol::H3, &moved).ends_with("; answered 301, not followed"),
+        "a redirect is not read as the resource"
+    );
 }
 
 #[test]

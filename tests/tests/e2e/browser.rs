@@ -303,6 +303,55 @@ pub(crate) async fn until(client: &Client, script: &str, secs: u64) -> Value {
 }
 
 /// Submits the form and returns the new probe's id, once the page is at its permalink.
+/// From the home page at `base`: types `url`, ticks the advanced option `#option`, and starts the
+/// probe; returns its id once its page opens.
+pub(crate) async fn probe_with_option(
+    client: &Client,
+    base: &str,
+    url: &str,
+    option: &str,
+) -> String {
+    client.goto(base).await.expect("home");
+    client
+        .wait()
+        .for_element(Locator::Css("#url"))
+        .await
+        .expect("the URL field")
+        .send_keys(url)
+        .await
+        .unwrap();
+    for toggle in ["details.advanced summary", option] {
+        client
+            .find(Locator::Css(toggle))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+    submit_probe(client).await
+}
+
+/// Starts the bench the form describes and returns its id once its page opens.
+pub(crate) async fn submit_bench(client: &Client) -> String {
+    client
+        .find(Locator::Css(".bench-form button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(
+        client,
+        "const m = location.pathname.match(/^\\/b\\/(.+)$/); return m ? m[1] : null;",
+        10,
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_string()
+}
+
 pub(crate) async fn submit_probe(client: &Client) -> String {
     client
         .find(Locator::Css("button[type=submit]"))
@@ -865,22 +914,7 @@ async fn bench_page_end_to_end() {
         input.clear().await.unwrap();
         input.send_keys(value).await.unwrap();
     }
-    client
-        .find(Locator::Css(".bench-form button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let id = until(
-        &client,
-        "const m = location.pathname.match(/^\\/b\\/(.+)$/); return m ? m[1] : null;",
-        10,
-    )
-    .await
-    .as_str()
-    .unwrap()
-    .to_string();
+    let id = submit_bench(&client).await;
     let progress = until(
         &client,
         "const p = document.querySelector('.progress-text'); \

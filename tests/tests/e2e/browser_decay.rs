@@ -5,7 +5,7 @@
 //! table says what the record says, the picture downloads, and at 390 px the page does not
 //! scroll sideways. The screenshot goes to `docs/decay-page-desktop-light.png`.
 
-use crate::browser::{Stage, screenshots, until};
+use crate::browser::{Stage, screenshots, submit_bench, until};
 use fantoccini::{Client, Locator};
 use h123_shared::api::BenchRecord;
 use h123_shared::sweep::{chart::chart, curve, protocols};
@@ -82,22 +82,7 @@ async fn a_sweep_from_the_form_draws_its_decay_chart_step_by_step() {
         "3 protocols × 2 steps × 1 s"
     );
 
-    client
-        .find(Locator::Css(".bench-form button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let id = until(
-        &client,
-        "const m = location.pathname.match(/^\\/b\\/(.+)$/); return m ? m[1] : null;",
-        10,
-    )
-    .await
-    .as_str()
-    .unwrap()
-    .to_owned();
+    let id = submit_bench(&client).await;
     let progress = until(
         &client,
         "const p = document.querySelector('.progress-text'); \

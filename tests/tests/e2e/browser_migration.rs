@@ -4,8 +4,7 @@
 //! stored record), and the waterfall marks where the connection moved. The screenshot goes to
 //! `docs/migration-desktop-light.png`.
 
-use crate::browser::{Stage, api_record, screenshots, submit_probe, until, workspace};
-use fantoccini::Locator;
+use crate::browser::{Stage, api_record, probe_with_option, screenshots, until, workspace};
 use h123_shared::Protocol;
 use h123_shared::migration::{Migrate, lines};
 use h123_target::TargetConfig;
@@ -16,30 +15,13 @@ async fn the_form_moves_http3_connections_and_the_page_shows_what_became_of_them
         return;
     };
     let client = stage.browser("migration").await;
-    client.goto(&stage.base).await.expect("home");
-    let url = client
-        .wait()
-        .for_element(Locator::Css("#url"))
-        .await
-        .expect("the URL field");
-    url.send_keys(&stage.target.https_url("/drip/100000/200"))
-        .await
-        .unwrap();
-    client
-        .find(Locator::Css("details.advanced summary"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    client
-        .find(Locator::Css("#migrate"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let id = submit_probe(&client).await;
+    let id = probe_with_option(
+        &client,
+        &stage.base,
+        &stage.target.https_url("/drip/100000/200"),
+        "#migrate",
+    )
+    .await;
     until(
         &client,
         "return document.querySelectorAll('aside[aria-label=\"Connection migration\"] p').length === 4 \

@@ -4,8 +4,7 @@
 //! and says per protocol what the record says. The screenshot goes to
 //! `docs/streams-desktop-light.png`.
 
-use crate::browser::{Stage, api_record, screenshots, submit_probe, until};
-use fantoccini::Locator;
+use crate::browser::{Stage, api_record, probe_with_option, screenshots, until};
 use h123_shared::streams::{describe, layout};
 use h123_target::TargetConfig;
 
@@ -25,30 +24,13 @@ async fn the_form_sends_requests_at_once_and_the_page_draws_each() {
         return;
     };
     let client = stage.browser("streams").await;
-    client.goto(&stage.base).await.expect("home");
-    let url = client
-        .wait()
-        .for_element(Locator::Css("#url"))
-        .await
-        .expect("the URL field");
-    url.send_keys(&stage.target.https_url("/drip/20000/100"))
-        .await
-        .unwrap();
-    client
-        .find(Locator::Css("details.advanced summary"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    client
-        .find(Locator::Css("#streams"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let id = submit_probe(&client).await;
+    let id = probe_with_option(
+        &client,
+        &stage.base,
+        &stage.target.https_url("/drip/20000/100"),
+        "#streams",
+    )
+    .await;
     until(
         &client,
         "return document.querySelectorAll('svg.streams-chart').length === 3 \

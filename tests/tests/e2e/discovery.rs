@@ -5,7 +5,7 @@
 //! outcome, with the h1/h2 results unaffected; and a DNS server that never
 //! answers HTTPS queries, which must not stall HTTP/3.
 
-use crate::support::{SERIAL, probe, probe_with, run};
+use crate::support::{SERIAL, https_record_target, probe, probe_with, run};
 use h123::probe::Engine;
 use h123::probe::guard::ConnectPolicy;
 use h123::probe::plan::{Limits, Plan};
@@ -55,19 +55,7 @@ async fn alt_svc_is_found_and_used() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn https_record_is_found_and_used() {
     let _serial = SERIAL.lock().await;
-    // The record names the target's port, known only once one is bound: take a free one.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .port();
-    let target = TestTarget::start(TargetConfig {
-        advertise_h3: false,
-        https_port: port,
-        dns_https: vec![("target.h123.test".to_owned(), port)],
-        ..TargetConfig::default()
-    })
-    .await
-    .unwrap();
+    let (target, port) = https_record_target().await;
     let result = probe(&target, |o| {
         o.url = format!("https://target.h123.test:{port}/");
         o.dns_server = Some(target.dns_addr.to_string());

@@ -4,7 +4,7 @@
 //! reaches QUIC's datagrams (and is recorded) while TCP's stream relay says
 //! it has none.
 
-use crate::support::{SERIAL, probe, run};
+use crate::support::{SERIAL, https_record_target, probe, run};
 use h123::probe::network::link::{TCP_HEADER_BYTES, UDP_HEADER_BYTES};
 use h123_shared::network::{Emulation, NetworkProfile};
 use h123_shared::{ConnectionMode, Phase, Protocol, ProtocolRun};
@@ -238,4 +238,37 @@ async fn a_refused_port_behind_the_link_fails_in_connect() {
         let connect = run.attempts[0].phases.connect.unwrap().duration().as_ms();
         assert!(connect >= 40.0, "{protocol}: refused after {connect} ms");
     }
+}
+
+/// Discovery's HTTPS-record lookup crosses the emulated link as an address
+/// lookup does: the HTTP/3 run starts a round trip after the probe, and a
+/// round trip longer than the lookup's own 1 s allowance still finds the record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_https_record_lookup_crosses_the_link_too() {
+    let _serial = SERIAL.lock().await;
+    let (target, port) = https_record_target().await;
+    let result = probe(&target, |o| {
+        o.url = format!("https://target.h123.test:{port}/");
+        o.dns_server = Some(target.dns_addr.to_string());
+        o.protocols = vec![Protocol::H3];
+        o.repeat = 1;
+        o.network = Some(NetworkProfile::parse("rtt=1200ms").unwrap());
+    })
+    .await;
+    let h3 = run(&result, Protocol::H3);
+    let discovery = h3.discovery.as_ref().expect("discovery");
+    assert!(
+        discovery.https_record.is_some(),
+        "found within the round trip: {discovery:?}"
+    );
+    let waited = h3.attempts[0].started_at_unix_ms - result.started_at_unix_ms;
+    assert!(
+        waited >= 1_200,
+        "the lookup took the round trip: {waited} ms"
+    );
+    assert!(
+        h3.attempts[0].failure.is_none(),
+        "{:?}",
+        h3.attempts[0].failure
+    );
 }

@@ -20,9 +20,11 @@ fn handshake_ms(attempt: &Attempt, protocol: Protocol) -> f64 {
         .as_ms()
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+/// The fastest of `values`: the handshake least disturbed by whatever else
+/// the two cores were doing (the median of sub-millisecond handshakes moves
+/// with the machine's load).
+fn fastest(values: Vec<f64>) -> f64 {
+    values.into_iter().fold(f64::INFINITY, f64::min)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -32,7 +34,7 @@ async fn resumed_connections_skip_the_full_handshake() {
     let arm = |mode| {
         move |o: &mut h123_shared::ProbeOptions| {
             o.mode = mode;
-            o.repeat = 6;
+            o.repeat = 10;
         }
     };
     let cold = probe(&target, arm(ConnectionMode::Cold)).await;
@@ -78,19 +80,19 @@ async fn resumed_connections_skip_the_full_handshake() {
             }
         }
         assert_eq!(first.quic.as_ref().and_then(|q| q.zero_rtt_accepted), None);
-        let full = median(
+        let full = fastest(
             cold.attempts
                 .iter()
                 .map(|a| handshake_ms(a, protocol))
                 .collect(),
         );
-        let short = median(
+        let short = fastest(
             resumed.attempts[1..]
                 .iter()
                 .map(|a| handshake_ms(a, protocol))
                 .collect(),
         );
-        println!("{protocol}: handshake cold {full:.3} ms, resumed {short:.3} ms");
+        println!("{protocol}: fastest handshake cold {full:.3} ms, resumed {short:.3} ms");
         assert!(
             short < full,
             "{protocol}: resumed {short:.3} ms is not shorter than cold {full:.3} ms"

@@ -154,6 +154,22 @@ pub async fn call(state: &AppState, request: Request<Body>, from: IpAddr) -> Ans
     collect(response).await
 }
 
+/// Starts a probe of `body` as client `from` and follows its event stream to
+/// the end: its id and the record the `done` event carries.
+pub async fn probe_to_the_end(
+    state: &AppState,
+    body: &str,
+    from: IpAddr,
+) -> (String, h123_shared::api::ProbeRecord) {
+    let created = call(state, post_json("/api/v1/probes", body), from).await;
+    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let events = call(state, get(&format!("/api/v1/probes/{id}/events")), from).await;
+    let events = parse_sse(&events.text());
+    let record = serde_json::from_value(events.last().expect("done").data.clone()).unwrap();
+    (id, record)
+}
+
 /// A GET request.
 pub fn get(path: &str) -> Request<Body> {
     Request::get(path).body(Body::empty()).expect("request")

@@ -50,3 +50,22 @@ pub fn run(result: &ProbeResult, protocol: Protocol) -> &ProtocolRun {
         .find(|r| r.protocol == protocol)
         .expect("protocol measured")
 }
+
+/// A target that does not advertise HTTP/3 but whose DNS server answers an
+/// HTTPS record for `target.h123.test` naming its port; and that port.
+pub async fn https_record_target() -> (TestTarget, u16) {
+    // The record names the target's port, known only once one is bound: take a free one.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let target = TestTarget::start(h123_target::TargetConfig {
+        advertise_h3: false,
+        https_port: port,
+        dns_https: vec![("target.h123.test".to_owned(), port)],
+        ..h123_target::TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    (target, port)
+}
