@@ -20,7 +20,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// The limit, in bytes of `gzip -9` output (the goal: 150,000).
-const GZIPPED_WASM_LIMIT: u64 = 498_000;
+const GZIPPED_WASM_LIMIT: u64 = 499_000;
 
 #[test]
 fn the_gzipped_wasm_stays_within_its_budget() {
