@@ -53,6 +53,18 @@ impl StreamTiming {
     pub fn succeeded(&self) -> bool {
         self.failure.is_none() && self.status.is_some_and(|s| s < 400)
     }
+
+    /// What went wrong, in words (`HTTP 503 at 12.0 ms`, `failed at 3.00 s:
+    /// ...`); none when it completed below 400.
+    pub fn problem(&self) -> Option<String> {
+        match (&self.failure, self.status) {
+            (Some(f), _) => Some(format!("failed at {}: {}", ms(self.done_us), f.message)),
+            (None, Some(status)) if status >= 400 => {
+                Some(format!("HTTP {status} at {}", ms(self.done_us)))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// When a burst's successful streams completed.
@@ -207,13 +219,8 @@ pub fn layout(result: &ProbeResult) -> (Micros, Vec<(Protocol, Vec<StreamBar>)>)
                         s.first_byte_us
                             .map(|f| format!("first byte {} · ", ms(f)))
                             .unwrap_or_default(),
-                        match (&s.failure, s.status) {
-                            (Some(f), _) => format!("failed at {}: {}", ms(s.done_us), f.message),
-                            (None, Some(st)) if st >= 400 => {
-                                format!("HTTP {st} at {}", ms(s.done_us))
-                            }
-                            _ => format!("done {}", ms(s.done_us)),
-                        }
+                        s.problem()
+                            .unwrap_or_else(|| format!("done {}", ms(s.done_us)))
                     ),
                 })
                 .collect();

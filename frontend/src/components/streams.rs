@@ -82,13 +82,7 @@ fn table(out: &mut String, result: &ProbeResult) {
     );
     for (run, burst) in bursts(result) {
         for (i, s) in burst.streams.iter().enumerate() {
-            let outcome = match (&s.failure, s.status) {
-                (Some(f), _) => format!("failed at {}: {}", ms(s.done_us), f.message),
-                (None, Some(status)) if status >= 400 => {
-                    format!("HTTP {status} at {}", ms(s.done_us))
-                }
-                _ => ms(s.done_us),
-            };
+            let outcome = s.problem().unwrap_or_else(|| ms(s.done_us));
             let _ = write!(
                 out,
                 "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td></tr>",

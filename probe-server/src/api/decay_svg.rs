@@ -3,7 +3,7 @@
 //! web UI's colours and dash patterns, the model's ceiling as a thin line
 //! where one applies, and the table as its text alternative.
 
-use h123_shared::bench_chart::Frame;
+use h123_shared::bench_chart::{Frame, dash_attribute};
 use h123_shared::markup::escape;
 use h123_shared::sweep::chart::{chart, colour};
 use h123_shared::sweep::{SweepAxis, SweepResult, table};
@@ -51,7 +51,7 @@ pub fn render(result: &SweepResult) -> String {
             r##"<line x1="{legend_x}" y1="36" x2="{}" y2="36" stroke="{}" stroke-width="2.5"{}/><text x="{}" y="40" fill="#111827">{}</text>"##,
             legend_x + 24.0,
             colour(line.protocol),
-            dash_attr(line.dash),
+            dash_attribute(line.dash),
             legend_x + 30.0,
             line.protocol.http_version()
         );
@@ -108,7 +108,7 @@ pub fn render(result: &SweepResult) -> String {
             r##"<path class="measured" d="{}" fill="none" stroke="{}" stroke-width="2.5"{}><title>{}</title></path>"##,
             line.measured,
             colour(line.protocol),
-            dash_attr(line.dash),
+            dash_attribute(line.dash),
             line.protocol.http_version()
         );
         for (x, y) in &line.model_marks {
@@ -128,11 +128,6 @@ pub fn render(result: &SweepResult) -> String {
     }
     svg.push_str("</svg>\n");
     svg
-}
-
-fn dash_attr(dash: Option<&str>) -> String {
-    dash.map(|d| format!(r#" stroke-dasharray="{d}""#))
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

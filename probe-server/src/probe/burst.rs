@@ -16,7 +16,7 @@ use futures_util::future::{join_all, try_join_all};
 use h123_shared::streams::{StreamBurst, StreamTiming};
 use h123_shared::{FailureKind, Micros, Phase, ProtocolRun};
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The burst `plan` asks for after `run`, sent to the address its attempts
 /// reached; none when it asks for none or no attempt reached an address.
@@ -77,7 +77,7 @@ async fn burst<C: Load>(
         try_join_all((0..connections).map(|_| C::open_for_load(target, settings))),
     )
     .await;
-    let setup_us = since(opening);
+    let setup_us = trace::between(opening, trace::now());
     let handles = match opened {
         Ok(Ok(handles)) => handles,
         Ok(Err(f)) => return not_sent(connections, setup_us, f),
@@ -88,12 +88,10 @@ async fn burst<C: Load>(
         let mut handle = handles[i % handles.len()].clone();
         async move {
             let outcome = tokio::time::timeout(limit, C::send(&mut handle, spec)).await;
-            let done_us = since(sent);
+            let done_us = trace::between(sent, trace::now());
             match outcome {
                 Ok(Ok(reply)) => StreamTiming {
-                    first_byte_us: Some(Micros(
-                        reply.headers_at.saturating_duration_since(sent).as_micros() as u64,
-                    )),
+                    first_byte_us: Some(trace::between(sent, reply.headers_at)),
                     done_us,
                     status: Some(reply.status),
                     body_bytes: reply.body_bytes,
@@ -129,8 +127,4 @@ fn not_sent(connections: u32, setup_us: Micros, f: h123_shared::Failure) -> Stre
         streams: Vec::new(),
         failure: Some(f),
     }
-}
-
-fn since(start: Instant) -> Micros {
-    Micros(trace::now().saturating_duration_since(start).as_micros() as u64)
 }

@@ -12,7 +12,7 @@ use super::failure::failure;
 use super::quic_socket::ClientEndpoint;
 use super::trace::{self, AttemptTrace};
 use h123_shared::migration::{Migrate, Migration};
-use h123_shared::{Failure, FailureKind, Micros, Phase};
+use h123_shared::{Failure, FailureKind, Phase};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -86,8 +86,7 @@ impl Moving {
             to_addr: shown(self.local),
             after_bytes: self.after_bytes,
             at_us: trace.offset(self.at),
-            answered_after_us: answered
-                .map(|at| Micros(at.saturating_duration_since(self.at).as_micros() as u64)),
+            answered_after_us: answered.map(|at| super::trace::between(self.at, at)),
             path_challenges: stats.frame_rx.path_challenge - self.challenges_before,
             path_responses: stats.frame_tx.path_response - self.responses_before,
             survived: completed && answered.is_some() && quic.close_reason().is_none(),

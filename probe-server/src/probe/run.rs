@@ -357,8 +357,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             Way::New(setup) => (false, self.open(url, origin, setup, trace, found).await?),
         };
         let now = trace::now();
-        let idle = reused
-            .then(|| Micros(now.saturating_duration_since(pooled.idle_since).as_micros() as u64));
+        let idle = reused.then(|| trace::between(pooled.idle_since, now));
         pooled.requests += 1;
         found.connection = Some(ConnectionInfo {
             id: pooled.id,

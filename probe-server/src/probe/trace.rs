@@ -16,6 +16,11 @@ pub fn now() -> Instant {
     Instant::now()
 }
 
+/// The time from `start` to `end`, in microseconds (zero if `end` is earlier).
+pub fn between(start: Instant, end: Instant) -> Micros {
+    Micros(end.saturating_duration_since(start).as_micros() as u64)
+}
+
 /// Milliseconds since the Unix epoch, for the wall-clock start of a probe.
 pub fn unix_ms() -> u64 {
     SystemTime::now()
@@ -119,8 +124,7 @@ impl AttemptTrace {
     /// The offset of `instant` from the attempt's start (zero if before it,
     /// or before the first event).
     pub fn offset(&self, instant: Instant) -> Micros {
-        let origin = self.origin.unwrap_or(instant);
-        Micros(instant.saturating_duration_since(origin).as_micros() as u64)
+        between(self.origin.unwrap_or(instant), instant)
     }
 
     /// Whether `event` was recorded.

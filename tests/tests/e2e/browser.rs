@@ -302,7 +302,6 @@ pub(crate) async fn until(client: &Client, script: &str, secs: u64) -> Value {
     }
 }
 
-/// Submits the form and returns the new probe's id, once the page is at its permalink.
 /// From the home page at `base`: types `url`, ticks the advanced option `#option`, and starts the
 /// probe; returns its id once its page opens.
 pub(crate) async fn probe_with_option(
@@ -334,41 +333,31 @@ pub(crate) async fn probe_with_option(
 
 /// Starts the bench the form describes and returns its id once its page opens.
 pub(crate) async fn submit_bench(client: &Client) -> String {
-    client
-        .find(Locator::Css(".bench-form button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    until(
-        client,
-        "const m = location.pathname.match(/^\\/b\\/(.+)$/); return m ? m[1] : null;",
-        10,
-    )
-    .await
-    .as_str()
-    .unwrap()
-    .to_string()
+    submit_and_open(client, ".bench-form button[type=submit]", "b").await
 }
 
+/// Submits the form and returns the new probe's id, once the page is at its permalink.
 pub(crate) async fn submit_probe(client: &Client) -> String {
+    submit_and_open(client, "button[type=submit]", "r").await
+}
+
+/// Clicks `button` and returns the id in the `/{route}/{id}` page it opens.
+async fn submit_and_open(client: &Client, button: &str, route: &str) -> String {
     client
-        .find(Locator::Css("button[type=submit]"))
+        .find(Locator::Css(button))
         .await
         .unwrap()
         .click()
         .await
         .unwrap();
-    until(
-        client,
-        "const m = location.pathname.match(/^\\/r\\/(.+)$/); return m ? m[1] : null;",
-        10,
-    )
-    .await
-    .as_str()
-    .unwrap()
-    .to_string()
+    let script = format!(
+        "const m = location.pathname.match(/^\\/{route}\\/(.+)$/); return m ? m[1] : null;"
+    );
+    until(client, &script, 10)
+        .await
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// The page's address, the start of its body and the browser's console, for a failure message.

@@ -5,7 +5,7 @@
 //! changes only when a step ends, and markup keeps the wasm small.
 
 use h123_shared::api::BenchLinks;
-use h123_shared::bench_chart::Frame;
+use h123_shared::bench_chart::{Frame, dash_attribute};
 use h123_shared::markup::escape;
 use h123_shared::sweep::chart::{DecayChart as Drawn, chart};
 use h123_shared::sweep::{SweepAxis, SweepResult, curve, protocols};
@@ -56,7 +56,7 @@ fn markup(sweep: &SweepResult) -> String {
             out,
             "<li><svg class=\"line-swatch\" width=\"32\" height=\"12\" aria-hidden=\"true\"><line class=\"line proto-{}\" x1=\"1\" x2=\"31\" y1=\"6\" y2=\"6\"{}></line></svg>{}</li>",
             p.as_str(),
-            dash(line.dash),
+            dash_attribute(line.dash),
             p.http_version()
         );
     }
@@ -72,12 +72,6 @@ fn markup(sweep: &SweepResult) -> String {
     svg(&mut out, sweep, &c, figure);
     table(&mut out, sweep, figure);
     out
-}
-
-/// A line's `stroke-dasharray`, if it has one.
-fn dash(dash: Option<&str>) -> String {
-    dash.map(|d| format!(" stroke-dasharray=\"{d}\""))
-        .unwrap_or_default()
 }
 
 /// The chart itself.
@@ -124,7 +118,7 @@ fn svg(out: &mut String, sweep: &SweepResult, c: &Drawn, figure: &str) {
             "<path class=\"line model proto-{p}\" data-protocol=\"{p}\" d=\"{}\"></path><path class=\"line measured proto-{p}\" data-protocol=\"{p}\" d=\"{}\"{}></path>",
             line.model,
             line.measured,
-            dash(line.dash)
+            dash_attribute(line.dash)
         );
         for (class, marks) in [
             ("model", &line.model_marks),
