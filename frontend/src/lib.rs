@@ -1,40 +1,40 @@
-//! h123's web UI: the app shell and its routes.
+//! h123's web UI: the site's frame around one page. Each page is its own wasm bundle (a binary in
+//! `src/bin/`), which `index.html`'s loader picks by the path, so a visitor downloads only the page
+//! they opened; moving to another page is a full load ([`navigate::to`]).
 
 pub mod api;
 pub mod browser_measure;
 pub mod components;
+pub mod navigate;
 pub mod pages;
 pub mod perf;
 pub mod title;
 
 use leptos::prelude::*;
-use leptos_router::components::{A, Route, Router, Routes};
-use leptos_router::path;
-use pages::{BenchPage, ComparePage, HomePage, NotFoundPage, ResultPage};
 
-/// The whole app: header, routed page, footer.
+/// Starts a page's bundle: the page's static shell (painted before the wasm ran) gives way to the
+/// app, the site's header and footer around `page`.
+pub fn start<V: IntoView + 'static>(page: impl FnOnce() -> V + Send + 'static) {
+    if let Some(shell) = document().get_element_by_id("shell") {
+        shell.remove();
+    }
+    leptos::mount::mount_to_body(move || view! { <Frame>{page()}</Frame> });
+}
+
+/// The site's header and footer around a page.
 #[component]
-pub fn App() -> impl IntoView {
+fn Frame(children: Children) -> impl IntoView {
     view! {
-        <Router>
-            <header class="site-header">
-                <A href="/" attr:class="brand">
-                    "h123"
-                </A>
-                <span class="tagline">"where an HTTP request spends its time, over HTTP/1.1, /2 and /3"</span>
-            </header>
-            <main id="main">
-                <Routes fallback=NotFoundPage>
-                    <Route path=path!("/") view=HomePage />
-                    <Route path=path!("/r/:id") view=ResultPage />
-                    <Route path=path!("/b/:id") view=BenchPage />
-                    <Route path=path!("/compare/:a/:b") view=ComparePage />
-                </Routes>
-            </main>
-            <footer class="site-footer">
-                "Times are microsecond offsets from each attempt's start, on a monotonic clock. "
-                <a href=api::api_url("/api/openapi.json")>"API"</a>
-            </footer>
-        </Router>
+        <header class="site-header">
+            <a href="/" class="brand">
+                "h123"
+            </a>
+            <span class="tagline">"where an HTTP request spends its time, over HTTP/1.1, /2 and /3"</span>
+        </header>
+        <main id="main">{children()}</main>
+        <footer class="site-footer">
+            "Times are microsecond offsets from each attempt's start, on a monotonic clock. "
+            <a href=api::api_url("/api/openapi.json")>"API"</a>
+        </footer>
     }
 }

@@ -33,6 +33,7 @@ pub mod migration;
 pub mod network;
 pub mod palette;
 pub mod redact;
+pub mod route;
 pub mod server_timing;
 pub mod slo;
 pub mod stats;

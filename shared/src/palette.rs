@@ -1,5 +1,5 @@
 //! The phase colours every picture of a waterfall uses: the web page's stylesheet (its light
-//! scheme, `frontend/style.css`) and the SVG export draw phases in the same colours.
+//! scheme, `frontend/site/style.css`) and the SVG export draw phases in the same colours.
 
 use crate::schema::Phase;
 

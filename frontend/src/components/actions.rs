@@ -5,7 +5,6 @@ use crate::components::ApiProblem;
 use h123_shared::api::{ProbeLinks, ProbeRecord};
 use h123_shared::curl::curl_command;
 use leptos::prelude::*;
-use leptos_router::hooks::use_navigate;
 
 /// Puts text on the clipboard; says whether the browser offers one (only
 /// secure contexts do: https or localhost).
@@ -62,10 +61,9 @@ pub fn Actions(
         let options = options.clone();
         async move { api::create_probe(&options).await }
     });
-    let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(created)) = rerun.value().get() {
-            navigate(&created.links.permalink, Default::default());
+            crate::navigate::to(&created.links.permalink);
         }
     });
     let id = record.id.clone();

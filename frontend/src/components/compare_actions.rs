@@ -5,7 +5,6 @@ use crate::api;
 use h123_shared::compare::probe_id_in;
 use h123_shared::markup::escape;
 use leptos::prelude::*;
-use leptos_router::hooks::use_navigate;
 use wasm_bindgen::JsCast;
 
 /// What the field says of an entry with no result id in it.
@@ -18,7 +17,6 @@ pub fn CompareWith(
     /// This result's id.
     id: String,
 ) -> impl IntoView {
-    let navigate = use_navigate();
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let doc = document();
@@ -37,7 +35,7 @@ pub fn CompareWith(
             note.set_text_content(Some(if other.is_some() { "" } else { NO_ID }));
         }
         if let Some(other) = other {
-            navigate(&format!("/compare/{other}/{id}"), Default::default());
+            crate::navigate::to(&format!("/compare/{other}/{id}"));
         }
     };
     view! {

@@ -10,7 +10,6 @@ use h123_shared::migration::Migrate;
 use h123_shared::network::NetworkProfile;
 use h123_shared::{ConnectionMode, Method, ProbeOptions, Protocol, Visibility};
 use leptos::prelude::*;
-use leptos_router::hooks::use_navigate;
 
 /// Requests at once the form's option sends per protocol (within any server's bound).
 const STREAMS_AT_ONCE: u32 = 8;
@@ -90,14 +89,13 @@ pub fn ProbeForm(
         let options = options.clone();
         async move { api::create_probe(&options).await }
     });
-    let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(created)) = create.value().get() {
             if browser_too.get_untracked() {
                 // A full load: only the measuring page may fetch the target.
                 crate::browser_measure::open_to_measure(&created.id);
             } else {
-                navigate(&created.links.permalink, Default::default());
+                crate::navigate::to(&created.links.permalink);
             }
         }
     });

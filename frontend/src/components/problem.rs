@@ -2,7 +2,6 @@
 
 use crate::api::Error;
 use leptos::prelude::*;
-use leptos_router::components::A;
 
 /// A titled explanation of a problem, with the next step.
 #[component]
@@ -29,7 +28,7 @@ pub fn Problem(
             <p class="next">{next}</p>
             {code.map(|c| view! { <p class="code">"Error code: " <code>{c}</code></p> })}
             <p>
-                <A href="/">"Back to a new measurement"</A>
+                <a href="/">"Back to a new measurement"</a>
             </p>
         </section>
     }

@@ -4,7 +4,6 @@ use super::summary::local_time;
 use crate::api;
 use h123_shared::api::ProbeSummary;
 use leptos::prelude::*;
-use leptos_router::components::A;
 
 /// How many recent results the home page lists.
 const RECENT: u32 = 10;
@@ -20,7 +19,7 @@ fn RecentItem(item: ProbeSummary) -> impl IntoView {
         .join(" ");
     view! {
         <li>
-            <A href=format!("/r/{}", item.id)>{item.url}</A>
+            <a href=format!("/r/{}", item.id)>{item.url}</a>
             <span class="meta">{format!("{protocols} · {} · {}", local_time(item.created_at_unix_ms), item.visibility.as_str())}</span>
         </li>
     }

@@ -11,7 +11,6 @@ use h123_shared::api::{BenchRecord, ProbeStatus};
 use h123_shared::bench::BenchProgress;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::hooks::use_params_map;
 use std::time::Duration;
 
 /// How often a running bench is polled.
@@ -25,20 +24,15 @@ enum State {
     Failed(Error),
 }
 
-/// Reads the record; while it runs, reads it again after [`POLL`], for as
-/// long as `alive` (owned by the page's current id) is not disposed.
-fn poll(id: String, state: RwSignal<State>, alive: StoredValue<()>) {
+/// Reads the record; while it runs, reads it again after [`POLL`].
+fn poll(id: String, state: RwSignal<State>) {
     spawn_local(async move {
-        let answer = api::bench(&id).await;
-        if alive.is_disposed() {
-            return; // The page moved on to another id (or away) meanwhile.
-        }
-        match answer {
+        match api::bench(&id).await {
             Ok(record) => {
                 let running = record.status == ProbeStatus::Running;
                 state.set(State::Loaded(Box::new(record)));
                 if running {
-                    set_timeout(move || poll(id, state, alive), POLL);
+                    set_timeout(move || poll(id, state), POLL);
                 }
             }
             Err(e) => state.set(State::Failed(e)),
@@ -48,15 +42,12 @@ fn poll(id: String, state: RwSignal<State>, alive: StoredValue<()>) {
 
 /// The bench page.
 #[component]
-pub fn BenchPage() -> impl IntoView {
-    let params = use_params_map();
-    let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+pub fn BenchPage(
+    /// The bench's id, from the path.
+    id: String,
+) -> impl IntoView {
     let state = RwSignal::new(State::Loading);
-    Effect::new(move |_| {
-        let id = id.get();
-        state.set(State::Loading);
-        poll(id, state, StoredValue::new(()));
-    });
+    poll(id, state);
     // The record without its progress: unchanged while the bench runs, so
     // the summary and actions are not redrawn on every poll.
     let shown = Memo::new(move |_| match state.get() {

@@ -7,7 +7,6 @@ use h123_shared::api::{ProbeComparison, ProbeRecord};
 use h123_shared::markup::escape;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::hooks::use_params_map;
 use std::fmt::Write as _;
 
 /// What the page knows about its two results.
@@ -20,29 +19,17 @@ enum State {
 
 /// The comparison page.
 #[component]
-pub fn ComparePage() -> impl IntoView {
-    let params = use_params_map();
-    let ids = Memo::new(move |_| {
-        params.with(|p| {
-            (
-                p.get("a").unwrap_or_default(),
-                p.get("b").unwrap_or_default(),
-            )
-        })
-    });
+pub fn ComparePage(
+    /// The first result's id (before).
+    a: String,
+    /// The second result's id (after).
+    b: String,
+) -> impl IntoView {
     let state = RwSignal::new(State::Loading);
-    Effect::new(move |_| {
-        let (a, b) = ids.get();
-        state.set(State::Loading);
-        spawn_local(async move {
-            let answer = api::comparison(&a, &b).await;
-            if ids.try_get_untracked() != Some((a, b)) {
-                return; // The page moved on meanwhile.
-            }
-            state.set(match answer {
-                Ok(both) => State::Shown(Box::new(both)),
-                Err(e) => State::Failed(e),
-            });
+    spawn_local(async move {
+        state.set(match api::comparison(&a, &b).await {
+            Ok(both) => State::Shown(Box::new(both)),
+            Err(e) => State::Failed(e),
         });
     });
     move || match state.get() {

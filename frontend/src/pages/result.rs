@@ -17,7 +17,6 @@ use h123_shared::waterfall::fitted_span;
 use h123_shared::{Micros, Phase, ProbeResult};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::hooks::use_params_map;
 
 /// What the page knows about its probe.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,37 +45,30 @@ impl Live {
 
 /// The result page.
 #[component]
-pub fn ResultPage() -> impl IntoView {
-    let params = use_params_map();
-    let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+pub fn ResultPage(
+    /// The probe's id, from the path.
+    id: String,
+) -> impl IntoView {
     let state = RwSignal::new(State::Loading);
-
-    Effect::new(move |_| {
-        let id = id.get();
-        state.set(State::Loading);
-        let stream = StoredValue::new_local(None::<EventStream>);
-        on_cleanup(move || drop(stream.try_set_value(None)));
-        spawn_local(async move {
-            let answer = api::probe(&id).await;
-            if stream.is_disposed() {
-                return; // The page moved on to another id (or away) meanwhile.
-            }
-            match answer {
-                Ok(record) if record.status == ProbeStatus::Running => {
-                    let live = Live::new(&record);
-                    state.set(State::Running(record, live));
-                    match EventStream::open(&id, move |m| on_stream(state, m)) {
-                        Ok(s) => drop(stream.try_set_value(Some(s))),
-                        Err(e) => state.set(State::Failed(e)),
-                    }
+    // The live events while the probe runs; closed when the page goes.
+    let stream = StoredValue::new_local(None::<EventStream>);
+    on_cleanup(move || drop(stream.try_set_value(None)));
+    spawn_local(async move {
+        match api::probe(&id).await {
+            Ok(record) if record.status == ProbeStatus::Running => {
+                let live = Live::new(&record);
+                state.set(State::Running(record, live));
+                match EventStream::open(&id, move |m| on_stream(state, m)) {
+                    Ok(s) => drop(stream.try_set_value(Some(s))),
+                    Err(e) => state.set(State::Failed(e)),
                 }
-                Ok(record) => {
-                    perf::mark_result_then_paint();
-                    state.set(State::Finished(record));
-                }
-                Err(e) => state.set(State::Failed(e)),
             }
-        });
+            Ok(record) => {
+                perf::mark_result_then_paint();
+                state.set(State::Finished(record));
+            }
+            Err(e) => state.set(State::Failed(e)),
+        }
     });
 
     let record = Memo::new(move |_| {

@@ -41,6 +41,9 @@ pub struct Preview {
     /// Whether the shell shows `image` too (a finished probe's waterfall picture), so the
     /// waterfalls are on screen before the script has run.
     pub picture: bool,
+    /// The JSON the page's script reads first (a finished record's, or the comparison's), as an
+    /// absolute path: preloaded, so it arrives while the wasm downloads instead of after it ran.
+    pub data: Option<String>,
 }
 
 /// The page for probe `id` and its record, or `None` when the plain `index.html` should be
@@ -86,6 +89,7 @@ pub async fn render_comparison(
         description: shorten(&ProbeComparison::of(a, b.clone()).comparison.summary, 300),
         url: format!("/compare/{ids}"),
         picture: false,
+        data: Some(format!("/api/v1/compare/{ids}")),
     };
     page(root, &preview, request).await
 }
@@ -129,9 +133,18 @@ pub fn fill(index: &str, preview: &Preview, origin: Option<&str>) -> String {
          <meta property=\"og:description\" content=\"{description}\" />\
          <meta property=\"og:image\" content=\"{image}\" />\
          <meta property=\"og:url\" content=\"{url}\" />\
-         <meta name=\"twitter:card\" content=\"summary_large_image\" />",
+         <meta name=\"twitter:card\" content=\"summary_large_image\" />{preload}",
         image = escape(&absolute(&preview.image)),
         url = escape(&absolute(&preview.url)),
+        // The page's script fetches it as a plain CORS GET with the same credentials, so the
+        // browser hands it the preloaded answer.
+        preload = preview
+            .data
+            .as_deref()
+            .map_or(String::new(), |path| format!(
+                "<link rel=\"preload\" href=\"{}\" as=\"fetch\" crossorigin=\"anonymous\" />",
+                escape(path)
+            )),
     );
     // The picture's path is the page's own server's: relative, so no Host can redirect it.
     let picture = if preview.picture {
@@ -189,6 +202,8 @@ fn summary(record: &ProbeRecord) -> Preview {
         image: links.waterfall_svg,
         url: links.permalink,
         picture: record.status != ProbeStatus::Running,
+        // A running probe's page follows its events: a snapshot fetched early would be stale.
+        data: (record.status != ProbeStatus::Running).then_some(links.self_),
     }
 }
 
@@ -242,12 +257,22 @@ mod tests {
             !page.contains("shell-waterfall"),
             "a running probe has no picture yet"
         );
+        assert!(
+            !page.contains("rel=\"preload\""),
+            "a running probe's page follows its events, not a snapshot"
+        );
         let mut done = record("https://x.test/");
         done.status = ProbeStatus::Done;
         let page = fill(index, &summary(&done), Some("http://h.test"));
         assert!(
             page.contains(
                 "<img class=\"shell-waterfall\" src=\"/api/v1/probes/abcDEF123/waterfall.svg\""
+            ),
+            "{page}"
+        );
+        assert!(
+            page.contains(
+                "<link rel=\"preload\" href=\"/api/v1/probes/abcDEF123\" as=\"fetch\" crossorigin=\"anonymous\" />"
             ),
             "{page}"
         );

@@ -1,7 +1,7 @@
 //! Response hardening: a Content-Security-Policy per kind of answer (web UI, API, SVG), `nosniff`, no framing, no referrer, and a 4xx for over-long paths.
 //!
 //! The web UI's policy allows its own scripts, WebAssembly compilation
-//! (`'wasm-unsafe-eval'`) and the one inline module script Trunk writes into
+//! (`'wasm-unsafe-eval'`) and the inline loader script of
 //! `index.html`, by its SHA-256 (computed from the file each time the page
 //! is served, so a rebuilt UI needs no restart), and
 //! nothing else runs; styles may be inline (the waterfall positions its

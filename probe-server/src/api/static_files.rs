@@ -141,12 +141,20 @@ async fn file(root: &Path, name: &str, headers: &HeaderMap, method: &Method) -> 
     None
 }
 
-/// A permalink's page (dynamic, so identity only: it is a few kilobytes).
+/// A permalink's page (made per request, so gzipped here when the client accepts it).
 fn page_response(page: String, headers: &HeaderMap, method: &Method) -> Response {
+    let page = page.into_bytes();
+    let gzipped = encoding::accepts(headers, Encoding::Gzip)
+        .then(|| encoding::gzip(&page))
+        .flatten();
+    let (body, encoding) = match gzipped {
+        Some(body) => (body, Encoding::Gzip),
+        None => (page, Encoding::Identity),
+    };
     let representation = Representation {
-        body: page.into_bytes(),
+        body,
         content_type: "text/html; charset=utf-8",
-        encoding: Encoding::Identity,
+        encoding,
         cache: NO_CACHE,
     };
     respond(representation, headers, method)

@@ -343,7 +343,7 @@ mod tests {
 
     #[test]
     fn phases_have_the_web_pages_colours() {
-        let css = include_str!("../../../frontend/style.css");
+        let css = include_str!("../../../frontend/site/style.css");
         let light = &css[css.find(":root {").unwrap()..];
         let light = &light[..light.find('}').unwrap()];
         for phase in Phase::ALL {

@@ -253,10 +253,11 @@ async fn a_permalink_page_carries_its_verdict_and_preview_tags_and_nothing_leaks
     assert_eq!(page.header("cache-control"), Some("no-cache"));
     assert_eq!(
         page.header("content-encoding"),
-        None,
-        "rendered per request"
+        Some("gzip"),
+        "rendered per request, so gzipped then (no brotli copy to send)"
     );
-    let html = String::from_utf8(page.body).unwrap();
+    assert_eq!(page.header("vary"), Some("accept-encoding"));
+    let html = String::from_utf8(decode(Some("gzip"), &page.body)).unwrap();
     let escaped = h123_shared::markup::escape(&verdict);
     assert!(
         html.contains(&format!(
@@ -284,6 +285,27 @@ async fn a_permalink_page_carries_its_verdict_and_preview_tags_and_nothing_leaks
     let svg = curl(&image, &[]);
     assert_eq!(svg.status, 200);
     assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
+
+    // The record the page's script reads first is preloaded, and sent gzipped to who accepts it:
+    // the same bytes as the plain answer, under a tag of its own.
+    assert!(
+        html.contains(&format!(
+            "<link rel=\"preload\" href=\"/api/v1/probes/{id}\" as=\"fetch\" crossorigin=\"anonymous\" />"
+        )),
+        "{html}"
+    );
+    let json_url = format!("http://{addr}/api/v1/probes/{id}");
+    let plain = curl(&json_url, &[]);
+    let gzipped = curl(&json_url, &["Accept-Encoding: gzip"]);
+    assert_eq!(plain.header("content-encoding"), None);
+    assert_eq!(gzipped.header("content-encoding"), Some("gzip"));
+    assert_eq!(decode(Some("gzip"), &gzipped.body), plain.body);
+    assert!(
+        gzipped.body.len() * 3 < plain.body.len(),
+        "{} bytes",
+        gzipped.body.len()
+    );
+    assert_ne!(gzipped.header("etag"), plain.header("etag"));
 
     // The record appears on its own permalink only.
     for path in ["/", "/index.html", "/b/abcdefghijkl", "/r/zzzzzzzzzzzz"] {

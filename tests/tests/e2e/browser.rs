@@ -1072,17 +1072,22 @@ const FORM_READY: &str = "new MutationObserver((_, o) => { if (document.getEleme
     .observe(document, { childList: true, subtree: true });";
 
 /// First contentful paint, and when the page was ready (ms from navigation start): the
-/// form for the home page, the waterfalls drawn for a permalink; the bytes transferred; and when
-/// the shell's server-drawn waterfall picture had arrived (a permalink's, null elsewhere).
+/// form for the home page, the waterfalls drawn for a permalink; the bytes transferred; when
+/// the shell's server-drawn waterfall picture had arrived (a permalink's, null elsewhere); when
+/// the page's wasm had arrived; and the times the record was fetched, with when the first ended.
 const PAINT_FIGURES: &str = "\
 const fcp = performance.getEntriesByName('first-contentful-paint'); \
 const drawn = performance.getEntriesByName('h123:waterfall-painted'); \
 const ready = arguments[0] ? (drawn.length ? drawn[0].startTime : null) : (window.h123FormReady ?? null); \
 if (!fcp.length || ready === null) return null; \
-const bytes = performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation')) \
+const resources = performance.getEntriesByType('resource'); \
+const bytes = resources.concat(performance.getEntriesByType('navigation')) \
   .reduce((n, e) => n + e.transferSize, 0); \
-const picture = performance.getEntriesByType('resource').find(e => e.name.endsWith('/waterfall.svg')); \
-return [fcp[0].startTime, ready, bytes, picture ? picture.responseEnd : null];";
+const picture = resources.find(e => e.name.endsWith('/waterfall.svg')); \
+const wasm = resources.find(e => e.name.endsWith('.wasm')); \
+const records = resources.filter(e => /\\/api\\/v1\\/probes\\/[A-Za-z0-9_-]+$/.test(e.name)); \
+return [fcp[0].startTime, ready, bytes, picture ? picture.responseEnd : null, \
+  wasm ? wasm.responseEnd : null, records.length, records.length ? records[0].responseEnd : null];";
 
 /// First contentful paint and ready time of the home page and a finished result's permalink
 /// on the slow 4G profile (1.6 Mbps down, 750 kbps up, 150 ms RTT, 4x CPU slowdown), cold
@@ -1179,6 +1184,16 @@ async fn slow_4g_first_paint_and_ready() {
             figures[3]
                 .as_f64()
                 .map(|ms| format!(", the shell's waterfall picture in {ms:.0} ms"))
+                .unwrap_or_default(),
+        );
+        eprintln!(
+            "slow 4G ({}): {page}: the wasm arrived at {:.0} ms; the record fetched {} time(s){}",
+            web_root.display(),
+            figures[4].as_f64().unwrap_or_default(),
+            figures[5],
+            figures[6]
+                .as_f64()
+                .map(|ms| format!(", first answered at {ms:.0} ms"))
                 .unwrap_or_default(),
         );
     }

@@ -13,7 +13,6 @@ use h123_shared::input::check_url;
 use h123_shared::network::NetworkProfile;
 use h123_shared::sweep::Sweep;
 use leptos::prelude::*;
-use leptos_router::hooks::use_navigate;
 
 /// Parses an optional whole number within `1..=max`; empty means "not set".
 fn optional(text: &str, name: &str, max: u64) -> Result<Option<u64>, String> {
@@ -134,10 +133,9 @@ pub fn BenchForm(
         let options = options.clone();
         async move { api::create_bench(&options).await }
     });
-    let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(created)) = create.value().get() {
-            navigate(&created.links.permalink, Default::default());
+            crate::navigate::to(&created.links.permalink);
         }
     });
     let show = move || touched.get() || !url.with(String::is_empty);

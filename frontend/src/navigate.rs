@@ -1,0 +1,15 @@
+//! Where the page is, and moving to another: each page is its own bundle, so a move is a full load.
+
+use h123_shared::route::Route;
+
+/// The page the document's address names.
+pub fn current() -> Route {
+    let path = leptos::prelude::location().pathname().unwrap_or_default();
+    Route::parse(&path)
+}
+
+/// Opens `path` in place of the current page, as a link would.
+pub fn to(path: &str) {
+    // A failure leaves the visitor where they are, which is all that can be done.
+    let _ = leptos::prelude::location().assign(path);
+}
