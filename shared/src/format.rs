@@ -146,9 +146,61 @@ pub fn status(status: u16) -> String {
     }
 }
 
+/// A moment as the reader's clock shows it, to the minute: `2026-12-03 09:15 UTC+1` for
+/// `unix_ms` at `offset_minutes` east of UTC (west is negative).
+pub fn wall_clock(unix_ms: u64, offset_minutes: i32) -> String {
+    let shifted = unix_ms.saturating_add_signed(i64::from(offset_minutes) * 60_000);
+    let (year, month, day) = civil_from_days(shifted / 86_400_000);
+    let minute = shifted % 86_400_000 / 60_000;
+    let sign = if offset_minutes < 0 { '-' } else { '+' };
+    let zone = match (
+        offset_minutes.unsigned_abs() / 60,
+        offset_minutes.unsigned_abs() % 60,
+    ) {
+        (0, 0) => "UTC".to_owned(),
+        (hours, 0) => format!("UTC{sign}{hours}"),
+        (hours, minutes) => format!("UTC{sign}{hours}:{minutes:02}"),
+    };
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} {zone}",
+        minute / 60,
+        minute % 60
+    )
+}
+
+/// Proleptic Gregorian (year, month, day) of a day count since 1970-01-01
+/// (Howard Hinnant's `civil_from_days`, for non-negative counts).
+pub(crate) fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wall_clocks_shift_by_the_offset_across_days() {
+        // 2023-11-14T22:13:20Z.
+        let t = 1_700_000_000_123;
+        assert_eq!(wall_clock(t, 0), "2023-11-14 22:13 UTC");
+        assert_eq!(wall_clock(t, 60), "2023-11-14 23:13 UTC+1");
+        assert_eq!(wall_clock(t, 120), "2023-11-15 00:13 UTC+2");
+        assert_eq!(wall_clock(t, 330), "2023-11-15 03:43 UTC+5:30");
+        assert_eq!(wall_clock(t, -300), "2023-11-14 17:13 UTC-5");
+        assert_eq!(wall_clock(t, -570), "2023-11-14 12:43 UTC-9:30");
+        // A leap day; before the epoch the clock stops at it (no record is that old).
+        assert_eq!(wall_clock(951_782_400_000, 0), "2000-02-29 00:00 UTC");
+        assert_eq!(wall_clock(0, -60), "1970-01-01 00:00 UTC-1");
+    }
 
     #[test]
     fn picks_precision_by_magnitude() {

@@ -319,7 +319,7 @@ fn hop_request<'a>(
 pub fn iso8601(unix_ms: u64) -> String {
     let days = unix_ms / 86_400_000;
     let ms_of_day = unix_ms % 86_400_000;
-    let (year, month, day) = civil_from_days(days);
+    let (year, month, day) = crate::format::civil_from_days(days);
     let (h, m, s, ms) = (
         ms_of_day / 3_600_000,
         ms_of_day / 60_000 % 60,
@@ -327,21 +327,6 @@ pub fn iso8601(unix_ms: u64) -> String {
         ms_of_day % 1000,
     );
     format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{ms:03}Z")
-}
-
-/// Proleptic Gregorian (year, month, day) of a day count since 1970-01-01
-/// (Howard Hinnant's `civil_from_days`, for non-negative counts).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    (year, month, day)
 }
 
 /// The URL's query as HAR `queryString` pairs, percent-decoded (`+` is a space).
