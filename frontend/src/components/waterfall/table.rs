@@ -2,6 +2,7 @@
 
 use h123_shared::Phase;
 use h123_shared::format::ms;
+use h123_shared::markup::element;
 use h123_shared::waterfall::Waterfall;
 use leptos::prelude::*;
 
@@ -18,7 +19,35 @@ fn columns(waterfall: &Waterfall) -> Vec<Phase> {
         .collect()
 }
 
-/// A table of every attempt's phase durations.
+/// The table's markup: a column per phase that occurs, a row per attempt.
+fn markup(waterfall: &Waterfall) -> String {
+    let phases = columns(waterfall);
+    let mut out = String::from(r#"<table><thead><tr><th scope="col">Attempt</th>"#);
+    for phase in &phases {
+        element(&mut out, "th", r#" scope="col""#, phase.as_str());
+    }
+    out.push_str(r#"<th scope="col">total</th></tr></thead><tbody>"#);
+    for row in &waterfall.rows {
+        out.push_str("<tr>");
+        element(&mut out, "th", r#" scope="row""#, &row.label);
+        for phase in &phases {
+            let cell = row
+                .bars
+                .iter()
+                .find(|b| b.phase == *phase)
+                .map(|b| ms(b.end_us.saturating_sub(b.start_us)))
+                .unwrap_or_else(|| "–".into());
+            element(&mut out, "td", "", &cell);
+        }
+        element(&mut out, "td", "", &ms(row.total_us));
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>");
+    out
+}
+
+/// A table of every attempt's phase durations, drawn as markup (one element, however many
+/// attempts: far less for the page to build than a view per cell).
 #[component]
 pub fn WaterfallTable(
     /// The laid-out result.
@@ -27,51 +56,7 @@ pub fn WaterfallTable(
     view! {
         <details class="wf-table">
             <summary>"Waterfall as a table"</summary>
-            <div class="table-scroll">
-                {move || {
-                    waterfall
-                        .with(|w| {
-                            let phases = columns(w);
-                            view! {
-                                <table>
-                                    <thead>
-                                        <tr>
-                                            <th scope="col">"Attempt"</th>
-                                            {phases.iter().map(|p| view! { <th scope="col">{p.as_str()}</th> }).collect_view()}
-                                            <th scope="col">"total"</th>
-                                        </tr>
-                                    </thead>
-                                    <tbody>
-                                        {w
-                                            .rows
-                                            .iter()
-                                            .map(|row| {
-                                                view! {
-                                                    <tr>
-                                                        <th scope="row">{row.label.clone()}</th>
-                                                        {phases
-                                                            .iter()
-                                                            .map(|p| {
-                                                                let cell = row
-                                                                    .bars
-                                                                    .iter()
-                                                                    .find(|b| b.phase == *p)
-                                                                    .map(|b| ms(b.end_us.saturating_sub(b.start_us)))
-                                                                    .unwrap_or_else(|| "–".into());
-                                                                view! { <td>{cell}</td> }
-                                                            })
-                                                            .collect_view()}
-                                                        <td>{ms(row.total_us)}</td>
-                                                    </tr>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </tbody>
-                                </table>
-                            }
-                        })
-                }}
-            </div>
+            <div class="table-scroll" inner_html=move || waterfall.with(markup)></div>
         </details>
     }
 }
