@@ -10,15 +10,22 @@ pub mod pages;
 pub mod perf;
 pub mod title;
 
+use h123_shared::route::Route;
 use leptos::prelude::*;
+use pages::NotFoundPage;
 
 /// Starts a page's bundle: the page's static shell (painted before the wasm ran) gives way to the
-/// app, the site's header and footer around `page`.
-pub fn start<V: IntoView + 'static>(page: impl FnOnce() -> V + Send + 'static) {
+/// app, the site's header and footer around the page `page` draws for the address's route, or
+/// "not found" when it draws none.
+pub fn start(page: impl FnOnce(Route) -> Option<AnyView> + Send + 'static) {
     if let Some(shell) = document().get_element_by_id("shell") {
         shell.remove();
     }
-    leptos::mount::mount_to_body(move || view! { <Frame>{page()}</Frame> });
+    leptos::mount::mount_to_body(move || {
+        let page =
+            page(navigate::current()).unwrap_or_else(|| view! { <NotFoundPage /> }.into_any());
+        view! { <Frame>{page}</Frame> }
+    });
 }
 
 /// The site's header and footer around a page.

@@ -6,10 +6,7 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
-use super::encoding::{Encoding, accepts, gzip};
-
-/// Bodies shorter than this are sent as they are: gzip would save too little to pay for itself.
-const GZIP_FROM_BYTES: usize = 1024;
+use super::encoding::{gzip, wants_gzip};
 
 /// A body ready to send, with what the headers need.
 #[derive(Debug)]
@@ -67,9 +64,10 @@ pub fn respond(request_headers: &HeaderMap, rep: Representation) -> Response {
     let plain_tag = etag(&rep.body);
     // Each coding is its own representation, so its own tag: `"…-gzip"` for the gzipped one.
     let gzip_tag = format!("{}-gzip\"", plain_tag.trim_end_matches('"'));
-    let wants_gzip = rep.body.len() >= GZIP_FROM_BYTES && accepts(request_headers, Encoding::Gzip);
+    let wants_gzip = wants_gzip(request_headers, rep.body.len());
     let current = if wants_gzip { &gzip_tag } else { &plain_tag };
-    let (mut response, tag, gzipped) = if matches(request_headers, current) {
+    let not_modified = matches(request_headers, current);
+    let (mut response, tag, gzipped) = if not_modified {
         let mut r = Response::new(Body::empty());
         *r.status_mut() = StatusCode::NOT_MODIFIED;
         (r, current.clone(), false)
@@ -79,7 +77,6 @@ pub fn respond(request_headers: &HeaderMap, rep: Representation) -> Response {
             None => (Response::new(Body::from(rep.body)), plain_tag, false),
         }
     };
-    let not_modified = response.status() == StatusCode::NOT_MODIFIED;
     let headers = response.headers_mut();
     if let Ok(value) = HeaderValue::from_str(&tag) {
         headers.insert(header::ETAG, value);

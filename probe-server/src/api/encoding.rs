@@ -72,6 +72,15 @@ pub fn accepts(headers: &HeaderMap, encoding: Encoding) -> bool {
     wildcard.unwrap_or(false)
 }
 
+/// Bodies shorter than this are sent as they are: gzip would save too little to pay for itself.
+const GZIP_FROM_BYTES: usize = 1024;
+
+/// Whether an answer of `len` bytes made per request is worth gzipping for this client: it
+/// accepts gzip and the body is long enough.
+pub fn wants_gzip(headers: &HeaderMap, len: usize) -> bool {
+    len >= GZIP_FROM_BYTES && accepts(headers, Encoding::Gzip)
+}
+
 /// `body` gzipped at level 6 (a fraction of the bytes for little CPU: for answers made per
 /// request, where the UI's files have their precompressed copies), or `None` if encoding failed.
 pub fn gzip(body: &[u8]) -> Option<Vec<u8>> {

@@ -144,7 +144,7 @@ async fn file(root: &Path, name: &str, headers: &HeaderMap, method: &Method) -> 
 /// A permalink's page (made per request, so gzipped here when the client accepts it).
 fn page_response(page: String, headers: &HeaderMap, method: &Method) -> Response {
     let page = page.into_bytes();
-    let gzipped = encoding::accepts(headers, Encoding::Gzip)
+    let gzipped = encoding::wants_gzip(headers, page.len())
         .then(|| encoding::gzip(&page))
         .flatten();
     let (body, encoding) = match gzipped {
