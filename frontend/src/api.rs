@@ -2,17 +2,14 @@
 
 use gloo_net::http::{Request, Response};
 use h123_shared::ProbeOptions;
+use h123_shared::agent::VantageEvent;
 use h123_shared::api::{
     ApiError, ApiErrorBody, BenchCreated, BenchRecord, ProbeComparison, ProbeCreated, ProbeEvent,
-    ProbeList, ProbeRecord, ServerInfo, VantageInfo, VantageKind,
+    ProbeList, ProbeRecord, ServerInfo, VantageInfo, VantageList,
 };
 use h123_shared::bench::BenchOptions;
 use h123_shared::browser::BrowserRun;
-use h123_shared::timeline::TimedEvent;
-use h123_shared::vantage::Vantage;
-use h123_shared::{Attempt, Protocol};
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use h123_shared::json::{self, JsonError, ReadJson};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{EventSource, MessageEvent};
@@ -81,7 +78,7 @@ pub async fn create_probe(options: &ProbeOptions) -> Result<ProbeCreated> {
     let request = builder
         .json(options)
         .map_err(|e| Error::Fetch(e.to_string()))?;
-    let created: ProbeCreated = json(request.send().await).await?;
+    let created: ProbeCreated = read(&answer(request.send().await).await?)?;
     remember_owner_token(&created.owner_token);
     remember_mine(&created.id);
     Ok(created)
@@ -129,7 +126,7 @@ pub async fn attach_browser(id: &str, run: &BrowserRun) -> Result<ProbeRecord> {
         builder = builder.header(OWNER_HEADER, &token);
     }
     let request = builder.json(run).map_err(|e| Error::Fetch(e.to_string()))?;
-    json(request.send().await).await
+    read(&answer(request.send().await).await?)
 }
 
 /// The header that carries this browser's owner token.
@@ -161,7 +158,7 @@ fn remember_owner_token(token: &str) {
 /// # Errors
 /// [`Error::Api`] with status 404 for an unknown id.
 pub async fn probe(id: &str) -> Result<ProbeRecord> {
-    json(Request::get(&record_url(id)).send().await).await
+    read(&answer(Request::get(&record_url(id)).send().await).await?)
 }
 
 /// `GET /api/v1/compare/{a}/{b}`: two finished probes and what differs between them.
@@ -170,7 +167,7 @@ pub async fn probe(id: &str) -> Result<ProbeRecord> {
 /// [`Error::Api`] with status 404 for an unknown id, 409 (`still_running`) while either runs.
 pub async fn comparison(a: &str, b: &str) -> Result<ProbeComparison> {
     let url = api_url(&format!("/api/v1/compare/{a}/{b}"));
-    json(Request::get(&url).send().await).await
+    read(&answer(Request::get(&url).send().await).await?)
 }
 
 /// `GET /api/v1/probes?limit=`: the most recent probes, newest first: the
@@ -184,7 +181,7 @@ pub async fn recent_probes(limit: u32) -> Result<ProbeList> {
     if let Some(token) = owner_token() {
         request = request.header(OWNER_HEADER, &token);
     }
-    json(request.send().await).await
+    read(&answer(request.send().await).await?)
 }
 
 /// `GET /api/v1/config`: what the server offers (benches or not).
@@ -192,7 +189,7 @@ pub async fn recent_probes(limit: u32) -> Result<ProbeList> {
 /// # Errors
 /// As any call: [`Error::Fetch`] or [`Error::Api`].
 pub async fn server_info() -> Result<ServerInfo> {
-    json(Request::get(&api_url("/api/v1/config")).send().await).await
+    read(&answer(Request::get(&api_url("/api/v1/config")).send().await).await?)
 }
 
 /// `GET /api/v1/vantages`: the places this server can measure from, the
@@ -201,48 +198,9 @@ pub async fn server_info() -> Result<ServerInfo> {
 /// # Errors
 /// As any call: [`Error::Fetch`] or [`Error::Api`].
 pub async fn vantages() -> Result<Vec<VantageInfo>> {
-    let list: VantageItems = json(Request::get(&api_url("/api/v1/vantages")).send().await).await?;
-    Ok(list
-        .items
-        .into_iter()
-        .map(|i| VantageInfo {
-            vantage: Vantage {
-                name: i.name,
-                label: i.label,
-                tags: i.tags,
-            },
-            kind: if i.kind == "server" {
-                VantageKind::Server
-            } else {
-                VantageKind::Agent
-            },
-            version: None,
-            online: i.online,
-            last_seen_ms_ago: i.last_seen_ms_ago,
-        })
-        .collect())
-}
-
-/// `GET /api/v1/vantages`'s answer, read as plain structs: [`VantageInfo`]'s
-/// flattened [`Vantage`] would compile serde's buffering reader into the wasm.
-#[derive(Deserialize)]
-struct VantageItems {
-    items: Vec<VantageItem>,
-}
-
-/// One vantage of [`VantageItems`] (its version is not shown).
-#[derive(Deserialize)]
-struct VantageItem {
-    name: String,
-    #[serde(default)]
-    label: Option<String>,
-    #[serde(default)]
-    tags: Vec<String>,
-    /// `server` or `agent` (read as text: a unit enum's reader costs more wasm than it saves).
-    kind: String,
-    online: bool,
-    #[serde(default)]
-    last_seen_ms_ago: Option<u64>,
+    let list: VantageList =
+        read(&answer(Request::get(&api_url("/api/v1/vantages")).send().await).await?)?;
+    Ok(list.items)
 }
 
 /// `POST /api/v1/benches`: starts a bench.
@@ -253,7 +211,7 @@ pub async fn create_bench(options: &BenchOptions) -> Result<BenchCreated> {
     let request = Request::post(&api_url("/api/v1/benches"))
         .json(options)
         .map_err(|e| Error::Fetch(e.to_string()))?;
-    json(request.send().await).await
+    read(&answer(request.send().await).await?)
 }
 
 /// `GET /api/v1/benches/{id}`: a bench's record, with progress while it runs.
@@ -261,12 +219,8 @@ pub async fn create_bench(options: &BenchOptions) -> Result<BenchCreated> {
 /// # Errors
 /// [`Error::Api`] with status 404 for an unknown id.
 pub async fn bench(id: &str) -> Result<BenchRecord> {
-    json(
-        Request::get(&api_url(&format!("/api/v1/benches/{id}")))
-            .send()
-            .await,
-    )
-    .await
+    let url = api_url(&format!("/api/v1/benches/{id}"));
+    read(&answer(Request::get(&url).send().await).await?)
 }
 
 /// The JSON record's address.
@@ -274,34 +228,37 @@ fn record_url(id: &str) -> String {
     api_url(&format!("/api/v1/probes/{id}"))
 }
 
-/// Reads a JSON answer, or the API error it carries.
-async fn json<T: DeserializeOwned>(sent: Result<Response, gloo_net::Error>) -> Result<T> {
+/// The body of a successful answer, or the API error it carries.
+async fn answer(sent: Result<Response, gloo_net::Error>) -> Result<String> {
     let response = sent.map_err(|e| Error::Fetch(e.to_string()))?;
+    let body = response.text().await;
     if response.ok() {
-        return response
-            .json()
-            .await
-            .map_err(|e| Error::Fetch(e.to_string()));
+        return body.map_err(|e| Error::Fetch(e.to_string()));
     }
     let status = response.status();
     let retry_after_secs = response
         .headers()
         .get("retry-after")
         .and_then(|v| v.trim().parse().ok());
-    let error = match response.json::<ApiError>().await {
-        Ok(error) => error,
-        Err(_) => ApiError {
+    let error = body
+        .ok()
+        .and_then(|text| json::from_str::<ApiError>(&text).ok())
+        .unwrap_or_else(|| ApiError {
             error: ApiErrorBody {
                 code: format!("http_{status}"),
                 message: format!("The server answered {status} {}.", response.status_text()),
             },
-        },
-    };
+        });
     Err(Error::Api {
         status,
         retry_after_secs,
         error,
     })
+}
+
+/// Reads an answer's JSON `text` as a `T`.
+fn read<T: ReadJson>(text: &str) -> Result<T> {
+    json::from_str(text).map_err(|e| Error::Fetch(e.to_string()))
 }
 
 /// What the progress stream reports.
@@ -368,68 +325,12 @@ impl Drop for EventStream {
     }
 }
 
-/// A `phase` event's fields. The stream's event name already says which
-/// [`ProbeEvent`] a message is, so each is read as a plain struct (its `type`
-/// field ignored): serde's internally tagged path would buffer every message
-/// and compile a second reader for every type inside an attempt.
-#[derive(Deserialize)]
-struct PhaseMessage {
-    #[serde(default)]
-    vantage: Option<String>,
-    protocol: Protocol,
-    attempt: u32,
-    hop: u32,
-    event: TimedEvent,
-}
-
-/// An `attempt` event's fields.
-#[derive(Deserialize)]
-struct AttemptMessage {
-    #[serde(default)]
-    vantage: Option<String>,
-    protocol: Protocol,
-    attempt: Box<Attempt>,
-}
-
-/// A `skipped` event's fields.
-#[derive(Deserialize)]
-struct SkippedMessage {
-    #[serde(default)]
-    vantage: Option<String>,
-    protocol: Protocol,
-    reason: String,
-}
-
-/// Reads the data of the stream's event `name`.
-fn parse_message(name: &str, data: &str) -> serde_json::Result<StreamMessage> {
-    let (vantage, event) = match name {
-        "done" => return serde_json::from_str(data).map(|r| StreamMessage::Done(Box::new(r))),
-        "phase" => {
-            let m: PhaseMessage = serde_json::from_str(data)?;
-            let event = ProbeEvent::Phase {
-                protocol: m.protocol,
-                attempt: m.attempt,
-                hop: m.hop,
-                event: m.event,
-            };
-            (m.vantage, event)
-        }
-        "attempt" => {
-            let m: AttemptMessage = serde_json::from_str(data)?;
-            let event = ProbeEvent::Attempt {
-                protocol: m.protocol,
-                attempt: m.attempt,
-            };
-            (m.vantage, event)
-        }
-        _ => {
-            let m: SkippedMessage = serde_json::from_str(data)?;
-            let event = ProbeEvent::Skipped {
-                protocol: m.protocol,
-                reason: m.reason,
-            };
-            (m.vantage, event)
-        }
-    };
-    Ok(StreamMessage::Event(vantage, event))
+/// Reads the data of the stream's event `name`: the final record for `done`, else a
+/// [`ProbeEvent`] with its vantage.
+fn parse_message(name: &str, data: &str) -> Result<StreamMessage, JsonError> {
+    if name == "done" {
+        return json::from_str(data).map(|r| StreamMessage::Done(Box::new(r)));
+    }
+    let tagged: VantageEvent = json::from_str(data)?;
+    Ok(StreamMessage::Event(tagged.vantage, tagged.event))
 }

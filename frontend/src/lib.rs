@@ -8,6 +8,7 @@ pub mod components;
 pub mod navigate;
 pub mod pages;
 pub mod perf;
+pub mod submit;
 pub mod title;
 
 use h123_shared::route::Route;

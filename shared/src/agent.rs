@@ -3,6 +3,7 @@
 //! events tagged with the vantage they come from.
 
 use crate::api::ProbeEvent;
+use crate::json::ReadJson;
 use crate::schema::{ProbeOptions, ProbeResult};
 use serde::{Deserialize, Serialize};
 
@@ -55,7 +56,7 @@ pub struct AgentReport {
 
 /// A probe event as the event stream sends it: tagged with the vantage it
 /// comes from when the probe runs at several (untagged otherwise, as before).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 pub struct VantageEvent {
     /// The vantage's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]

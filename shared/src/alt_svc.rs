@@ -1,12 +1,13 @@
 //! `Alt-Svc` (RFC 7838) parsing: where a server says it also speaks HTTP/3.
 
+use crate::json::ReadJson;
 use serde::{Deserialize, Serialize};
 
 /// Default freshness of an `Alt-Svc` entry without `ma`, in seconds (24 hours).
 pub const DEFAULT_MAX_AGE_S: u64 = 86_400;
 
 /// One alternative service.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AltSvc {
     /// ALPN protocol id, e.g. `h3` or `h3-29`.

@@ -6,12 +6,13 @@
 
 use crate::chain::{Chain, all_chains};
 use crate::diagnosis::{Finding, diagnose};
+use crate::json::ReadJson;
 use crate::schema::{H3Outcome, ProbeResult, Protocol};
 use crate::verdict::{Verdict, verdict};
 use serde::{Deserialize, Serialize};
 
 /// How a probe went, as its badge says.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
@@ -35,7 +36,7 @@ impl Outcome {
 }
 
 /// Counts behind the outcome.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AttemptCounts {
     /// Attempts (whole redirect chains) counted.
@@ -49,7 +50,7 @@ pub struct AttemptCounts {
 }
 
 /// The meaning of a finished result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Analysis {
     /// How it went.

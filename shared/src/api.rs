@@ -1,12 +1,13 @@
 //! The REST API's data types, shared by the server and the web UI.
 
 use crate::bench::{BenchOptions, BenchProgress, BenchResult};
+use crate::json::ReadJson;
 use crate::schema::{Attempt, ProbeOptions, ProbeResult, Protocol, Visibility};
 use crate::timeline::TimedEvent;
 use serde::{Deserialize, Serialize};
 
 /// Where a stored probe or bench is in its life.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ProbeStatus {
@@ -20,7 +21,7 @@ pub enum ProbeStatus {
 }
 
 /// A probe as stored and served at `/api/v1/probes/{id}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProbeRecord {
     /// Short, unguessable, URL-safe id.
@@ -69,7 +70,7 @@ impl ProbeRecord {
 }
 
 /// Two finished probes compared, as served at `/api/v1/compare/{a}/{b}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProbeComparison {
     /// The first probe's record (the "before").
@@ -110,7 +111,7 @@ impl ProbeComparison {
 }
 
 /// Links to a probe's representations.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProbeLinks {
     /// The JSON record.
@@ -144,7 +145,7 @@ impl ProbeLinks {
 }
 
 /// The answer to `POST /api/v1/probes` (status 202).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProbeCreated {
     /// The new probe's id.
@@ -160,7 +161,7 @@ pub struct ProbeCreated {
 }
 
 /// One line of the recent-results list.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProbeSummary {
     /// The probe's id.
@@ -179,7 +180,7 @@ pub struct ProbeSummary {
 }
 
 /// A page of `GET /api/v1/probes`, newest first.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProbeList {
     /// The probes on this page.
@@ -190,7 +191,7 @@ pub struct ProbeList {
 }
 
 /// A bench as stored and served at `/api/v1/benches/{id}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BenchRecord {
     /// Short, unguessable, URL-safe id (apart from probe ids).
@@ -234,7 +235,7 @@ impl BenchRecord {
 }
 
 /// Links to a bench.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BenchLinks {
     /// The JSON record (poll it while the bench runs).
@@ -255,7 +256,7 @@ impl BenchLinks {
 }
 
 /// The answer to `POST /api/v1/benches` (status 202).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BenchCreated {
     /// The new bench's id.
@@ -295,7 +296,7 @@ pub struct BenchList {
 
 /// What this server offers, at `GET /api/v1/config`, so clients can adapt
 /// (the web UI shows its load comparison form only when benches are enabled).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ServerInfo {
     /// The server's version.
@@ -318,7 +319,7 @@ pub struct ServerInfo {
 }
 
 /// A vantage a probe can be measured from, as `GET /api/v1/vantages` lists it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VantageInfo {
     /// Its name, label and tags.
@@ -365,7 +366,7 @@ fn age(ms: u64) -> String {
 }
 
 /// What runs a vantage.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum VantageKind {
@@ -376,7 +377,7 @@ pub enum VantageKind {
 }
 
 /// `GET /api/v1/vantages`: every vantage this server knows.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VantageList {
     /// The server's own first, then the agents by name.
@@ -384,7 +385,7 @@ pub struct VantageList {
 }
 
 /// The largest values a bench may ask for on this server.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BenchBounds {
     /// Most requests in flight at once.
@@ -425,7 +426,7 @@ impl Default for BenchBounds {
 }
 
 /// Live progress of a probe, as the engine reports it and SSE streams it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ProbeEvent {
@@ -464,7 +465,7 @@ pub enum ProbeEvent {
 }
 
 /// The body of every 4xx and 5xx answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApiError {
     /// The error.
@@ -472,7 +473,7 @@ pub struct ApiError {
 }
 
 /// A stable code and a readable message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApiErrorBody {
     /// Stable snake_case code, e.g. `invalid_url`, `not_found`, `rate_limited`.

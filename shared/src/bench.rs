@@ -6,12 +6,13 @@
 //! no coordinated omission) to the last body byte. Time to first byte ends
 //! when the response headers arrive.
 
+use crate::json::ReadJson;
 use crate::schema::{Failure, Header, Method, Micros, Protocol, SCHEMA_VERSION};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What a bench asks for; the same settings run for each protocol in turn.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct BenchOptions {
@@ -78,7 +79,7 @@ impl Default for BenchOptions {
 }
 
 /// A finished bench: options and one run per protocol.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BenchResult {
     /// Version of this schema (shared with probe results).
@@ -108,7 +109,7 @@ impl BenchResult {
 }
 
 /// How far a running bench has come, for progress bars and live pages.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BenchProgress {
     /// The protocol running now; `None` before the first and after the last.
@@ -126,7 +127,7 @@ pub struct BenchProgress {
 }
 
 /// What one protocol achieved.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BenchRun {
     /// The protocol.
@@ -167,7 +168,7 @@ pub struct BenchRun {
 }
 
 /// Latency figures of a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LatencySummary {
     /// Values summarised.
@@ -191,7 +192,7 @@ pub struct LatencySummary {
 }
 
 /// "`percentile` percent of requests took at most `value`".
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PercentilePoint {
     /// Percentile, 0 to 100.
@@ -201,7 +202,7 @@ pub struct PercentilePoint {
 }
 
 /// Requests whose latency fell at or below `upper` (and above the previous bucket's).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HistogramBucket {
     /// Upper bound of the bucket.

@@ -9,6 +9,7 @@
 
 use crate::chain::{ConnState, all_chains};
 use crate::format::ms;
+use crate::json::ReadJson;
 use crate::schema::{Micros, Phase, ProbeResult, Protocol};
 use crate::stats::PhaseStats;
 use crate::verdict::significant;
@@ -31,7 +32,7 @@ pub const MAX_ERROR: usize = 200;
 pub const MAX_TOTAL: Micros = Micros(120_000_000);
 
 /// What the browser measured, as stored with the probe's record.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BrowserRun {
     /// The browser's `User-Agent`, as it sent it to the server (no address is kept).
@@ -48,7 +49,7 @@ pub struct BrowserRun {
 }
 
 /// One request the browser made.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BrowserAttempt {
     /// Its `nextHopProtocol` (`http/1.1`, `h2`, `h3`), absent when the target hid it.
@@ -68,7 +69,7 @@ pub struct BrowserAttempt {
 }
 
 /// One phase the browser showed.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BrowserPhase {
     /// Which phase: `dns`, `connect`, `tls`, `quic` (HTTP/3's handshake), `wait` (request
@@ -420,7 +421,7 @@ pub fn rows(run: &BrowserRun, axis_us: Micros) -> Vec<BrowserRow> {
 }
 
 /// How the browser's totals compare with the server's, per protocol.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BrowserFinding {
     /// The answer in a sentence.

@@ -6,13 +6,16 @@
 //! or, in records without it, right where the previous hop ended. The chain's
 //! total is what the user waited for, and its last hop holds the answer.
 
+use crate::json::ReadJson;
 use crate::schema::{
     Attempt, ConnectionMode, Failure, Micros, ProbeResult, Protocol, ProtocolRun, ResponseInfo,
 };
 use serde::{Deserialize, Serialize};
 
 /// How an attempt got its connection: the state a fair comparison holds equal.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ReadJson,
+)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ConnState {

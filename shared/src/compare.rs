@@ -12,6 +12,7 @@
 
 use crate::chain::{Chain, ConnState, all_chains, chains};
 use crate::format::ms;
+use crate::json::ReadJson;
 use crate::schema::{Micros, ProbeResult, Protocol, ProtocolRun};
 use crate::stats::{Metric, PhaseStats};
 use crate::table::{chain_value, unmeasured};
@@ -19,7 +20,7 @@ use crate::verdict::{SIGNIFICANCE_RULE, list, significant};
 use serde::{Deserialize, Serialize};
 
 /// One of the two results.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
@@ -47,7 +48,7 @@ impl Side {
 }
 
 /// What kind of answer the comparison gives.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ComparisonKind {
@@ -60,7 +61,7 @@ pub enum ComparisonKind {
 }
 
 /// One side's figures for a metric.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SideFigures {
     /// Values counted (successful chains).
@@ -90,7 +91,7 @@ impl SideFigures {
 }
 
 /// One metric in A and in B.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MetricDiff {
     /// The metric.
@@ -130,7 +131,7 @@ impl MetricDiff {
 }
 
 /// One protocol in one connection state, metric by metric.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProtocolDiff {
     /// The protocol.
@@ -151,7 +152,7 @@ impl ProtocolDiff {
 }
 
 /// The answer, with its evidence.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Comparison {
     /// What kind of answer this is.

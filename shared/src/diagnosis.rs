@@ -11,6 +11,7 @@
 //! Findings come most severe first; within a severity, in rule order.
 
 use crate::curl::shell_quote;
+use crate::json::ReadJson;
 use crate::schema::{Attempt, Micros, Phase, ProbeResult, Protocol, ProtocolRun, Span};
 use crate::uri;
 use serde::{Deserialize, Serialize};
@@ -38,7 +39,9 @@ pub const TLS_SLOW: Micros = Micros(500_000);
 pub const TTFB_SLOW: Micros = Micros(200_000);
 
 /// How much a finding matters.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ReadJson,
+)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -51,7 +54,7 @@ pub enum Severity {
 }
 
 /// What a finding is based on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Evidence {
     /// The protocol where it was seen (the first, when seen on several).
@@ -70,7 +73,7 @@ pub struct Evidence {
 }
 
 /// One conclusion of the diagnosis.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Finding {
     /// Stable snake_case rule id, e.g. `dns_slow` or `failure_timeout`.

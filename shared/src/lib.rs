@@ -4,6 +4,9 @@
 //! as natively, so the web UI, the server and the CLI share one definition of
 //! every figure they show.
 
+// The paths `#[derive(ReadJson)]` writes (`::h123_shared::json`) work here too.
+extern crate self as h123_shared;
+
 pub mod addresses;
 pub mod agent;
 pub mod alt_svc;
@@ -27,6 +30,7 @@ pub mod format;
 pub mod har;
 pub mod input;
 pub mod invariant;
+pub mod json;
 pub mod live;
 pub mod markup;
 pub mod migration;

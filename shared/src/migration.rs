@@ -4,6 +4,7 @@
 //! connection and must open a new one.
 
 use crate::format::{count, ms};
+use crate::json::ReadJson;
 use crate::schema::{Attempt, Micros, ProbeResult, Protocol, ProtocolRun};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -87,8 +88,22 @@ impl<'de> Deserialize<'de> for Migrate {
     }
 }
 
+impl ReadJson for Migrate {
+    fn read_in(&mut self, value: &crate::json::Json<'_>) -> Result<(), crate::json::JsonError> {
+        *self = value
+            .str()?
+            .parse()
+            .map_err(crate::json::JsonError::custom)?;
+        Ok(())
+    }
+
+    fn placeholder() -> Self {
+        Migrate::Port
+    }
+}
+
 /// What happened when an attempt's HTTP/3 connection moved.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Migration {
     /// Where it was asked to move.

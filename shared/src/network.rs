@@ -6,6 +6,7 @@
 //! The profile is what was asked for; [`EmulatedPath`] (one per protocol
 //! run) says how it was applied and what the emulated link did.
 
+use crate::json::ReadJson;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -258,7 +259,7 @@ impl fmt::Display for NetworkProfile {
 }
 
 /// A profile's fields as the API may send them (all optional).
-#[derive(Deserialize)]
+#[derive(Deserialize, ReadJson)]
 #[serde(deny_unknown_fields)]
 struct ProfileFields {
     #[serde(default)]
@@ -329,8 +330,24 @@ impl<'de> Deserialize<'de> for NetworkProfile {
     }
 }
 
+impl ReadJson for NetworkProfile {
+    /// A name or figures as text, or the fields, as [`Deserialize`] reads them.
+    fn read_in(&mut self, value: &crate::json::Json<'_>) -> Result<(), crate::json::JsonError> {
+        *self = match value {
+            crate::json::Json::String(text) => NetworkProfile::parse(text),
+            _ => ProfileFields::read_json(value)?.profile(),
+        }
+        .map_err(crate::json::JsonError::custom)?;
+        Ok(())
+    }
+
+    fn placeholder() -> Self {
+        NetworkProfile::default()
+    }
+}
+
 /// How a protocol run's packets went through the emulated network.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Emulation {
@@ -362,7 +379,7 @@ impl Emulation {
 }
 
 /// What one direction of the emulated link did.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LinkCounts {
     /// Packets (datagrams or stream segments) delivered.
@@ -383,7 +400,7 @@ impl LinkCounts {
 }
 
 /// How one protocol run went through the emulated network.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EmulatedPath {
     /// How the conditions were applied to this protocol's packets.

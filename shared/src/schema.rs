@@ -7,6 +7,7 @@
 //! first response byte read from the transport, and [`TtfbSource`] says how it
 //! was observed.
 
+use crate::json::ReadJson;
 use serde::{Deserialize, Serialize};
 
 /// Version of this schema; bumped on any incompatible change.
@@ -14,7 +15,18 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// A duration or offset in microseconds.
 #[derive(
-    Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+    Copy,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    ReadJson,
 )]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
@@ -38,7 +50,9 @@ impl Micros {
 }
 
 /// An HTTP protocol the probe can speak.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ReadJson,
+)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
@@ -96,7 +110,7 @@ impl std::fmt::Display for Protocol {
 
 /// The request method. A server runs only the methods its operator allows
 /// (`--allow-methods`); bodies go with POST, PUT, PATCH, DELETE and OPTIONS.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Method {
@@ -191,7 +205,7 @@ impl std::fmt::Display for Method {
 /// A request body. Asked for as exactly one of `text` or `base64` (binary),
 /// with an optional content type. A record never keeps the bytes (they may
 /// hold secrets): its options keep only `size`, `sha256` and `content_type`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct RequestBody {
@@ -213,7 +227,7 @@ pub struct RequestBody {
 }
 
 /// How attempts 2..N get their connection.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ConnectionMode {
@@ -254,7 +268,7 @@ impl ConnectionMode {
 }
 
 /// One request or response header.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Header {
     /// Header name, lowercase.
@@ -264,7 +278,7 @@ pub struct Header {
 }
 
 /// A pinned address, like curl's `--resolve host:port:addr`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ResolveOverride {
     /// Host name to pin (case-insensitive).
@@ -276,7 +290,7 @@ pub struct ResolveOverride {
 }
 
 /// What was asked: everything that shapes the measurement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct ProbeOptions {
@@ -365,7 +379,7 @@ fn is_false(value: &bool) -> bool {
 
 /// An address family: which addresses a probe resolves and dials, or which
 /// family an address belongs to.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum AddressFamily {
@@ -426,7 +440,7 @@ impl AddressFamily {
 }
 
 /// Whether a probe stored by a server shows in its public list.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {
@@ -480,7 +494,7 @@ impl Default for ProbeOptions {
 }
 
 /// A probe: options, and per protocol what happened.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProbeResult {
     /// [`SCHEMA_VERSION`] of the writer.
@@ -522,7 +536,7 @@ impl ProbeResult {
 }
 
 /// All attempts of one protocol.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProtocolRun {
     /// The protocol measured.
@@ -576,7 +590,7 @@ impl ProtocolRun {
 
 /// One protocol's attempts against one address of the host (see
 /// [`ProtocolRun::other_addresses`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AddressRun {
     /// The address every new connection of this run dialled, e.g. `::1`.
@@ -594,7 +608,7 @@ pub struct AddressRun {
 }
 
 /// How HTTP/3 was found, where it was tried, and what came of it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct H3Discovery {
     /// HTTP/3 entries of the `Alt-Svc` headers seen on this probe's h1/h2 responses.
@@ -619,7 +633,7 @@ pub struct H3Discovery {
 }
 
 /// What pointed h123 at an HTTP/3 endpoint.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum H3Via {
@@ -632,7 +646,7 @@ pub enum H3Via {
 }
 
 /// The typed result of HTTP/3 discovery.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum H3Outcome {
@@ -652,7 +666,7 @@ pub enum H3Outcome {
 }
 
 /// The parts of an HTTPS (SVCB, RFC 9460) DNS record that matter for HTTP/3.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HttpsRecord {
     /// SvcPriority (0 is alias mode).
@@ -671,7 +685,7 @@ pub struct HttpsRecord {
 }
 
 /// How time to first byte was observed.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TtfbSource {
@@ -687,7 +701,7 @@ pub enum TtfbSource {
 }
 
 /// One request: its phases and the facts around it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Attempt {
     /// 1-based attempt number within its protocol run.
@@ -739,7 +753,7 @@ pub struct Attempt {
 
 /// An attempt's `TCP_INFO` snapshots; each is absent where it was not taken
 /// (no connect on a reused connection, no first byte after a failure).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TcpInfoSnapshots {
     /// Right after the TCP connect completed (new connections only), before
@@ -757,7 +771,7 @@ pub struct TcpInfoSnapshots {
 /// What the kernel knows of a TCP connection (Linux `struct tcp_info`);
 /// a field the kernel did not fill is absent. Counts are the connection's
 /// since it opened, not the attempt's.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TcpInfo {
     /// Smoothed round-trip time (`tcpi_rtt`).
@@ -799,7 +813,7 @@ pub struct TcpInfo {
 }
 
 /// A span of time within an attempt.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Span {
     /// Offset where the span starts.
@@ -819,7 +833,7 @@ impl Span {
 /// On a finished attempt they follow each other without gaps beyond a few
 /// microseconds of the tool's own bookkeeping, so they add up to `total`;
 /// [`Phase::meaning`] says what each covers per protocol.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Phases {
     /// Name lookup (absent for IP literals, pinned addresses and reused connections).
@@ -858,7 +872,9 @@ pub struct Phases {
 }
 
 /// A named phase, for failures, findings and layout.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ReadJson,
+)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
@@ -968,7 +984,7 @@ impl Phases {
 }
 
 /// Name lookup facts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DnsInfo {
     /// Who answered: `system`, a server `ip:port`, `pinned` or `literal`.
@@ -978,7 +994,7 @@ pub struct DnsInfo {
 }
 
 /// Connection facts, like Go's GotConnInfo.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ConnectionInfo {
     /// 1-based connection number within the protocol run.
@@ -1003,7 +1019,7 @@ pub struct ConnectionInfo {
 }
 
 /// How a connection reached its target through a proxy (never its credentials).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProxyInfo {
     /// The kind of tunnel.
@@ -1018,7 +1034,7 @@ pub struct ProxyInfo {
 }
 
 /// Proxy protocols h123 tunnels through.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ProxyKind {
@@ -1042,7 +1058,7 @@ impl ProxyKind {
 }
 
 /// TLS facts of the connection.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TlsInfo {
     /// Negotiated ALPN protocol id, if any.
@@ -1061,7 +1077,7 @@ pub struct TlsInfo {
 }
 
 /// What a certificate says, in brief.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CertificateSummary {
     /// Subject distinguished name.
@@ -1079,7 +1095,7 @@ pub struct CertificateSummary {
 }
 
 /// QUIC transport facts of an HTTP/3 connection, read after the attempt.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct QuicInfo {
     /// Smoothed round-trip time estimate.
@@ -1105,7 +1121,7 @@ pub struct QuicInfo {
 }
 
 /// Response facts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ResponseInfo {
     /// Status code.
@@ -1134,7 +1150,7 @@ impl ResponseInfo {
 }
 
 /// What kind of thing went wrong.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {
@@ -1186,7 +1202,7 @@ impl FailureKind {
 }
 
 /// A failure as data: which phase, what kind, and the reason.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Failure {
     /// The phase that was running when it failed.

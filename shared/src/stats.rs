@@ -5,11 +5,14 @@
 //! an observed value (never interpolated); the median is p50, which for an even
 //! count is the lower of the two middle values.
 
+use crate::json::ReadJson;
 use crate::schema::{Attempt, Micros, Phase};
 use serde::{Deserialize, Serialize};
 
 /// What a statistic is taken over: a phase, time to first byte, or the total.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ReadJson,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Metric {
     /// The dns phase.

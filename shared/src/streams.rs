@@ -7,6 +7,7 @@
 //! was lost.
 
 use crate::format::ms;
+use crate::json::ReadJson;
 use crate::schema::{Failure, Micros, ProbeResult, Protocol, ProtocolRun};
 use serde::{Deserialize, Serialize};
 
@@ -14,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_STREAMS: u32 = 64;
 
 /// One protocol's requests at once.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StreamBurst {
     /// Connections they went over: 1 for HTTP/2 and HTTP/3, one per stream for HTTP/1.1.
@@ -30,7 +31,7 @@ pub struct StreamBurst {
 }
 
 /// One request of a burst.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StreamTiming {
     /// When its response headers arrived.

@@ -14,6 +14,7 @@
 
 use crate::bench::{BenchOptions, BenchResult, BenchRun};
 use crate::format::{ms, rate};
+use crate::json::ReadJson;
 use crate::network::NetworkProfile;
 use crate::schema::{Micros, Protocol};
 use serde::{Deserialize, Serialize};
@@ -25,7 +26,7 @@ pub mod chart;
 pub const MAX_STEPS: usize = 10;
 
 /// The network figure a sweep varies.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SweepAxis {
@@ -180,6 +181,35 @@ impl<'de> Deserialize<'de> for Sweep {
     }
 }
 
+impl ReadJson for Sweep {
+    /// Text such as `rtt=0,25,50ms`, or the fields, as [`Deserialize`] reads them.
+    fn read_in(&mut self, value: &crate::json::Json<'_>) -> Result<(), crate::json::JsonError> {
+        /// The fields as the API may send them.
+        #[derive(ReadJson)]
+        struct Fields {
+            axis: SweepAxis,
+            steps: Vec<u32>,
+        }
+
+        *self = match value {
+            crate::json::Json::String(text) => Sweep::parse(text),
+            _ => {
+                let fields = Fields::read_json(value)?;
+                Sweep::new(fields.axis, fields.steps)
+            }
+        }
+        .map_err(crate::json::JsonError::custom)?;
+        Ok(())
+    }
+
+    fn placeholder() -> Self {
+        Sweep {
+            axis: SweepAxis::Rtt,
+            steps: Vec::new(),
+        }
+    }
+}
+
 /// A finished sweep: what was asked and one bench per step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -193,7 +223,7 @@ pub struct SweepResult {
 }
 
 /// One step of a sweep.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SweepStep {
     /// The swept figure's value at this step.

@@ -1,10 +1,11 @@
 //! Trace events, as the engine records them, and their one conversion into phases.
 
+use crate::json::ReadJson;
 use crate::schema::{Micros, Phase, Phases, Span};
 use serde::{Deserialize, Serialize};
 
 /// A point in an attempt's life, named after Go's httptrace hooks.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TraceEvent {
@@ -39,7 +40,7 @@ pub enum TraceEvent {
 }
 
 /// An event and when it happened, as an offset from the attempt's start.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TimedEvent {
     /// What happened.

@@ -10,6 +10,7 @@
 use crate::chain::{Chain, ConnState, all_chains};
 use crate::diagnosis::{Evidence, Finding, Severity};
 use crate::format::ms;
+use crate::json::ReadJson;
 use crate::schema::{Micros, ProbeResult, Protocol};
 use crate::stats::percentile;
 use crate::verdict::{SIGNIFICANCE_RULE, StateComparison, verdict};
@@ -26,7 +27,7 @@ pub const MAX_NAME_LEN: usize = 32;
 pub const MATRIX_STATES: [ConnState; 2] = [ConnState::New, ConnState::Reused];
 
 /// A place probes run from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Vantage {
     /// Short stable name, e.g. `server` or `fra1` (see [`valid_name`]).
@@ -70,7 +71,7 @@ pub fn valid_name(name: &str) -> bool {
 }
 
 /// One vantage's part of a probe.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VantageRun {
     /// Where it ran.

@@ -10,6 +10,7 @@
 
 use crate::chain::{Chain, ConnState, all_chains};
 use crate::format::ms;
+use crate::json::ReadJson;
 use crate::schema::{Micros, Phase, ProbeResult, Protocol};
 use crate::stats::percentile;
 use serde::{Deserialize, Serialize};
@@ -29,7 +30,7 @@ per protocol borrows the largest spread measured elsewhere in the probe and must
 and with no repeats at all nothing is called.";
 
 /// What kind of answer the verdict gives.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictKind {
@@ -44,7 +45,7 @@ pub enum VerdictKind {
 }
 
 /// One protocol's totals in one connection state.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProtocolSample {
     /// The protocol.
@@ -66,7 +67,7 @@ impl ProtocolSample {
 }
 
 /// The protocols compared in one connection state.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StateComparison {
     /// The connection state compared.
@@ -96,7 +97,7 @@ impl StateComparison {
 }
 
 /// The answer, with its evidence.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Verdict {
     /// What kind of answer this is.

@@ -2,6 +2,7 @@
 
 use crate::api;
 use crate::components::ApiProblem;
+use crate::submit::Submission;
 use h123_shared::api::{ProbeLinks, ProbeRecord};
 use h123_shared::curl::curl_command;
 use leptos::prelude::*;
@@ -56,16 +57,9 @@ pub fn Actions(
             format!("This page cannot use the clipboard; copy the {what} from below.")
         })
     };
+    // "Run again": the same options as a new probe, opened once the server accepts it.
+    let rerun = Submission::default();
     let options = record.options.clone();
-    let rerun = Action::new_local(|options: &h123_shared::ProbeOptions| {
-        let options = options.clone();
-        async move { api::create_probe(&options).await }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(created)) = rerun.value().get() {
-            crate::navigate::to(&created.links.permalink);
-        }
-    });
     let id = record.id.clone();
     view! {
         <nav class="actions" aria-label="Result actions">
@@ -87,9 +81,12 @@ pub fn Actions(
             <button
                 type="button"
                 class="primary"
-                disabled=move || rerun.pending().get()
+                disabled=move || rerun.pending.get()
                 on:click=move |_| {
-                    rerun.dispatch_local(options.clone());
+                    let options = options.clone();
+                    rerun.send(async move { api::create_probe(&options).await }, |created| {
+                        crate::navigate::to(&created.links.permalink)
+                    });
                 }
             >
                 "Run again"
@@ -103,9 +100,6 @@ pub fn Actions(
             <pre>{permalink_text}</pre>
             <pre>{curl_text}</pre>
         </details>
-        {move || match rerun.value().get() {
-            Some(Err(error)) => Some(view! { <ApiProblem error /> }),
-            _ => None,
-        }}
+        {move || rerun.refused.get().map(|error| view! { <ApiProblem error /> })}
     }
 }

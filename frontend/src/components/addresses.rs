@@ -1,10 +1,11 @@
 //! The addresses of a run side by side (`--all-addresses`): one table row per
-//! address, with its family, setup and total medians, and failures.
+//! address, with its family, setup and total medians, and failures; drawn as markup.
 
 use h123_shared::addresses::rows;
 use h123_shared::format::ms;
+use h123_shared::markup::element;
 use h123_shared::{Micros, Protocol, ProtocolRun};
-use leptos::prelude::*;
+use std::fmt::Write as _;
 
 /// One row's cells: address, family, connect, handshake, ttfb, total, failed.
 fn cells(run: &ProtocolRun) -> Vec<[String; 7]> {
@@ -40,54 +41,28 @@ fn cells(run: &ProtocolRun) -> Vec<[String; 7]> {
         .collect()
 }
 
-/// The address table of `run`; nothing when it probed one address.
-#[component]
-pub fn AddressTable(
-    /// The run whose addresses are shown.
-    run: ProtocolRun,
-) -> impl IntoView {
-    let rows = cells(&run);
+/// Appends the address table of `run`; nothing when it probed one address.
+pub fn address_table(out: &mut String, run: &ProtocolRun) {
+    let rows = cells(run);
+    if rows.is_empty() {
+        return;
+    }
     let handshake = if run.protocol == Protocol::H3 {
         "QUIC"
     } else {
         "TLS"
     };
-    (!rows.is_empty()).then(|| {
-        view! {
-            <div class="table-scroll addresses">
-                <table>
-                    <caption>"Addresses (medians; connect and " {handshake} " over new connections)"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Address"</th>
-                            <th scope="col">"Family"</th>
-                            <th scope="col">"Connect"</th>
-                            <th scope="col">{handshake}</th>
-                            <th scope="col">"TTFB"</th>
-                            <th scope="col">"Total"</th>
-                            <th scope="col">"Failed"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {rows
-                            .into_iter()
-                            .map(|[address, family, connect, tls, ttfb, total, failed]| {
-                                view! {
-                                    <tr>
-                                        <th scope="row">{address}</th>
-                                        <td>{family}</td>
-                                        <td>{connect}</td>
-                                        <td>{tls}</td>
-                                        <td>{ttfb}</td>
-                                        <td>{total}</td>
-                                        <td>{failed}</td>
-                                    </tr>
-                                }
-                            })
-                            .collect_view()}
-                    </tbody>
-                </table>
-            </div>
+    let _ = write!(
+        out,
+        r#"<div class="table-scroll addresses"><table><caption>Addresses (medians; connect and {handshake} over new connections)</caption><thead><tr><th scope="col">Address</th><th scope="col">Family</th><th scope="col">Connect</th><th scope="col">{handshake}</th><th scope="col">TTFB</th><th scope="col">Total</th><th scope="col">Failed</th></tr></thead><tbody>"#
+    );
+    for [address, cells @ ..] in &rows {
+        out.push_str("<tr>");
+        element(out, "th", r#" scope="row""#, address);
+        for cell in cells {
+            element(out, "td", "", cell);
         }
-    })
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
 }

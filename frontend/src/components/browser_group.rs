@@ -5,13 +5,13 @@
 use crate::api::{self, Error};
 use crate::browser_measure;
 use crate::components::local_time;
-use crate::components::waterfall::{axis_width, pct};
+use crate::components::waterfall::{axis, axis_width, grid, pct, phase_rects};
 use h123_shared::Micros;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use h123_shared::browser::{ATTEMPTS, BrowserRow, BrowserRun, rows};
 use h123_shared::format::ms;
 use h123_shared::markup::{element, escape};
-use h123_shared::waterfall::{Tick, axis, label_stride};
+use h123_shared::waterfall::{self, Tick};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::fmt::Write as _;
@@ -42,17 +42,9 @@ fn markup(run: &BrowserRun, axis_us: Micros, ticks: &[Tick], axis_px: f64) -> St
         }
         out.push_str("</ul>");
     }
-    let stride = label_stride(ticks, axis_px);
-    out.push_str(r#"<div class="wf-panel browser-panel"><div class="wf-axis" aria-hidden="true"><span></span><span class="wf-ticks">"#);
-    for t in ticks.iter().step_by(stride) {
-        element(
-            &mut out,
-            "span",
-            &format!(r#" style="left: {}""#, pct(t.x)),
-            &t.label,
-        );
-    }
-    out.push_str(r#"</span><span></span></div><ol class="wf-rows">"#);
+    out.push_str(r#"<div class="wf-panel browser-panel">"#);
+    axis(&mut out, ticks, axis_px);
+    out.push_str(r#"<ol class="wf-rows">"#);
     for row in rows(run, axis_us) {
         row_markup(&mut out, &row, ticks);
     }
@@ -89,13 +81,7 @@ fn row_markup(out: &mut String, row: &BrowserRow, ticks: &[Tick]) {
         out,
         r#"</span><svg class="wf-track" role="img" aria-label="{description}"><title>{description}</title>"#
     );
-    for t in ticks {
-        let _ = write!(
-            out,
-            r#"<line class="grid" x1="{0}" x2="{0}" y1="0" y2="100%"></line>"#,
-            pct(t.x)
-        );
-    }
+    grid(out, ticks);
     if row.hidden {
         let _ = write!(
             out,
@@ -105,14 +91,15 @@ fn row_markup(out: &mut String, row: &BrowserRow, ticks: &[Tick]) {
     }
     for bar in &row.bars {
         let name = bar.phase.as_str();
-        let (x, width) = (pct(bar.x), pct(bar.width));
         let _ = write!(
             out,
-            r#"<g class="bar phase-{name}" data-phase="{name}"><title>{name} {} (from {} to {})</title><rect class="fill" x="{x}" width="{width}" y="4" height="16"></rect><rect fill="url(#pat-{name})" x="{x}" width="{width}" y="4" height="16"></rect></g>"#,
+            r#"<g class="bar phase-{name}" data-phase="{name}"><title>{name} {} (from {} to {})</title>"#,
             ms(bar.end_us.saturating_sub(bar.start_us)),
             ms(bar.start_us),
             ms(bar.end_us)
         );
+        phase_rects(out, bar.phase, bar.x, bar.width);
+        out.push_str("</g>");
     }
     let _ = write!(
         out,
@@ -254,7 +241,7 @@ pub fn BrowserVantage(
     let html = move || {
         let group = record.with(|r| {
             let run = r.as_ref()?.browser.as_ref()?;
-            let (end, ticks) = axis(span.get());
+            let (end, ticks) = waterfall::axis(span.get());
             Some(markup(run, end, &ticks, f64::from(axis_px.get())))
         });
         group

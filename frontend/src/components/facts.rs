@@ -1,13 +1,14 @@
 //! Connection, transport (TCP_INFO, QUIC path) and TLS facts per protocol,
 //! and what happened with HTTP/3.
 
-use super::addresses::AddressTable;
+use super::addresses::address_table;
 use h123_shared::chain::{ConnState, chains};
 use h123_shared::format::ms;
 use h123_shared::markup::element;
 use h123_shared::transport;
 use h123_shared::{Attempt, H3Discovery, H3Via, ProbeResult, Protocol, ProtocolRun};
 use leptos::prelude::*;
+use std::fmt::Write as _;
 
 /// Label/value pairs describing a run's first connection.
 fn run_facts(run: &ProtocolRun) -> Vec<(&'static str, String)> {
@@ -228,18 +229,38 @@ fn attempt_outcome(a: &Attempt) -> String {
     }
 }
 
-/// A definition list of facts, as markup: one element for the page to draw, not two views a fact.
-#[component]
-fn FactList(facts: Vec<(&'static str, String)>) -> impl IntoView {
-    let mut items = String::new();
-    for (label, value) in &facts {
-        element(&mut items, "dt", "", label);
-        element(&mut items, "dd", "", value);
+/// A definition list of facts.
+fn fact_list(out: &mut String, facts: &[(&'static str, String)]) {
+    out.push_str(r#"<dl class="facts">"#);
+    for (label, value) in facts {
+        element(out, "dt", "", label);
+        element(out, "dd", "", value);
     }
-    view! { <dl class="facts" inner_html=items></dl> }
+    out.push_str("</dl>");
 }
 
-/// Connection, TLS and HTTP/3 facts of a result.
+/// The cards: one per protocol that ran, then HTTP/3 discovery.
+fn markup(result: &ProbeResult) -> String {
+    let mut out =
+        String::from(r#"<h2 id="facts-title">Connection facts</h2><div class="fact-cards">"#);
+    for run in result.runs.iter().filter(|run| !run.attempts.is_empty()) {
+        let _ = write!(
+            out,
+            r#"<article class="card"><h3>{}</h3>"#,
+            run.protocol.http_version()
+        );
+        fact_list(&mut out, &run_facts(run));
+        address_table(&mut out, run);
+        out.push_str("</article>");
+    }
+    out.push_str(r#"<article class="card h3-status"><h3>HTTP/3 discovery</h3>"#);
+    fact_list(&mut out, &h3_status(result));
+    out.push_str("</article></div>");
+    out
+}
+
+/// Connection, TLS and HTTP/3 facts of a result, drawn as markup (one element for the page to
+/// draw, not two views a fact).
 #[component]
 pub fn Facts(
     /// The finished result.
@@ -247,32 +268,10 @@ pub fn Facts(
     result: Signal<ProbeResult>,
 ) -> impl IntoView {
     view! {
-        <section class="facts-section" aria-labelledby="facts-title">
-            <h2 id="facts-title">"Connection facts"</h2>
-            <div class="fact-cards">
-                {move || {
-                    result
-                        .with(|r| {
-                            r.runs
-                                .iter()
-                                .filter(|run| !run.attempts.is_empty())
-                                .map(|run| {
-                                    view! {
-                                        <article class="card">
-                                            <h3>{run.protocol.http_version()}</h3>
-                                            <FactList facts=run_facts(run) />
-                                            <AddressTable run=run.clone() />
-                                        </article>
-                                    }
-                                })
-                                .collect_view()
-                        })
-                }}
-                <article class="card h3-status">
-                    <h3>"HTTP/3 discovery"</h3>
-                    {move || view! { <FactList facts=result.with(h3_status) /> }}
-                </article>
-            </div>
-        </section>
+        <section
+            class="facts-section"
+            aria-labelledby="facts-title"
+            inner_html=move || result.with(markup)
+        ></section>
     }
 }

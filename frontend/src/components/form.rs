@@ -5,6 +5,7 @@
 use crate::api;
 use crate::components::vantage_picker::VantagePicker;
 use crate::components::{ApiProblem, NetworkPicker};
+use crate::submit::Submission;
 use h123_shared::input::{check_url, parse_headers};
 use h123_shared::migration::Migrate;
 use h123_shared::network::NetworkProfile;
@@ -85,20 +86,16 @@ pub fn ProbeForm(
         })
     });
 
-    let create = Action::new_local(|options: &ProbeOptions| {
-        let options = options.clone();
-        async move { api::create_probe(&options).await }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(created)) = create.value().get() {
-            if browser_too.get_untracked() {
-                // A full load: only the measuring page may fetch the target.
-                crate::browser_measure::open_to_measure(&created.id);
-            } else {
-                crate::navigate::to(&created.links.permalink);
-            }
+    let create = Submission::default();
+    // Once accepted: the result's page, or (to measure from this browser too) the measuring page,
+    // a full load, since only that page may fetch the target.
+    let open = move |created: h123_shared::api::ProbeCreated| {
+        if browser_too.get_untracked() {
+            crate::browser_measure::open_to_measure(&created.id);
+        } else {
+            crate::navigate::to(&created.links.permalink);
         }
-    });
+    };
     let show_reason = move || touched.get() || !url.with(String::is_empty);
     // The page is for measuring: the URL field takes the keyboard at once.
     request_animation_frame(|| {
@@ -119,7 +116,7 @@ pub fn ProbeForm(
                 ev.prevent_default();
                 touched.set(true);
                 if let Some(options) = options.get_untracked() {
-                    create.dispatch_local(options);
+                    create.send(async move { api::create_probe(&options).await }, open);
                 }
             }
         >
@@ -145,8 +142,8 @@ pub fn ProbeForm(
                     on:paste=move |ev| keep_inner_whitespace(&ev, url)
                     on:blur=move |_| touched.set(true)
                 />
-                <button type="submit" class="primary" disabled=move || create.pending().get()>
-                    {move || if create.pending().get() { "Starting…" } else { "Measure" }}
+                <button type="submit" class="primary" disabled=move || create.pending.get()>
+                    {move || if create.pending.get() { "Starting…" } else { "Measure" }}
                 </button>
             </div>
             <p id="url-reason" class="field-note" class:error=move || show_reason() && url_check.with(Result::is_err)>
@@ -278,10 +275,7 @@ pub fn ProbeForm(
                 </p>
             </details>
         </form>
-        {move || match create.value().get() {
-            Some(Err(error)) => Some(view! { <ApiProblem error /> }),
-            _ => None,
-        }}
+        {move || create.refused.get().map(|error| view! { <ApiProblem error /> })}
     }
 }
 

@@ -4,6 +4,7 @@
 
 use h123_shared::ProbeResult;
 use h123_shared::bench::BenchResult;
+use h123_shared::markup::element;
 use h123_shared::network::NAMED_PROFILES;
 use leptos::prelude::*;
 
@@ -49,14 +50,14 @@ pub fn BenchNetworkNote(
     )
 }
 
-/// A note of `lines` beside the waterfalls, named `label`; nothing without lines.
+/// A note of `lines` beside the waterfalls, named `label`, drawn as markup; nothing without lines.
 fn note(label: &'static str, lines: Vec<String>) -> Option<impl IntoView> {
     (!lines.is_empty()).then(|| {
-        view! {
-            <aside class="network-note" aria-label=label>
-                {lines.into_iter().map(|line| view! { <p>{line}</p> }).collect_view()}
-            </aside>
+        let mut paragraphs = String::new();
+        for line in &lines {
+            element(&mut paragraphs, "p", "", line);
         }
+        view! { <aside class="network-note" aria-label=label inner_html=paragraphs></aside> }
     })
 }
 

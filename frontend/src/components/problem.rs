@@ -1,9 +1,11 @@
 //! Error pages: what happened and what to do, for unknown ids, refused targets, rate limits and failures.
 
 use crate::api::Error;
+use h123_shared::markup::{element, escape};
 use leptos::prelude::*;
+use std::fmt::Write as _;
 
-/// A titled explanation of a problem, with the next step.
+/// A titled explanation of a problem, with the next step, drawn as markup.
 #[component]
 pub fn Problem(
     /// Heading.
@@ -20,18 +22,19 @@ pub fn Problem(
     code: Option<String>,
 ) -> impl IntoView {
     crate::title::set(&title);
-    let data_code = code.clone();
-    view! {
-        <section class="problem" role="alert" data-code=data_code>
-            <h1>{title}</h1>
-            <p class="what">{what}</p>
-            <p class="next">{next}</p>
-            {code.map(|c| view! { <p class="code">"Error code: " <code>{c}</code></p> })}
-            <p>
-                <a href="/">"Back to a new measurement"</a>
-            </p>
-        </section>
+    let mut inside = String::new();
+    element(&mut inside, "h1", "", &title);
+    element(&mut inside, "p", r#" class="what""#, &what);
+    element(&mut inside, "p", r#" class="next""#, &next);
+    if let Some(code) = &code {
+        let _ = write!(
+            inside,
+            r#"<p class="code">Error code: <code>{}</code></p>"#,
+            escape(code)
+        );
     }
+    inside.push_str(r#"<p><a href="/">Back to a new measurement</a></p>"#);
+    view! { <section class="problem" role="alert" data-code=code inner_html=inside></section> }
 }
 
 /// Title and next step for an API error; `bench` when it answered a bench request.

@@ -1,59 +1,74 @@
 //! The most recent results, from the API's list: this browser's own probes and the public ones.
+//! Drawn as markup once the list arrives.
 
 use super::summary::local_time;
 use crate::api;
-use h123_shared::api::ProbeSummary;
+use h123_shared::api::{ProbeList, ProbeSummary};
+use h123_shared::markup::{element, escape};
 use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::fmt::Write as _;
 
 /// How many recent results the home page lists.
 const RECENT: u32 = 10;
 
+/// The list's markup, or what stands in for it.
+fn markup(answer: &api::Result<ProbeList>) -> String {
+    let mut out = String::new();
+    match answer {
+        Ok(page) if page.items.is_empty() => {
+            out.push_str(r#"<p class="hint">No results yet: yours will be the first.</p>"#);
+        }
+        Ok(page) => {
+            out.push_str(r#"<ul class="recent-list">"#);
+            for item in &page.items {
+                recent_item(&mut out, item);
+            }
+            out.push_str("</ul>");
+        }
+        Err(_) => {
+            out.push_str(r#"<p class="hint">Recent results are not available right now.</p>"#);
+        }
+    }
+    out
+}
+
 /// One recent result.
-#[component]
-fn RecentItem(item: ProbeSummary) -> impl IntoView {
+fn recent_item(out: &mut String, item: &ProbeSummary) {
     let protocols = item
         .protocols
         .iter()
         .map(|p| p.as_str())
         .collect::<Vec<_>>()
         .join(" ");
-    view! {
-        <li>
-            <a href=format!("/r/{}", item.id)>{item.url}</a>
-            <span class="meta">{format!("{protocols} · {} · {}", local_time(item.created_at_unix_ms), item.visibility.as_str())}</span>
-        </li>
-    }
+    let _ = write!(out, r#"<li><a href="/r/{}">"#, escape(&item.id));
+    let _ = write!(out, "{}</a>", escape(&item.url));
+    element(
+        out,
+        "span",
+        r#" class="meta""#,
+        &format!(
+            "{protocols} · {} · {}",
+            local_time(item.created_at_unix_ms),
+            item.visibility.as_str()
+        ),
+    );
+    out.push_str("</li>");
 }
 
 /// The recent results list.
 #[component]
 pub fn RecentList() -> impl IntoView {
-    let list = LocalResource::new(|| api::recent_probes(RECENT));
+    let list = RwSignal::new(String::from(r#"<p class="hint">Loading…</p>"#));
+    spawn_local(async move {
+        let answer = api::recent_probes(RECENT).await;
+        list.set(markup(&answer));
+    });
     view! {
         <section class="recent" aria-labelledby="recent-title">
             <h2 id="recent-title">"Recent results"</h2>
             <p class="hint">"Yours (remembered by this browser) and those their authors made public. Others are unlisted: only their link opens them."</p>
-            <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
-                {move || {
-                    list.get()
-                        .map(|answer| match answer {
-                            Ok(page) if page.items.is_empty() => {
-                                view! { <p class="hint">"No results yet: yours will be the first."</p> }.into_any()
-                            }
-                            Ok(page) => {
-                                view! {
-                                    <ul class="recent-list">
-                                        {page.items.into_iter().map(|item| view! { <RecentItem item /> }).collect_view()}
-                                    </ul>
-                                }
-                                    .into_any()
-                            }
-                            Err(_) => {
-                                view! { <p class="hint">"Recent results are not available right now."</p> }.into_any()
-                            }
-                        })
-                }}
-            </Transition>
+            <div inner_html=move || list.get()></div>
         </section>
     }
 }

@@ -4,7 +4,9 @@ use h123_shared::ConnectionMode;
 use h123_shared::analysis::Outcome;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use h123_shared::format::wall_clock;
+use h123_shared::markup::escape;
 use leptos::prelude::*;
+use std::fmt::Write as _;
 
 /// A date from milliseconds since the epoch, on the reader's clock (`format::wall_clock`; not
 /// `toLocaleString`, whose first call cost the result page 17 ms of script, 4x that on a slow phone).
@@ -48,24 +50,25 @@ pub fn ProbeSummaryLine(
         .as_ref()
         .map(|a| a.verdict.summary.as_str());
     crate::title::set(&format!("{}: {}", o.url, answer.unwrap_or(status)));
+    let mut meta = format!(
+        r#"<span class="{class}" role="status">{status}</span> {} · {} × {protocols} · {mode} · {}"#,
+        o.method.as_str(),
+        o.repeat,
+        local_time(record.created_at_unix_ms),
+    );
+    if !o.vantages.is_empty() {
+        meta.push_str(&escape(&format!(" · from {}", o.vantages.join(", "))));
+    }
+    if let Some(ms) = record.queued_ms.filter(|ms| *ms > 0) {
+        let _ = write!(
+            meta,
+            " · waited {ms} ms for a slot (shared fairly between clients)"
+        );
+    }
     view! {
         <section class="summary" aria-label="Probe">
             <h1 class="target">{o.url.clone()}</h1>
-            <p class="meta">
-                <span class=class role="status">{status}</span>
-                {format!(
-                    " {} · {} × {} · {mode} · {}",
-                    o.method.as_str(),
-                    o.repeat,
-                    protocols,
-                    local_time(record.created_at_unix_ms),
-                )}
-                {(!o.vantages.is_empty()).then(|| format!(" · from {}", o.vantages.join(", ")))}
-                {record
-                    .queued_ms
-                    .filter(|ms| *ms > 0)
-                    .map(|ms| format!(" · waited {ms} ms for a slot (shared fairly between clients)"))}
-            </p>
+            <p class="meta" inner_html=meta></p>
         </section>
     }
 }

@@ -1,6 +1,7 @@
 //! The verdict: the answer to "which protocol is faster here, and why", first on the page.
 
 use h123_shared::ProbeResult;
+use h123_shared::markup::{element, escape};
 use h123_shared::verdict::VerdictKind;
 use leptos::prelude::*;
 
@@ -32,12 +33,19 @@ pub fn VerdictPanel(
             VerdictKind::NotComparable => "verdict not_comparable",
             VerdictKind::Failed => "verdict failed",
         };
+        let mut inside = String::new();
+        if !scoped {
+            inside.push_str(r#"<h2 id="verdict-title">Verdict</h2>"#);
+        }
+        element(
+            &mut inside,
+            "p",
+            &format!(r#" class="verdict-summary" title="{}""#, escape(&v.rule)),
+            &v.summary,
+        );
+        element(&mut inside, "p", r#" class="rule""#, &v.rule);
         Some(view! {
-            <section class=class aria-labelledby=labelled_by.clone() data-kind=format!("{:?}", v.kind)>
-                {(!scoped).then(|| view! { <h2 id="verdict-title">"Verdict"</h2> })}
-                <p class="verdict-summary" title=v.rule.clone()>{v.summary}</p>
-                <p class="rule">{v.rule}</p>
-            </section>
+            <section class=class aria-labelledby=labelled_by.clone() data-kind=format!("{:?}", v.kind) inner_html=inside></section>
         })
     }
 }

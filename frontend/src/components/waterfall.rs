@@ -12,7 +12,8 @@ use h123_shared::waterfall::{Waterfall, layout, layout_on};
 use h123_shared::{Micros, Phase, ProbeResult};
 pub use legend::{Legend, PatternDefs};
 use leptos::prelude::*;
-use panel::Panel;
+use panel::Panels;
+pub use panel::{axis, grid, phase_rects};
 use table::WaterfallTable;
 
 /// Formats an axis fraction as an SVG/CSS percentage.
@@ -56,10 +57,20 @@ pub fn Waterfalls(
         Some(span) => result.with(|r| layout_on(r, span.get())),
         None => result.with(layout),
     });
-    let protocols = Memo::new(move |_| result.with(|r| r.options.protocols.clone()));
-    let reserve = Memo::new(move |_| result.with(|r| r.options.repeat.max(1)));
-    let readout = RwSignal::new(None::<String>);
     let axis_px = axis_width();
+    let panels = move || {
+        let (protocols, reserve) = result.with(|r| (r.options.protocols.clone(), r.options.repeat));
+        let axis_px = axis_px.get();
+        running.with(|running| {
+            let panels = Panels {
+                protocols: &protocols,
+                running,
+                reserve: reserve.max(1),
+                axis_px,
+            };
+            waterfall.with(|w| panels.markup(w))
+        })
+    };
     // One vantage among several: the group's heading names the section, and the page draws
     // the legend and the fill patterns once.
     let labelled_by = match &vantage {
@@ -81,26 +92,17 @@ pub fn Waterfalls(
             <a class="skip-link" href="#" on:click=move |ev| keys::skip_to_table(&ev)>
                 "Skip the chart to its table"
             </a>
-            <div class="wf-panels" on:keydown=move |ev| keys::rove(&ev)>
-                <For each=move || protocols.get() key=|p| *p let:protocol>
-                    // The first panel's first bar is the chart's one tab stop.
-                    <Panel
-                        protocol
-                        waterfall
-                        running
-                        readout
-                        reserve
-                        axis_px
-                        first=protocols.with_untracked(|ps| ps.first() == Some(&protocol))
-                    />
-                </For>
-            </div>
+            <div
+                class="wf-panels"
+                on:keydown=move |ev| keys::rove(&ev)
+                on:mouseover=move |ev| tooltip::point(&ev)
+                on:focusin=move |ev| tooltip::point(&ev)
+                on:mouseout=move |ev| tooltip::leave(&ev)
+                on:focusout=move |ev| tooltip::leave(&ev)
+                inner_html=panels
+            ></div>
             <p class="wf-tooltip" aria-hidden="true" hidden></p>
-            <p class="wf-readout" aria-live="polite">
-                {move || {
-                    readout.get().unwrap_or_else(|| "Hover or focus a bar for its exact times.".into())
-                }}
-            </p>
+            <p class="wf-readout" aria-live="polite">{tooltip::HINT}</p>
             <WaterfallTable waterfall />
         </section>
     }

@@ -3,12 +3,15 @@
 use crate::api;
 use crate::components::{BenchForm, ProbeForm, RecentList};
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 /// The home page.
 #[component]
 pub fn HomePage() -> impl IntoView {
     crate::title::set("HTTP timing waterfalls");
-    let info = LocalResource::new(api::server_info);
+    // What the server offers (network emulation, benches); nothing until it has answered.
+    let info = RwSignal::new(None);
+    spawn_local(async move { info.set(api::server_info().await.ok()) });
     view! {
         <section class="intro">
             <h1>"Where does the time go?"</h1>
@@ -18,13 +21,11 @@ pub fn HomePage() -> impl IntoView {
             </p>
         </section>
         <ProbeForm network_enabled=Signal::derive(move || {
-            info.get().and_then(Result::ok).is_some_and(|info| info.network_enabled)
+            info.with(|info| info.as_ref().is_some_and(|info| info.network_enabled))
         }) />
         // Shown only when the server says it runs benches; nothing while it has not answered.
         {move || {
-            info.get()
-                .and_then(Result::ok)
-                .and_then(|info| info.bench_limits)
+            info.with(|info| info.as_ref().and_then(|info| info.bench_limits))
                 .map(|bounds| view! { <BenchForm bounds /> })
         }}
         <RecentList />

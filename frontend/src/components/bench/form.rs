@@ -6,6 +6,7 @@ use crate::api;
 use crate::components::ApiProblem;
 use crate::components::NetworkPicker;
 use crate::components::form::ProtocolToggles;
+use crate::submit::Submission;
 use h123_shared::Protocol;
 use h123_shared::api::BenchBounds;
 use h123_shared::bench::BenchOptions;
@@ -129,15 +130,7 @@ pub fn BenchForm(
         let text = sweep.get();
         given(&text).and_then(|t| Sweep::parse(t).err())
     });
-    let create = Action::new_local(|options: &BenchOptions| {
-        let options = options.clone();
-        async move { api::create_bench(&options).await }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(created)) = create.value().get() {
-            crate::navigate::to(&created.links.permalink);
-        }
-    });
+    let create = Submission::default();
     let show = move || touched.get() || !url.with(String::is_empty);
     view! {
         <form
@@ -148,7 +141,9 @@ pub fn BenchForm(
                 ev.prevent_default();
                 touched.set(true);
                 if let Ok(options) = checked.get_untracked() {
-                    create.dispatch_local(options);
+                    create.send(async move { api::create_bench(&options).await }, |created| {
+                        crate::navigate::to(&created.links.permalink)
+                    });
                 }
             }
         >
@@ -171,8 +166,8 @@ pub fn BenchForm(
                     on:input=move |ev| url.set(event_target_value(&ev))
                     on:blur=move |_| touched.set(true)
                 />
-                <button type="submit" class="primary" disabled=move || create.pending().get()>
-                    {move || if create.pending().get() { "Starting…" } else { "Compare" }}
+                <button type="submit" class="primary" disabled=move || create.pending.get()>
+                    {move || if create.pending.get() { "Starting…" } else { "Compare" }}
                 </button>
             </div>
             <p id="bench-note" class="field-note" class:error=move || show() && checked.with(Result::is_err)>
@@ -259,10 +254,7 @@ pub fn BenchForm(
                 })}
             </div>
         </form>
-        {move || match create.value().get() {
-            Some(Err(error)) => Some(view! { <ApiProblem error bench=true /> }),
-            _ => None,
-        }}
+        {move || create.refused.get().map(|error| view! { <ApiProblem error bench=true /> })}
     }
 }
 

@@ -1,235 +1,221 @@
-//! One protocol's waterfall: axis, a row per attempt, a focusable bar per phase.
+//! The protocols' panels as markup: per protocol an axis, a row per attempt and a bar per phase
+//! (focusable: the first bar of the first panel is the chart's one tab stop, the arrow keys reach
+//! the others). One element for the whole chart, redrawn when the layout changes: far less wasm and
+//! far less for the page to build than a view per bar.
 
-use super::{pct, tooltip};
+use super::pct;
 use h123_shared::chain::ConnState;
 use h123_shared::format::ms;
 use h123_shared::live::AttemptKey;
+use h123_shared::markup::{element, escape};
 use h123_shared::waterfall::{Bar, Row, Tick, Waterfall, label_stride};
 use h123_shared::{Phase, Protocol};
-use leptos::prelude::*;
+use std::fmt::Write as _;
 
-/// The panel of one protocol.
-#[component]
-pub fn Panel(
-    /// The protocol shown.
-    protocol: Protocol,
-    /// The whole layout (rows of every protocol).
-    waterfall: Memo<Waterfall>,
-    /// Attempts still running.
-    running: Memo<Vec<(AttemptKey, Option<Phase>)>>,
-    /// Where the hovered or focused bar's values are shown.
-    readout: RwSignal<Option<String>>,
-    /// Rows expected, so the panel keeps its height while they arrive.
-    reserve: Memo<u32>,
-    /// The axis's width in pixels.
-    axis_px: RwSignal<u32>,
-    /// Whether this is the chart's first panel, whose first bar is the chart's one tab stop.
-    first: bool,
-) -> impl IntoView {
-    let rows = Memo::new(move |_| {
-        waterfall.with(|w| {
-            w.rows
+/// What the panels draw beyond the layout.
+pub struct Panels<'a> {
+    /// The protocols, in the order of their panels.
+    pub protocols: &'a [Protocol],
+    /// Attempts still running, with their open phase.
+    pub running: &'a [(AttemptKey, Option<Phase>)],
+    /// Rows expected per panel, so a panel keeps its height while they arrive.
+    pub reserve: u32,
+    /// The axis's width in pixels, for the labels that fit it.
+    pub axis_px: u32,
+}
+
+impl Panels<'_> {
+    /// Every protocol's panel.
+    pub fn markup(&self, waterfall: &Waterfall) -> String {
+        let mut out = String::new();
+        for (i, protocol) in self.protocols.iter().enumerate() {
+            self.panel(&mut out, waterfall, *protocol, i == 0);
+        }
+        out
+    }
+
+    /// One protocol's panel; `first`: its first bar is the chart's tab stop.
+    fn panel(&self, out: &mut String, waterfall: &Waterfall, protocol: Protocol, first: bool) {
+        let _ = write!(
+            out,
+            r#"<section class="wf-panel" data-protocol="{}" style="--reserve-rows: {}"><h3>{}</h3>"#,
+            protocol.as_str(),
+            self.reserve,
+            protocol.http_version()
+        );
+        axis(out, &waterfall.ticks, f64::from(self.axis_px));
+        out.push_str(r#"<ol class="wf-rows">"#);
+        let rows = waterfall.rows.iter().filter(|r| r.protocol == protocol);
+        for (i, row) in rows.enumerate() {
+            let live = self
+                .running
                 .iter()
-                .filter(|r| r.protocol == protocol)
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-    });
-    let ticks = Memo::new(move |_| waterfall.with(|w| w.ticks.clone()));
-    let skipped = move || {
-        waterfall.with(|w| {
-            w.skipped
-                .iter()
-                .find(|s| s.protocol == protocol)
-                .map(|s| (s.stopped, s.reason.clone()))
-        })
-    };
-    view! {
-        <section
-            class="wf-panel"
-            data-protocol=protocol.as_str()
-            style=move || format!("--reserve-rows: {}", reserve.get())
-        >
-            <h3>{protocol.http_version()}</h3>
-            <Axis ticks axis_px />
-            <ol class="wf-rows">
-                {move || {
-                    let ticks = ticks.get();
-                    rows.get()
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, row)| {
-                            let live = running
-                                .with(|r| {
-                                    r.iter()
-                                        .find(|(k, _)| {
-                                            k.protocol == row.protocol && k.attempt == row.attempt
-                                        })
-                                        .map(|(_, open)| *open)
-                                });
-                            let entry = first && i == 0;
-                            view! { <AttemptRow row live ticks=ticks.clone() readout entry /> }
-                        })
-                        .collect_view()
-                }}
-            </ol>
-            {move || {
-                skipped()
-                    .map(|(stopped, reason)| {
-                        let lead = if stopped { "Stopped: " } else { "Not measured: " };
-                        view! { <p class="wf-skipped">{lead} {reason}</p> }
-                    })
-            }}
-        </section>
+                .find(|(k, _)| k.protocol == row.protocol && k.attempt == row.attempt)
+                .map(|(_, open)| *open);
+            attempt_row(out, row, live, &waterfall.ticks, first && i == 0);
+        }
+        out.push_str("</ol>");
+        if let Some(skipped) = waterfall.skipped.iter().find(|s| s.protocol == protocol) {
+            let lead = if skipped.stopped {
+                "Stopped: "
+            } else {
+                "Not measured: "
+            };
+            element(
+                out,
+                "p",
+                r#" class="wf-skipped""#,
+                &format!("{lead}{}", skipped.reason),
+            );
+        }
+        out.push_str("</section>");
     }
 }
 
-/// The time axis labels, above the rows: as many as fit the axis's width without overlapping.
-#[component]
-fn Axis(ticks: Memo<Vec<Tick>>, axis_px: RwSignal<u32>) -> impl IntoView {
-    view! {
-        <div class="wf-axis" aria-hidden="true">
-            <span></span>
-            <span class="wf-ticks">
-                {move || {
-                    let ticks = ticks.get();
-                    let stride = label_stride(&ticks, f64::from(axis_px.get()));
-                    ticks
-                        .into_iter()
-                        .step_by(stride)
-                        .map(|t| view! { <span style=format!("left: {}", pct(t.x))>{t.label}</span> })
-                        .collect_view()
-                }}
-            </span>
-            <span></span>
-        </div>
+/// The time axis's labels, above the rows: as many as fit `axis_px` without overlapping.
+pub fn axis(out: &mut String, ticks: &[Tick], axis_px: f64) {
+    out.push_str(r#"<div class="wf-axis" aria-hidden="true"><span></span><span class="wf-ticks">"#);
+    for t in ticks.iter().step_by(label_stride(ticks, axis_px)) {
+        element(
+            out,
+            "span",
+            &format!(r#" style="left: {}""#, pct(t.x)),
+            &t.label,
+        );
+    }
+    out.push_str("</span><span></span></div>");
+}
+
+/// A track's vertical grid line per tick.
+pub fn grid(out: &mut String, ticks: &[Tick]) {
+    for t in ticks {
+        vertical(out, "grid", t.x, "0", "100%");
     }
 }
 
-/// One attempt: label, track with bars, total.
-#[component]
-fn AttemptRow(
-    row: Row,
-    /// `Some(open phase)` while the attempt runs.
+/// A vertical line of class `class` at the axis fraction `x`, from `y1` to `y2`.
+fn vertical(out: &mut String, class: &str, x: f64, y1: &str, y2: &str) {
+    let x = pct(x);
+    let _ = write!(
+        out,
+        r#"<line class="{class}" x1="{x}" x2="{x}" y1="{y1}" y2="{y2}"></line>"#
+    );
+}
+
+/// A phase's two rectangles, its colour and its pattern, at the axis fractions `x` and `width`.
+pub fn phase_rects(out: &mut String, phase: Phase, x: f64, width: f64) {
+    let (name, x, width) = (phase.as_str(), pct(x), pct(width));
+    let _ = write!(
+        out,
+        r#"<rect class="fill" x="{x}" width="{width}" y="4" height="16"></rect><rect fill="url(#pat-{name})" x="{x}" width="{width}" y="4" height="16"></rect>"#
+    );
+}
+
+/// One attempt: label and tags, track with bars, total (or, while it runs, its open phase).
+fn attempt_row(
+    out: &mut String,
+    row: &Row,
     live: Option<Option<Phase>>,
-    ticks: Vec<Tick>,
-    readout: RwSignal<Option<String>>,
-    /// Whether its first bar is the chart's tab stop.
+    ticks: &[Tick],
     entry: bool,
-) -> impl IntoView {
+) {
     let who = format!("{} attempt {}", row.protocol.http_version(), row.attempt);
+    let _ = write!(
+        out,
+        r#"<li class="wf-row{}{}{}{}" data-attempt="{}" data-redirects="{}"><span class="wf-label">#{}"#,
+        if row.reused { " reused" } else { "" },
+        if row.failed { " failed" } else { "" },
+        if live.is_some() { " live" } else { "" },
+        if row.clipped { " clipped" } else { "" },
+        row.attempt,
+        row.redirects,
+        row.attempt
+    );
+    tags(out, row);
     let redirects = match row.redirects {
         0 => String::new(),
         1 => ", 1 redirect".to_string(),
         n => format!(", {n} redirects"),
     };
-    let track_label = format!(
-        "{who}{redirects}, {}{}{}: total {}",
-        row.state.phrase().trim_start_matches("a "),
-        if row.zero_rtt { " with 0-RTT" } else { "" },
-        if row.failed { ", failed" } else { "" },
-        ms(row.total_us)
+    let _ = write!(
+        out,
+        r#"</span><svg class="wf-track" role="group" aria-label="{}">"#,
+        escape(&format!(
+            "{who}{redirects}, {}{}{}: total {}",
+            row.state.phrase().trim_start_matches("a "),
+            if row.zero_rtt { " with 0-RTT" } else { "" },
+            if row.failed { ", failed" } else { "" },
+            ms(row.total_us)
+        ))
     );
-    let resumed = row.state == ConnState::Resumed;
-    let status = match live {
-        Some(Some(phase)) => Some(format!("{}…", phase.as_str())),
-        Some(None) => Some("running…".to_string()),
-        None => None,
+    grid(out, ticks);
+    for (i, bar) in row.bars.iter().enumerate() {
+        phase_bar(out, bar, &who, entry && i == 0);
+    }
+    for x in &row.hop_starts {
+        vertical(out, "hop", *x, "1", "23");
+    }
+    if let Some(x) = row.moved {
+        vertical(out, "moved", x, "0", "24");
+    }
+    let total = match live {
+        Some(Some(phase)) => format!("{}…", phase.as_str()),
+        Some(None) => "running…".to_string(),
+        None => ms(row.total_us),
     };
-    view! {
-        <li
-            class="wf-row"
-            class:reused=row.reused
-            class:failed=row.failed
-            class:live=live.is_some()
-            class:clipped=row.clipped
-            data-attempt=row.attempt
-            data-redirects=row.redirects
-        >
-            <span class="wf-label">
-                {format!("#{}", row.attempt)}
-                {row.reused.then(|| view! { <span class="tag tag-reused" title="ran on a reused connection">"reused"</span> })}
-                {(resumed && !row.zero_rtt).then(|| view! { <span class="tag tag-resumed" title="a new connection that resumed the TLS session">"resumed"</span> })}
-                {row.zero_rtt.then(|| view! { <span class="tag tag-resumed" title="resumed, and the request went in 0-RTT data">"0-RTT"</span> })}
-                {(row.redirects > 0).then(|| view! { <span class="tag tag-redirect" title="redirect hops, end to end">{format!("{}↪", row.redirects)}</span> })}
-                {row.moved.is_some().then(|| view! { <span class="tag tag-redirect" title="the connection moved to a new address mid-response (the dashed line)">"moved"</span> })}
-                {row.failed.then(|| view! { <span class="tag tag-failed">"failed"</span> })}
-            </span>
-            <svg class="wf-track" role="group" aria-label=track_label>
-                {ticks
-                    .iter()
-                    .map(|t| {
-                        view! { <line class="grid" x1=pct(t.x) x2=pct(t.x) y1="0" y2="100%"></line> }
-                    })
-                    .collect_view()}
-                {row
-                    .bars
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, bar)| {
-                        let tab_stop = entry && i == 0;
-                        view! { <PhaseBar bar who=who.clone() readout tab_stop /> }
-                    })
-                    .collect_view()}
-                {row
-                    .hop_starts
-                    .iter()
-                    .map(|x| view! { <line class="hop" x1=pct(*x) x2=pct(*x) y1="1" y2="23"></line> })
-                    .collect_view()}
-                {row.moved.map(|x| view! { <line class="moved" x1=pct(x) x2=pct(x) y1="0" y2="24"></line> })}
-            </svg>
-            <span class="wf-total">{status.unwrap_or_else(|| ms(row.total_us))}</span>
-        </li>
+    out.push_str("</svg>");
+    element(out, "span", r#" class="wf-total""#, &total);
+    out.push_str("</li>");
+}
+
+/// The tags after an attempt's number: how its connection came about, redirects, failure.
+fn tags(out: &mut String, row: &Row) {
+    if row.reused {
+        out.push_str(
+            r#"<span class="tag tag-reused" title="ran on a reused connection">reused</span>"#,
+        );
+    }
+    if row.state == ConnState::Resumed && !row.zero_rtt {
+        out.push_str(r#"<span class="tag tag-resumed" title="a new connection that resumed the TLS session">resumed</span>"#);
+    }
+    if row.zero_rtt {
+        out.push_str(r#"<span class="tag tag-resumed" title="resumed, and the request went in 0-RTT data">0-RTT</span>"#);
+    }
+    if row.redirects > 0 {
+        let _ = write!(
+            out,
+            r#"<span class="tag tag-redirect" title="redirect hops, end to end">{}↪</span>"#,
+            row.redirects
+        );
+    }
+    if row.moved.is_some() {
+        out.push_str(r#"<span class="tag tag-redirect" title="the connection moved to a new address mid-response (the dashed line)">moved</span>"#);
+    }
+    if row.failed {
+        out.push_str(r#"<span class="tag tag-failed">failed</span>"#);
     }
 }
 
-/// One phase: coloured, patterned, focusable (a tab stop only when `tab_stop`; the arrow keys
-/// reach the others), with its exact times in a tooltip.
-#[component]
-fn PhaseBar(
-    bar: Bar,
-    who: String,
-    readout: RwSignal<Option<String>>,
-    tab_stop: bool,
-) -> impl IntoView {
+/// One phase: coloured, patterned, focusable (a tab stop only when `tab_stop`), its exact times
+/// in its label (which the tooltip and the readout show).
+fn phase_bar(out: &mut String, bar: &Bar, who: &str, tab_stop: bool) {
     let name = bar.phase.as_str();
     let hop = if bar.hop > 0 {
         format!(" hop {}", bar.hop)
     } else {
         String::new()
     };
-    let text = format!(
-        "{who}{hop}: {name} {} (from {} to {})",
-        ms(bar.end_us.saturating_sub(bar.start_us)),
-        ms(bar.start_us),
-        ms(bar.end_us)
+    let _ = write!(
+        out,
+        r#"<g class="bar phase-{name}" data-phase="{name}" tabindex="{}" role="img" aria-label="{}">"#,
+        if tab_stop { "0" } else { "-1" },
+        escape(&format!(
+            "{who}{hop}: {name} {} (from {} to {})",
+            ms(bar.end_us.saturating_sub(bar.start_us)),
+            ms(bar.start_us),
+            ms(bar.end_us)
+        ))
     );
-    let show = {
-        let text = text.clone();
-        move |ev: &web_sys::Event| {
-            tooltip::show(ev, &text);
-            readout.set(Some(text.clone()));
-        }
-    };
-    let show_on_focus = show.clone();
-    let hide = move |ev: &web_sys::Event| {
-        tooltip::hide(ev);
-        readout.set(None);
-    };
-    view! {
-        <g
-            class=format!("bar phase-{name}")
-            data-phase=name
-            tabindex=if tab_stop { "0" } else { "-1" }
-            role="img"
-            aria-label=text
-            on:mouseenter=move |ev| show(&ev)
-            on:focus=move |ev| show_on_focus(&ev)
-            on:mouseleave=move |ev| hide(&ev)
-            on:blur=move |ev| hide(&ev)
-        >
-            <rect class="fill" x=pct(bar.x) width=pct(bar.width) y="4" height="16"></rect>
-            <rect fill=format!("url(#pat-{name})") x=pct(bar.x) width=pct(bar.width) y="4" height="16"></rect>
-        </g>
-    }
+    phase_rects(out, bar.phase, bar.x, bar.width);
+    out.push_str("</g>");
 }

@@ -1,4 +1,6 @@
-//! The hovered or focused bar's exact times in a tooltip beside it, drawn straight into the DOM.
+//! The pointed-at or focused bar's exact times, in a tooltip beside it and in the section's
+//! readout (a polite live region), drawn straight into the DOM. The chart's bars hand their
+//! events up to the panels, which call [`point`] and [`leave`].
 
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event};
@@ -6,19 +8,25 @@ use web_sys::{Element, Event};
 /// The tooltip is at most 16rem wide, centred on its bar: half of that, in pixels.
 const HALF_WIDTH_PX: f64 = 128.0;
 
-/// The bar an event happened on, and the waterfalls section holding it.
+/// What the readout says while no bar is pointed at.
+pub const HINT: &str = "Hover or focus a bar for its exact times.";
+
+/// The bar an event happened in (the bar or one of its shapes), and the waterfalls section holding it.
 fn bar_and_section(ev: &Event) -> Option<(Element, Element)> {
-    let bar: Element = ev.current_target()?.dyn_into().ok()?;
+    let target: Element = ev.target()?.dyn_into().ok()?;
+    let bar = target.closest(".bar").ok()??;
     let section = bar.closest(".waterfalls").ok()??;
     Some((bar, section))
 }
 
-/// Shows `text` in the section's tooltip, above the middle of the bar `ev` happened on (kept
-/// inside the section's width).
-pub fn show(ev: &Event, text: &str) {
+/// Shows the times of the bar `ev` happened in (its label) in the section's readout and in its
+/// tooltip, above the middle of the bar (kept inside the section's width).
+pub fn point(ev: &Event) {
     let Some((bar, section)) = bar_and_section(ev) else {
         return;
     };
+    let text = bar.get_attribute("aria-label").unwrap_or_default();
+    set_readout(&section, &text);
     let Ok(Some(tip)) = section.query_selector(".wf-tooltip") else {
         return;
     };
@@ -31,7 +39,7 @@ pub fn show(ev: &Event, text: &str) {
         .min(s.width() - half)
         .max(half);
     let top = b.top() - s.top();
-    tip.set_text_content(Some(text));
+    tip.set_text_content(Some(&text));
     let _ = tip.set_attribute(
         "style",
         &format!("left: {}px; top: {}px", left as i32, top as i32),
@@ -39,9 +47,20 @@ pub fn show(ev: &Event, text: &str) {
     let _ = tip.remove_attribute("hidden");
 }
 
-/// Hides the section's tooltip.
-pub fn hide(ev: &Event) {
-    if let Some(Ok(Some(tip))) = bar_and_section(ev).map(|(_, s)| s.query_selector(".wf-tooltip")) {
+/// Hides the tooltip and restores the readout's hint when `ev` leaves a bar.
+pub fn leave(ev: &Event) {
+    let Some((_, section)) = bar_and_section(ev) else {
+        return;
+    };
+    set_readout(&section, HINT);
+    if let Ok(Some(tip)) = section.query_selector(".wf-tooltip") {
         let _ = tip.set_attribute("hidden", "");
+    }
+}
+
+/// Writes `text` into the section's readout.
+fn set_readout(section: &Element, text: &str) {
+    if let Ok(Some(readout)) = section.query_selector(".wf-readout") {
+        readout.set_text_content(Some(text));
     }
 }
