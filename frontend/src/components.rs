@@ -1,7 +1,6 @@
 //! The building blocks of the pages, one job each.
 
 mod actions;
-mod addresses;
 mod bench;
 mod browser_group;
 mod compare_actions;

@@ -1,6 +1,13 @@
-//! HTML written as text: the web UI draws the parts it draws once and never updates (the vantage
-//! matrix, the vantage picker's boxes) as markup, far less wasm than a view tree of their own.
-//! Every text put in goes through [`escape`].
+//! HTML written as text: the web UI draws most of its parts (the waterfalls, the comparison
+//! table, findings, facts, requests at once, the vantage matrix, the vantage picker's boxes) as
+//! markup, far less wasm than a view tree of their own, and pure, so the parts that need no
+//! browser live here. Every text put in goes through [`escape`].
+
+pub mod comparison;
+pub mod facts;
+pub mod findings;
+pub mod streams;
+pub mod waterfall;
 
 use std::fmt::Write as _;
 
@@ -28,7 +35,10 @@ pub fn element(out: &mut String, tag: &str, attrs: &str, text: &str) {
 }
 
 #[cfg(test)]
-mod tests {
+mod tests;
+
+#[cfg(test)]
+mod escape_tests {
     use super::*;
 
     #[test]

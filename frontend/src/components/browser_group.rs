@@ -5,11 +5,12 @@
 use crate::api::{self, Error};
 use crate::browser_measure;
 use crate::components::local_time;
-use crate::components::waterfall::{axis, axis_width, grid, pct, phase_rects};
+use crate::components::waterfall::axis_width;
 use h123_shared::Micros;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use h123_shared::browser::{ATTEMPTS, BrowserRow, BrowserRun, rows};
 use h123_shared::format::ms;
+use h123_shared::markup::waterfall::{axis, grid, pct, phase_rects};
 use h123_shared::markup::{element, escape};
 use h123_shared::waterfall::{self, Tick};
 use leptos::prelude::*;

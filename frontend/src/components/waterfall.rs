@@ -3,23 +3,16 @@
 
 mod keys;
 mod legend;
-mod panel;
 mod table;
 mod tooltip;
 
 use h123_shared::live::AttemptKey;
+use h123_shared::markup::waterfall::Panels;
 use h123_shared::waterfall::{Waterfall, layout, layout_on};
 use h123_shared::{Micros, Phase, ProbeResult};
 pub use legend::{Legend, PatternDefs};
 use leptos::prelude::*;
-use panel::Panels;
-pub use panel::{axis, grid, phase_rects};
 use table::WaterfallTable;
-
-/// Formats an axis fraction as an SVG/CSS percentage.
-pub(super) fn pct(fraction: f64) -> String {
-    format!("{:.4}%", fraction * 100.0)
-}
 
 /// The width in pixels of the waterfalls' time axis (every panel's is the same), measured after
 /// the first frame and again on every resize, for the axis labels that fit it.

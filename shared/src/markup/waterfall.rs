@@ -1,16 +1,21 @@
-//! The protocols' panels as markup: per protocol an axis, a row per attempt and a bar per phase
+//! The waterfalls as markup: per protocol an axis, a row per attempt and a bar per phase
 //! (focusable: the first bar of the first panel is the chart's one tab stop, the arrow keys reach
-//! the others). One element for the whole chart, redrawn when the layout changes: far less wasm and
-//! far less for the page to build than a view per bar.
+//! the others), and the chart's text alternative, a table of every attempt's phases. One element
+//! for the whole chart, redrawn when the layout changes: far less wasm and far less for a page to
+//! build than a view per bar.
 
-use super::pct;
-use h123_shared::chain::ConnState;
-use h123_shared::format::ms;
-use h123_shared::live::AttemptKey;
-use h123_shared::markup::{element, escape};
-use h123_shared::waterfall::{Bar, Row, Tick, Waterfall, label_stride};
-use h123_shared::{Phase, Protocol};
+use super::{element, escape};
+use crate::chain::ConnState;
+use crate::format::ms;
+use crate::live::AttemptKey;
+use crate::waterfall::{Bar, Row, Tick, Waterfall, label_stride};
+use crate::{Phase, Protocol};
 use std::fmt::Write as _;
+
+/// An axis fraction as an SVG/CSS percentage.
+pub fn pct(fraction: f64) -> String {
+    format!("{:.4}%", fraction * 100.0)
+}
 
 /// What the panels draw beyond the layout.
 pub struct Panels<'a> {
@@ -218,4 +223,44 @@ fn phase_bar(out: &mut String, bar: &Bar, who: &str, tab_stop: bool) {
     );
     phase_rects(out, bar.phase, bar.x, bar.width);
     out.push_str("</g>");
+}
+
+/// Phases that occur in any row, in timeline order.
+fn columns(waterfall: &Waterfall) -> Vec<Phase> {
+    Phase::ALL
+        .into_iter()
+        .filter(|p| {
+            waterfall
+                .rows
+                .iter()
+                .any(|r| r.bars.iter().any(|b| b.phase == *p))
+        })
+        .collect()
+}
+
+/// The chart's text alternative: a table with a column per phase that occurs, a row per attempt.
+pub fn table(waterfall: &Waterfall) -> String {
+    let phases = columns(waterfall);
+    let mut out = String::from(r#"<table><thead><tr><th scope="col">Attempt</th>"#);
+    for phase in &phases {
+        element(&mut out, "th", r#" scope="col""#, phase.as_str());
+    }
+    out.push_str(r#"<th scope="col">total</th></tr></thead><tbody>"#);
+    for row in &waterfall.rows {
+        out.push_str("<tr>");
+        element(&mut out, "th", r#" scope="row""#, &row.label);
+        for phase in &phases {
+            let cell = row
+                .bars
+                .iter()
+                .find(|b| b.phase == *phase)
+                .map(|b| ms(b.end_us.saturating_sub(b.start_us)))
+                .unwrap_or_else(|| "–".into());
+            element(&mut out, "td", "", &cell);
+        }
+        element(&mut out, "td", "", &ms(row.total_us));
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>");
+    out
 }
