@@ -168,3 +168,14 @@ fn facts_have_a_card_per_protocol_that_ran_and_the_http3_discovery() {
 fn requests_at_once_are_drawn_only_when_the_probe_sent_them() {
     assert_eq!(streams::streams(&two_protocols()), None);
 }
+
+#[test]
+fn every_phase_has_a_swatch_and_a_pattern_its_bars_refer_to() {
+    let legend = waterfall::legend();
+    assert_eq!(count(&legend, "<li "), Phase::ALL.len());
+    for phase in Phase::ALL {
+        let pattern = format!(r#"id="pat-{}""#, phase.as_str());
+        assert!(waterfall::PATTERNS.contains(&pattern), "{pattern}");
+        assert!(legend.contains(&format!("url(#pat-{})", phase.as_str())));
+    }
+}

@@ -12,6 +12,33 @@ use crate::waterfall::{Bar, Row, Tick, Waterfall, label_stride};
 use crate::{Phase, Protocol};
 use std::fmt::Write as _;
 
+/// One pattern per phase (wait stays solid), referenced as `url(#pat-<phase>)`.
+pub const PATTERNS: &str = r#"<defs>
+<pattern id="pat-dns" width="6" height="6" patternUnits="userSpaceOnUse"><circle cx="3" cy="3" r="1.3"/></pattern>
+<pattern id="pat-connect" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M-1,7 L7,-1"/></pattern>
+<pattern id="pat-proxy" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M0,3 H6 M3,0 V6"/></pattern>
+<pattern id="pat-tls" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M-1,-1 L7,7"/></pattern>
+<pattern id="pat-quic" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M-1,7 L7,-1 M-1,-1 L7,7"/></pattern>
+<pattern id="pat-send" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M0,3 H6"/></pattern>
+<pattern id="pat-wait" width="6" height="6" patternUnits="userSpaceOnUse"></pattern>
+<pattern id="pat-receive" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M3,0 V6"/></pattern>
+</defs>"#;
+
+/// The legend's items: a swatch per phase, as drawn in the bars (colour and pattern), with the
+/// phase's name, and its meaning on hover.
+pub fn legend() -> String {
+    let mut out = String::new();
+    for phase in Phase::ALL {
+        let name = phase.as_str();
+        let _ = write!(
+            out,
+            r#"<li title="{}"><svg class="swatch" width="18" height="12" aria-hidden="true"><rect class="fill phase-{name}" width="18" height="12"></rect><rect fill="url(#pat-{name})" width="18" height="12"></rect></svg>{name}</li>"#,
+            escape(phase.meaning())
+        );
+    }
+    out
+}
+
 /// An axis fraction as an SVG/CSS percentage.
 pub fn pct(fraction: f64) -> String {
     format!("{:.4}%", fraction * 100.0)
