@@ -43,6 +43,15 @@ pub struct AddressFigures {
 }
 
 impl AddressRow<'_> {
+    /// The address as a report names it: the main run's marked `(main)`.
+    pub fn shown(&self) -> String {
+        if self.main {
+            format!("{} (main)", self.address)
+        } else {
+            self.address.clone()
+        }
+    }
+
     /// The chains of this row's attempts.
     pub fn chains(&self, protocol: crate::schema::Protocol) -> Vec<Chain<'_>> {
         chains_of(protocol, self.attempts)
@@ -167,5 +176,9 @@ mod tests {
         assert_eq!(main.handshake, Some(Micros(2_000)));
         assert_eq!(other.handshake, Some(Micros(52_000)));
         assert_eq!(rows[1].family, AddressFamily::V6);
+        assert_eq!(
+            (rows[0].shown(), rows[1].shown()),
+            ("192.0.2.1 (main)".to_owned(), "2001:db8::1".to_owned())
+        );
     }
 }

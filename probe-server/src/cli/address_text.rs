@@ -29,11 +29,7 @@ pub fn write_addresses(out: &mut String, run: &ProtocolRun) {
     let cell = |v: Option<Micros>| v.map_or_else(|| "-".to_owned(), ms);
     for row in &rows {
         let f = row.figures(run.protocol);
-        let name = if row.main {
-            format!("{} (main)", row.address)
-        } else {
-            row.address.clone()
-        };
+        let name = row.shown();
         let _ = writeln!(
             out,
             "    {name:<28} {:<6} {:>9} {:>9} {:>9} {:>9}  {}/{}",

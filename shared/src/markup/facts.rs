@@ -276,11 +276,7 @@ fn cells(run: &ProtocolRun) -> Vec<[String; 7]> {
                 None => format!("0 of {}", f.chains),
             };
             [
-                if row.main {
-                    format!("{} (main)", row.address)
-                } else {
-                    row.address.clone()
-                },
+                row.shown(),
                 row.family.name().to_owned(),
                 cell(f.connect),
                 cell(f.handshake),
