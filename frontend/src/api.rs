@@ -1,18 +1,14 @@
-//! Every HTTP call the UI makes: the REST API under `/api/v1` and its SSE progress stream.
+//! Every HTTP call the UI makes to the REST API under `/api/v1`.
 
 use gloo_net::http::{Request, Response};
 use h123_shared::ProbeOptions;
-use h123_shared::agent::VantageEvent;
 use h123_shared::api::{
-    ApiError, ApiErrorBody, BenchCreated, BenchRecord, ProbeComparison, ProbeCreated, ProbeEvent,
-    ProbeList, ProbeRecord, ServerInfo, VantageInfo, VantageList,
+    ApiError, ApiErrorBody, BenchCreated, BenchRecord, ProbeComparison, ProbeCreated, ProbeList,
+    ServerInfo, VantageInfo, VantageList,
 };
 use h123_shared::bench::BenchOptions;
 use h123_shared::browser::BrowserRun;
-use h123_shared::json::{self, JsonError, ReadJson};
-use wasm_bindgen::JsCast;
-use wasm_bindgen::closure::Closure;
-use web_sys::{EventSource, MessageEvent};
+use h123_shared::json::{self, ReadJson};
 
 /// Why a call did not give the expected answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,17 +67,40 @@ pub fn api_url(path: &str) -> String {
 /// # Errors
 /// [`Error::Api`] when the options are refused (4xx) or the server fails.
 pub async fn create_probe(options: &ProbeOptions) -> Result<ProbeCreated> {
+    let json = serde_json::to_string(options).map_err(|e| Error::Fetch(e.to_string()))?;
+    create_probe_from(&json).await
+}
+
+/// `POST /api/v1/probes` with the options as JSON text (a result's own, to run it again).
+///
+/// # Errors
+/// As [`create_probe`].
+pub async fn create_probe_from(options_json: &str) -> Result<ProbeCreated> {
     let mut builder = Request::post(&api_url("/api/v1/probes"));
     if let Some(token) = owner_token() {
         builder = builder.header(OWNER_HEADER, &token);
     }
     let request = builder
-        .json(options)
+        .header("content-type", "application/json")
+        .body(options_json)
         .map_err(|e| Error::Fetch(e.to_string()))?;
     let created: ProbeCreated = read(&answer(request.send().await).await?)?;
     remember_owner_token(&created.owner_token);
     remember_mine(&created.id);
     Ok(created)
+}
+
+/// `GET /api/v1/probes/{id}/view`: the result as its page shows it, drawn by the server.
+///
+/// # Errors
+/// [`Error::Api`] with status 404 for an unknown id.
+pub async fn view(id: &str) -> Result<String> {
+    answer(
+        Request::get(&format!("{}/view", record_url(id)))
+            .send()
+            .await,
+    )
+    .await
 }
 
 /// Where the ids of the probes this browser made are kept in `localStorage` (the newest
@@ -120,13 +139,13 @@ pub fn is_mine(id: &str) -> bool {
 ///
 /// # Errors
 /// [`Error::Api`]: 403 (`not_owner`), 409 (`probe_running`, `browser_exists`), 422.
-pub async fn attach_browser(id: &str, run: &BrowserRun) -> Result<ProbeRecord> {
+pub async fn attach_browser(id: &str, run: &BrowserRun) -> Result<()> {
     let mut builder = Request::post(&format!("{}/browser", record_url(id)));
     if let Some(token) = owner_token() {
         builder = builder.header(OWNER_HEADER, &token);
     }
     let request = builder.json(run).map_err(|e| Error::Fetch(e.to_string()))?;
-    read(&answer(request.send().await).await?)
+    answer(request.send().await).await.map(drop)
 }
 
 /// The header that carries this browser's owner token.
@@ -151,14 +170,6 @@ fn remember_owner_token(token: &str) {
     {
         let _ = storage.set_item(OWNER_KEY, token);
     }
-}
-
-/// `GET /api/v1/probes/{id}`: a probe's record, partial while it runs.
-///
-/// # Errors
-/// [`Error::Api`] with status 404 for an unknown id.
-pub async fn probe(id: &str) -> Result<ProbeRecord> {
-    read(&answer(Request::get(&record_url(id)).send().await).await?)
 }
 
 /// `GET /api/v1/compare/{a}/{b}`: two finished probes and what differs between them.
@@ -259,78 +270,4 @@ async fn answer(sent: Result<Response, gloo_net::Error>) -> Result<String> {
 /// Reads an answer's JSON `text` as a `T`.
 fn read<T: ReadJson>(text: &str) -> Result<T> {
     json::from_str(text).map_err(|e| Error::Fetch(e.to_string()))
-}
-
-/// What the progress stream reports.
-pub enum StreamMessage {
-    /// A progress event, with the vantage it comes from when the probe runs at several.
-    Event(Option<String>, ProbeEvent),
-    /// The probe finished; this is its final record.
-    Done(Box<ProbeRecord>),
-    /// The stream broke or sent something unreadable; it has been closed.
-    Lost,
-}
-
-/// An open `GET /api/v1/probes/{id}/events` stream; closed when dropped.
-pub struct EventStream {
-    source: EventSource,
-    _listeners: Vec<Closure<dyn FnMut(MessageEvent)>>,
-    _on_error: Closure<dyn FnMut(web_sys::Event)>,
-}
-
-impl EventStream {
-    /// Opens the stream and calls `on_message` for every message.
-    ///
-    /// # Errors
-    /// [`Error::Fetch`] when the browser refuses to open it.
-    pub fn open(id: &str, on_message: impl Fn(StreamMessage) + Clone + 'static) -> Result<Self> {
-        let url = api_url(&format!("/api/v1/probes/{id}/events"));
-        let source = EventSource::new(&url).map_err(|e| Error::Fetch(format!("{e:?}")))?;
-        let mut listeners = Vec::new();
-        for name in ["phase", "attempt", "skipped", "done"] {
-            let on_message = on_message.clone();
-            let closing = source.clone();
-            let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-                let data = event.data().as_string().unwrap_or_default();
-                let message = parse_message(name, &data).unwrap_or(StreamMessage::Lost);
-                if !matches!(message, StreamMessage::Event(..)) {
-                    closing.close();
-                }
-                on_message(message);
-            });
-            source
-                .add_event_listener_with_callback(name, listener.as_ref().unchecked_ref())
-                .map_err(|e| Error::Fetch(format!("{e:?}")))?;
-            listeners.push(listener);
-        }
-        let closing = source.clone();
-        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
-            // The browser retries on its own while CONNECTING; a CLOSED stream is gone.
-            if closing.ready_state() == EventSource::CLOSED {
-                on_message(StreamMessage::Lost);
-            }
-        });
-        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Ok(EventStream {
-            source,
-            _listeners: listeners,
-            _on_error: on_error,
-        })
-    }
-}
-
-impl Drop for EventStream {
-    fn drop(&mut self) {
-        self.source.close();
-    }
-}
-
-/// Reads the data of the stream's event `name`: the final record for `done`, else a
-/// [`ProbeEvent`] with its vantage.
-fn parse_message(name: &str, data: &str) -> Result<StreamMessage, JsonError> {
-    if name == "done" {
-        return json::from_str(data).map(|r| StreamMessage::Done(Box::new(r)));
-    }
-    let tagged: VantageEvent = json::from_str(data)?;
-    Ok(StreamMessage::Event(tagged.vantage, tagged.event))
 }

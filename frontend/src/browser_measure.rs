@@ -163,7 +163,7 @@ fn now() -> f64 {
 }
 
 /// Waits `ms` milliseconds.
-async fn sleep(ms: i32) {
+pub async fn sleep(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(window) = web_sys::window() {
             let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);

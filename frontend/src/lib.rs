@@ -4,10 +4,13 @@
 
 pub mod api;
 pub mod browser_measure;
+pub mod chart;
+pub mod clipboard;
 pub mod components;
 pub mod navigate;
 pub mod pages;
 pub mod perf;
+pub mod result_page;
 pub mod submit;
 pub mod title;
 

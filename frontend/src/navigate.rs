@@ -4,12 +4,16 @@ use h123_shared::route::Route;
 
 /// The page the document's address names.
 pub fn current() -> Route {
-    let path = leptos::prelude::location().pathname().unwrap_or_default();
+    let path = web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default();
     Route::parse(&path)
 }
 
 /// Opens `path` in place of the current page, as a link would.
 pub fn to(path: &str) {
     // A failure leaves the visitor where they are, which is all that can be done.
-    let _ = leptos::prelude::location().assign(path);
+    if let Some(window) = web_sys::window() {
+        let _ = window.location().assign(path);
+    }
 }

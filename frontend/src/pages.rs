@@ -4,10 +4,8 @@ mod bench;
 mod compare;
 mod home;
 mod not_found;
-mod result;
 
 pub use bench::BenchPage;
 pub use compare::ComparePage;
 pub use home::HomePage;
 pub use not_found::NotFoundPage;
-pub use result::ResultPage;

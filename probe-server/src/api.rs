@@ -21,11 +21,13 @@ pub mod metrics;
 pub mod openapi;
 pub mod permalink_page;
 pub mod probes;
+pub mod progress;
 pub mod read_limit;
 pub mod security;
 pub mod static_files;
 pub mod svg;
 pub mod vantages;
+pub mod view;
 
 use crate::server::AppState;
 use axum::Router;
@@ -66,6 +68,11 @@ pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
         .route(
             "/api/v1/probes/{id}/events",
             methods(get(probes::probes_events)),
+        )
+        .route("/api/v1/probes/{id}/view", methods(get(view::probes_view)))
+        .route(
+            "/api/v1/probes/{id}/view/events",
+            methods(get(view::probes_view_events)),
         )
         .route("/api/v1/probes/{id}/har", methods(get(probes::probes_har)))
         .route(

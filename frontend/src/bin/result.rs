@@ -1,12 +1,5 @@
-//! The result page's bundle (`/r/{id}`).
-
-use h123_frontend::pages::ResultPage;
-use h123_shared::route::Route;
-use leptos::prelude::*;
+//! The result page's bundle (`/r/{id}`): behaviour for the result the server drew, no view tree.
 
 fn main() {
-    h123_frontend::start(|route| match route {
-        Route::Result(id) => Some(view! { <ResultPage id /> }.into_any()),
-        _ => None,
-    });
+    h123_frontend::result_page::start();
 }

@@ -11,7 +11,7 @@ pub use decay::DecayChart;
 pub use form::BenchForm;
 pub use table::BenchTable;
 
-use super::summary::local_time;
+use super::clock::local_time;
 use h123_shared::api::{BenchLinks, BenchRecord, ProbeStatus};
 use h123_shared::bench::{BenchOptions, BenchProgress, BenchResult, caveats};
 use h123_shared::format::{count, rate};
@@ -173,7 +173,7 @@ pub fn BenchActions(
     id: String,
 ) -> impl IntoView {
     let links = BenchLinks::for_id(&id);
-    let permalink = format!("{}{}", super::actions::origin(), links.permalink);
+    let permalink = format!("{}{}", crate::clipboard::origin(), links.permalink);
     let shown = permalink.clone();
     let note = RwSignal::new(String::new());
     view! {
@@ -181,7 +181,7 @@ pub fn BenchActions(
             <button
                 type="button"
                 on:click=move |_| {
-                    note.set(if super::actions::copy(&permalink) {
+                    note.set(if crate::clipboard::copy(&permalink) {
                         "Permalink copied to the clipboard.".into()
                     } else {
                         "This page cannot use the clipboard; copy the permalink from below.".into()

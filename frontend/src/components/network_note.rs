@@ -1,37 +1,10 @@
-//! Beside the waterfalls: the emulated network a result was measured
-//! through, and per protocol how it was applied and what the link dropped;
-//! and what became of connections moved mid-response.
+//! The emulated network: a bench's note (how each protocol's path was
+//! shaped and what the link dropped), and the forms' picker.
 
-use h123_shared::ProbeResult;
 use h123_shared::bench::BenchResult;
 use h123_shared::markup::element;
 use h123_shared::network::NAMED_PROFILES;
 use leptos::prelude::*;
-
-/// The network note; nothing for a result on the real path alone.
-#[component]
-pub fn NetworkNote(
-    /// The result shown.
-    result: Signal<ProbeResult>,
-) -> impl IntoView {
-    move || note("Emulated network", result.with(h123_shared::network::lines))
-}
-
-/// The connection migration note: where each HTTP/3 connection moved and
-/// whether it survived, and what a new connection costs the others;
-/// nothing for a result that asked for no move.
-#[component]
-pub fn MigrationNote(
-    /// The result shown.
-    result: Signal<ProbeResult>,
-) -> impl IntoView {
-    move || {
-        note(
-            "Connection migration",
-            result.with(h123_shared::migration::lines),
-        )
-    }
-}
 
 /// The emulated network of a finished bench, per protocol how it was
 /// applied and what the link dropped; nothing on the real path alone.

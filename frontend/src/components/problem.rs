@@ -5,7 +5,28 @@ use h123_shared::markup::{element, escape};
 use leptos::prelude::*;
 use std::fmt::Write as _;
 
-/// A titled explanation of a problem, with the next step, drawn as markup.
+/// A titled explanation of a problem, with the next step, as markup (`section.problem`).
+pub fn problem_section(title: &str, what: &str, next: &str, code: Option<&str>) -> String {
+    let mut out = String::from(r#"<section class="problem" role="alert""#);
+    if let Some(code) = code {
+        let _ = write!(out, r#" data-code="{}""#, escape(code));
+    }
+    out.push('>');
+    element(&mut out, "h1", "", title);
+    element(&mut out, "p", r#" class="what""#, what);
+    element(&mut out, "p", r#" class="next""#, next);
+    if let Some(code) = code {
+        let _ = write!(
+            out,
+            r#"<p class="code">Error code: <code>{}</code></p>"#,
+            escape(code)
+        );
+    }
+    out.push_str(r#"<p><a href="/">Back to a new measurement</a></p></section>"#);
+    out
+}
+
+/// A titled explanation of a problem, with the next step; the page's title names it.
 #[component]
 pub fn Problem(
     /// Heading.
@@ -22,19 +43,7 @@ pub fn Problem(
     code: Option<String>,
 ) -> impl IntoView {
     crate::title::set(&title);
-    let mut inside = String::new();
-    element(&mut inside, "h1", "", &title);
-    element(&mut inside, "p", r#" class="what""#, &what);
-    element(&mut inside, "p", r#" class="next""#, &next);
-    if let Some(code) = &code {
-        let _ = write!(
-            inside,
-            r#"<p class="code">Error code: <code>{}</code></p>"#,
-            escape(code)
-        );
-    }
-    inside.push_str(r#"<p><a href="/">Back to a new measurement</a></p>"#);
-    view! { <section class="problem" role="alert" data-code=code inner_html=inside></section> }
+    view! { <div inner_html=problem_section(&title, &what, &next, code.as_deref())></div> }
 }
 
 /// Title and next step for an API error; `bench` when it answered a bench request.
@@ -116,6 +125,16 @@ fn explain(error: &Error, bench: bool) -> (&'static str, String) {
     }
 }
 
+/// The problem section of an API error; `bench` when it answered a bench request.
+pub fn problem_markup(error: &Error, bench: bool) -> String {
+    let (title, next) = explain(error, bench);
+    let what = match error {
+        Error::Fetch(detail) => format!("The request did not complete: {detail}"),
+        Error::Api { error, .. } => error.error.message.clone(),
+    };
+    problem_section(title, &what, &next, error.code())
+}
+
 /// The problem page of an API error.
 #[component]
 pub fn ApiProblem(
@@ -125,11 +144,6 @@ pub fn ApiProblem(
     #[prop(default = false)]
     bench: bool,
 ) -> impl IntoView {
-    let (title, next) = explain(&error, bench);
-    let what = match &error {
-        Error::Fetch(detail) => format!("The request did not complete: {detail}"),
-        Error::Api { error, .. } => error.error.message.clone(),
-    };
-    let code = error.code().map(str::to_string);
-    view! { <Problem title what next code /> }
+    crate::title::set(explain(&error, bench).0);
+    view! { <div inner_html=problem_markup(&error, bench)></div> }
 }

@@ -1,7 +1,7 @@
 //! The most recent results, from the API's list: this browser's own probes and the public ones.
 //! Drawn as markup once the list arrives.
 
-use super::summary::local_time;
+use super::clock::local_time;
 use crate::api;
 use h123_shared::api::{ProbeList, ProbeSummary};
 use h123_shared::markup::{element, escape};

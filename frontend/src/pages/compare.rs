@@ -26,6 +26,7 @@ pub fn ComparePage(
     b: String,
 ) -> impl IntoView {
     let state = RwSignal::new(State::Loading);
+    crate::chart::listen(&document());
     spawn_local(async move {
         state.set(match api::comparison(&a, &b).await {
             Ok(both) => State::Shown(Box::new(both)),

@@ -11,7 +11,7 @@ use utoipa::OpenApi;
 #[openapi(
     info(
         title = "h123",
-        description = "Where does an HTTP request spend its time? Start a probe, follow its progress as Server-Sent Events, read the result as JSON, HAR, curl figures or an SVG waterfall. Servers started with `--enable-bench` also run benches (load comparisons per protocol), one at a time and only against the targets their operator listed. Every error is `{\"error\":{\"code\",\"message\"}}` with a stable code.",
+        description = "Where does an HTTP request spend its time? Start a probe, follow its progress as Server-Sent Events, read the result as JSON, as the result page's HTML (also live, as Server-Sent Events), HAR, curl figures or an SVG waterfall. Servers started with `--enable-bench` also run benches (load comparisons per protocol), one at a time and only against the targets their operator listed. Every error is `{\"error\":{\"code\",\"message\"}}` with a stable code.",
         license(name = "MIT OR Apache-2.0")
     ),
     paths(
@@ -20,6 +20,8 @@ use utoipa::OpenApi;
         super::probes::probes_get,
         super::browser::browser_post,
         super::probes::probes_events,
+        super::view::probes_view,
+        super::view::probes_view_events,
         super::probes::probes_har,
         super::probes::probes_curl,
         super::probes::probes_svg,

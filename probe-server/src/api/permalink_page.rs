@@ -1,8 +1,9 @@
 //! A permalink's page (`/r/{id}`, or a comparison's `/compare/{a}/{b}`): `index.html` with the
-//! answer filled in before any script runs: the verdict (or the comparison's summary) in the
-//! page's shell and `og:` tags for link previews.
+//! answer filled in before any script runs, and `og:` tags for link previews: a probe's whole
+//! result as markup (the same as `/api/v1/probes/{id}/view`, a running probe's with its progress
+//! so far) in the page's shell, a comparison's summary.
 //!
-//! The summary only says what the record's own JSON says to anyone holding
+//! The page only says what the record's own JSON says to anyone holding
 //! the link (an unlisted record's page is its permalink; nothing here lists
 //! it elsewhere). Every string from the record is escaped. The record is read
 //! under the API's read limits: when they refuse, or the record is unknown,
@@ -10,6 +11,7 @@
 
 use super::probes;
 use super::svg::shorten;
+use super::view;
 use crate::server::AppState;
 use axum::extract::ConnectInfo;
 use axum::http::request::Parts;
@@ -20,17 +22,17 @@ use h123_shared::markup::escape;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 
-/// Where the summary goes in `index.html`'s shell: it replaces everything
+/// Where the page's answer goes in `index.html`'s shell: it replaces everything
 /// from this marker to [`SUMMARY_END`] (the home page's introduction).
 pub const SUMMARY_MARKER: &str = "<!--h123:summary-->";
 
-/// The end of the part the summary replaces.
+/// The end of the part the answer replaces.
 pub const SUMMARY_END: &str = "<!--/h123:summary-->";
 
-/// What a shared page shows before its script runs, and where its preview points.
+/// Where a shared page's link preview points, and what its script reads first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Preview {
-    /// The page's heading and `og:title`.
+    /// The page's `og:title` (a comparison's heading too).
     pub title: String,
     /// The answer, in a sentence or a few (`og:description`).
     pub description: String,
@@ -38,11 +40,8 @@ pub struct Preview {
     pub image: String,
     /// The page itself (`og:url`), as an absolute path.
     pub url: String,
-    /// Whether the shell shows `image` too (a finished probe's waterfall picture), so the
-    /// waterfalls are on screen before the script has run.
-    pub picture: bool,
-    /// The JSON the page's script reads first (a finished record's, or the comparison's), as an
-    /// absolute path: preloaded, so it arrives while the wasm downloads instead of after it ran.
+    /// The JSON the page's script reads first (the comparison's), as an absolute path:
+    /// preloaded, so it arrives while the wasm downloads instead of after it ran.
     pub data: Option<String>,
 }
 
@@ -58,8 +57,10 @@ pub async fn render(
         return None;
     }
     let _permit = admitted(state, request)?;
-    let record = probes::load(state, id).await.ok()?;
-    let page = page(root, &summary(&record), request).await?;
+    let view = view::so_far(state, id).await.ok()?;
+    let result = view.markup(crate::probe::trace::unix_ms());
+    let record = view.into_record();
+    let page = page(root, &preview(&record), &result, request).await?;
     Some((page, record))
 }
 
@@ -88,10 +89,9 @@ pub async fn render_comparison(
         image: ProbeLinks::for_id(&b.id).waterfall_svg,
         description: shorten(&ProbeComparison::of(a, b.clone()).comparison.summary, 300),
         url: format!("/compare/{ids}"),
-        picture: false,
         data: Some(format!("/api/v1/compare/{ids}")),
     };
-    page(root, &preview, request).await
+    page(root, &preview, &summary(&preview), request).await
 }
 
 /// A read slot for one page, when the client's read quota admits one more read (a page costs
@@ -113,18 +113,23 @@ fn admitted(state: &AppState, request: &Parts) -> Option<tokio::sync::OwnedSemap
     permit
 }
 
-/// `index.html` with `preview` filled in.
-async fn page(root: &Path, preview: &Preview, request: &Parts) -> Option<String> {
+/// `index.html` with `preview` and `body` filled in.
+async fn page(root: &Path, preview: &Preview, body: &str, request: &Parts) -> Option<String> {
     let index = tokio::fs::read_to_string(root.join("index.html"))
         .await
         .ok()?;
-    Some(fill(&index, preview, origin(&request.headers).as_deref()))
+    Some(fill(
+        &index,
+        preview,
+        body,
+        origin(&request.headers).as_deref(),
+    ))
 }
 
-/// `index` with `preview`'s `og:` tags before `</head>` and its summary in
-/// place of [`SUMMARY_MARKER`] .. [`SUMMARY_END`]; `origin` (`http://host`) makes the image URL absolute,
-/// as link previews want.
-pub fn fill(index: &str, preview: &Preview, origin: Option<&str>) -> String {
+/// `index` with `preview`'s `og:` tags before `</head>` and `body` (markup, escaped by whoever
+/// drew it) in place of [`SUMMARY_MARKER`] .. [`SUMMARY_END`]; `origin` (`http://host`) makes
+/// the image URL absolute, as link previews want.
+pub fn fill(index: &str, preview: &Preview, body: &str, origin: Option<&str>) -> String {
     let absolute = |path: &str| format!("{}{path}", origin.unwrap_or(""));
     let (title, description) = (escape(&preview.title), escape(&preview.description));
     let meta = format!(
@@ -146,26 +151,6 @@ pub fn fill(index: &str, preview: &Preview, origin: Option<&str>) -> String {
                 escape(path)
             )),
     );
-    // The picture's path is the page's own server's: relative, so no Host can redirect it.
-    let picture = if preview.picture {
-        format!(
-            "<img class=\"shell-waterfall\" src=\"{}\" alt=\"The waterfalls of {title}\" width=\"960\" />",
-            escape(&preview.image)
-        )
-    } else {
-        String::new()
-    };
-    let body = format!(
-        "<section class=\"shell-summary\" aria-labelledby=\"shell-summary-title\">\
-         <h1 id=\"shell-summary-title\">{title}</h1>\
-         <p class=\"shell-verdict\">{description}</p>{picture}\
-         <p class=\"hint\">{hint}</p></section>",
-        hint = if preview.picture {
-            "Loading the interactive page…"
-        } else {
-            "Loading the waterfalls…"
-        },
-    );
     let page = match index.split_once("</head>") {
         Some((head, rest)) => format!("{head}{meta}</head>{rest}"),
         None => index.to_owned(),
@@ -181,9 +166,22 @@ pub fn fill(index: &str, preview: &Preview, origin: Option<&str>) -> String {
     }
 }
 
+/// A comparison's summary in the shell: its title and summary, escaped, until the script has
+/// drawn the comparison.
+fn summary(preview: &Preview) -> String {
+    format!(
+        "<section class=\"shell-summary\" aria-labelledby=\"shell-summary-title\">\
+         <h1 id=\"shell-summary-title\">{}</h1>\
+         <p class=\"shell-verdict\">{}</p>\
+         <p class=\"hint\">Loading the waterfalls…</p></section>",
+        escape(&preview.title),
+        escape(&preview.description),
+    )
+}
+
 /// A probe page's preview: the URL, and the verdict (or the record's state
 /// when there is none yet).
-fn summary(record: &ProbeRecord) -> Preview {
+fn preview(record: &ProbeRecord) -> Preview {
     let links = ProbeLinks::for_id(&record.id);
     let verdict = record
         .result
@@ -201,9 +199,8 @@ fn summary(record: &ProbeRecord) -> Preview {
         description: shorten(&description, 300),
         image: links.waterfall_svg,
         url: links.permalink,
-        picture: record.status != ProbeStatus::Running,
-        // A running probe's page follows its events: a snapshot fetched early would be stale.
-        data: (record.status != ProbeStatus::Running).then_some(links.self_),
+        // The page's script reads no record: the result is in the page, live changes come drawn.
+        data: None,
     }
 }
 
@@ -236,46 +233,75 @@ mod tests {
         .unwrap()
     }
 
+    const INDEX: &str = "<html><head><title>t</title></head><body>\
+                         <!--h123:summary--><p>intro</p><!--/h123:summary-->\
+                         <p class=\"loading\">…</p></body></html>";
+
     #[test]
-    fn record_strings_are_escaped_in_tags_and_body() {
-        let index = "<html><head><title>t</title></head><body>\
-                     <!--h123:summary--><p>intro</p><!--/h123:summary--></body></html>";
-        let page = fill(
-            index,
-            &summary(&record("https://x.test/\"><script>alert(1)</script>")),
-            Some("http://h.test"),
-        );
+    fn a_probe_page_holds_its_result_and_escaped_preview_tags_without_a_picture_or_preload() {
+        let hostile = record("https://x.test/\"><script>alert(1)</script>");
+        let result = "<div id=\"result\" data-id=\"abcDEF123\" data-status=\"running\"></div>";
+        let page = fill(INDEX, &preview(&hostile), result, Some("http://h.test"));
         assert!(!page.contains("<script>"), "{page}");
         assert!(page.contains("&lt;script&gt;"), "{page}");
         assert!(page.contains(
             "<meta property=\"og:image\" content=\"http://h.test/api/v1/probes/abcDEF123/waterfall.svg\" />"
         ));
-        assert!(page.contains("class=\"shell-summary\""));
-        assert!(!page.contains(SUMMARY_MARKER));
-        assert!(!page.contains("intro"), "{page}");
         assert!(
-            !page.contains("shell-waterfall"),
-            "a running probe has no picture yet"
+            page.contains("<meta property=\"og:url\" content=\"http://h.test/r/abcDEF123\" />")
+        );
+        assert!(page.contains(
+            "<meta property=\"og:description\" content=\"Running: the attempts are being measured.\" />"
+        ));
+        assert!(
+            page.contains(&format!("<body>{result}<p class=\"loading\">")),
+            "the result replaces the intro, the loading line stays for the script: {page}"
         );
         assert!(
-            !page.contains("rel=\"preload\""),
-            "a running probe's page follows its events, not a snapshot"
+            !page.contains(SUMMARY_MARKER) && !page.contains("intro"),
+            "{page}"
         );
         let mut done = record("https://x.test/");
         done.status = ProbeStatus::Done;
-        let page = fill(index, &summary(&done), Some("http://h.test"));
+        let page = fill(INDEX, &preview(&done), result, Some("http://h.test"));
+        assert!(
+            !page.contains("shell-waterfall") && !page.contains("shell-summary"),
+            "the result is the page: {page}"
+        );
+        assert!(
+            !page.contains("rel=\"preload\""),
+            "the page's script reads no record: {page}"
+        );
+        assert!(
+            page.contains("<meta property=\"og:description\" content=\"No verdict.\" />"),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn a_comparison_page_keeps_its_escaped_summary_and_preload() {
+        let preview = Preview {
+            title: "h123: compare <b>".to_owned(),
+            description: "B is <i>faster</i>".to_owned(),
+            image: "/api/v1/probes/bbb/waterfall.svg".to_owned(),
+            url: "/compare/aaa/bbb".to_owned(),
+            data: Some("/api/v1/compare/aaa/bbb".to_owned()),
+        };
+        let page = fill(INDEX, &preview, &summary(&preview), None);
         assert!(
             page.contains(
-                "<img class=\"shell-waterfall\" src=\"/api/v1/probes/abcDEF123/waterfall.svg\""
+                "<h1 id=\"shell-summary-title\">h123: compare &lt;b&gt;</h1>\
+                 <p class=\"shell-verdict\">B is &lt;i&gt;faster&lt;/i&gt;</p>"
             ),
             "{page}"
         );
         assert!(
             page.contains(
-                "<link rel=\"preload\" href=\"/api/v1/probes/abcDEF123\" as=\"fetch\" crossorigin=\"anonymous\" />"
+                "<link rel=\"preload\" href=\"/api/v1/compare/aaa/bbb\" as=\"fetch\" crossorigin=\"anonymous\" />"
             ),
             "{page}"
         );
+        assert!(!page.contains("<b>") && !page.contains("intro"), "{page}");
     }
 
     #[test]

@@ -2,13 +2,13 @@
 
 use super::conditional::{Representation, respond};
 use super::error::{ApiError, Result, rate_headers};
-use super::events::{EVENT_BATCH, event_stream};
+use super::events::event_stream;
 use super::extract::{ApiJson, ClientIp, OwnerToken, ProbeId};
+use super::progress::published_events;
 use super::svg;
 use super::vantages;
 use crate::probe::plan::Plan;
 use crate::server::AppState;
-use crate::server::cluster::Cluster;
 use crate::server::owner;
 use crate::server::partial;
 use crate::server::queue::AgentPost;
@@ -18,7 +18,6 @@ use crate::store::{is_valid_id, new_id};
 use axum::extract::{FromRequest, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use h123_shared::agent::VantageEvent;
 use h123_shared::api::{
     ApiError as ErrorBody, ProbeCreated, ProbeLinks, ProbeList, ProbeRecord, ProbeStatus,
 };
@@ -285,26 +284,6 @@ pub async fn stored(state: &AppState, id: &str) -> Result<ProbeRecord> {
         record.result = h123_shared::analysis::analyzed(record.result);
     }
     Ok(record)
-}
-
-/// Every event the instance running probe `id` has published so far, in order.
-async fn published_events(cluster: &Cluster, id: &str) -> Result<Vec<VantageEvent>> {
-    let mut events = Vec::new();
-    loop {
-        let rows = cluster
-            .store
-            .read_events(id, events.len(), EVENT_BATCH)
-            .await?;
-        let last = rows.len() < EVENT_BATCH as usize;
-        for (_, json) in rows {
-            let event = serde_json::from_str::<VantageEvent>(&json)
-                .map_err(|e| ApiError::Internal(format!("probe {id}: a published event: {e}")))?;
-            events.push(event);
-        }
-        if last {
-            return Ok(events);
-        }
-    }
 }
 
 /// The probe's record: options, status and (partial while running) result.

@@ -5,7 +5,9 @@
 //! a loop could exhaust the server. Creation has its own limiter
 //! (`probes_create`); this one counts only `GET`s of probes and benches.
 //! Event streams count against the rate but not the in-flight cap (a stream
-//! holds no copy of the history: it reads from a cursor over the shared one).
+//! holds no copy of the history: it reads from a cursor over the shared one; a
+//! view stream holds one folded state, bounded by the record's limits, and draws
+//! it at most every `view::VIEW_INTERVAL`).
 
 use super::error::ApiError;
 use crate::server::AppState;
@@ -73,6 +75,11 @@ mod tests {
         assert_eq!(classify(&get, "/api/v1/probes/abc/har"), Some(true));
         assert_eq!(classify(&get, "/api/v1/benches/abc"), Some(true));
         assert_eq!(classify(&get, "/api/v1/probes/abc/events"), Some(false));
+        assert_eq!(classify(&get, "/api/v1/probes/abc/view"), Some(true));
+        assert_eq!(
+            classify(&get, "/api/v1/probes/abc/view/events"),
+            Some(false)
+        );
         assert_eq!(classify(&Method::POST, "/api/v1/probes"), None);
         assert_eq!(classify(&get, "/healthz"), None);
         assert_eq!(classify(&get, "/api/openapi.json"), None);

@@ -495,6 +495,8 @@ async fn health_metrics_openapi_and_ui_fallback() {
         "/api/v1/probes",
         "/api/v1/probes/{id}",
         "/api/v1/probes/{id}/events",
+        "/api/v1/probes/{id}/view",
+        "/api/v1/probes/{id}/view/events",
         "/api/v1/probes/{id}/har",
         "/api/v1/probes/{id}/curl",
         "/api/v1/probes/{id}/waterfall.svg",

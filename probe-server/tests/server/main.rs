@@ -30,4 +30,5 @@ mod streams;
 mod support;
 mod trusted_proxy;
 mod vantage_exports;
+mod view;
 mod web_assets;

@@ -1,8 +1,9 @@
 //! `h123 serve --db postgres://...` end to end: the real binary on a
 //! throwaway PostgreSQL cluster serves probes over h1, h2 and h3, a record
 //! survives a restart, two servers on one database read each other's
-//! permalinks and lists, a client's creation rate holds across them, and a
-//! probe another instance finished ends its stream with the stored record. Skipped when PostgreSQL is not installed,
+//! permalinks and lists (and draw each other's running probes), a client's creation rate holds
+//! across them, and a probe another instance finished ends its stream with the stored record.
+//! Skipped when PostgreSQL is not installed,
 //! required when `H123_POSTGRES_TESTS=1`.
 
 use crate::support::*;
@@ -140,6 +141,50 @@ async fn two_servers_on_one_database_read_each_others_permalinks() {
     .await;
     let events = parse_sse(&replay.text());
     assert_eq!(events.last().map(|e| e.event.as_str()), Some("done"));
+}
+
+#[tokio::test]
+async fn another_instance_draws_a_running_probe_from_its_published_events() {
+    let Some(cluster) = PgCluster::shared() else {
+        return;
+    };
+    let url = cluster.create_database().unwrap();
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = tokio::join!(
+        serve(&target, &url, dir.path()),
+        serve(&target, &url, dir.path())
+    );
+    let body = probe_body(&target.https_url("/delay/200"), &["h1", "h2"], 2);
+    let id = create_probe(a.addr, FROM, &body).await;
+    let view = format!("/api/v1/probes/{id}/view");
+    let following = {
+        let (path, on_b) = (format!("{view}/events"), b.addr);
+        tokio::spawn(async move { http(on_b, FROM, Method::GET, &path, None).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let now = http(b.addr, FROM, Method::GET, &view, None).await;
+    assert_eq!(now.status, StatusCode::OK);
+    assert!(
+        now.text().contains("data-status=\"running\""),
+        "{}",
+        now.text()
+    );
+    let stream = following.await.unwrap().text();
+    let blocks: Vec<&str> = stream.split("\n\n").map(str::trim).collect();
+    let named = |name: &str| {
+        blocks
+            .iter()
+            .filter(|b| b.starts_with(&format!("event: {name}\n")))
+            .count()
+    };
+    assert!(named("view") >= 1, "{blocks:?}");
+    assert_eq!(named("done"), 1, "{blocks:?}");
+    let last = blocks.iter().rev().find(|b| !b.is_empty()).unwrap();
+    assert!(
+        last.starts_with("event: done\n") && last.contains("data-status=\"done\""),
+        "{last}"
+    );
 }
 
 #[tokio::test]

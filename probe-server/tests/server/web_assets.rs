@@ -1,7 +1,7 @@
 //! The web UI's files from a real `h123 serve`: precompressed brotli and gzip
 //! chosen by `Accept-Encoding` (fetched with curl, decoded by the `brotli`
 //! and `gzip` tools to the original bytes), cache headers by kind of file,
-//! ETags per encoding, and a permalink's page with its verdict and `og:` tags.
+//! ETags per encoding, and a permalink's page with its result's markup and `og:` tags.
 
 use crate::support::*;
 use std::collections::HashMap;
@@ -217,7 +217,7 @@ async fn precompressed_files_follow_accept_encoding_with_cache_headers_and_etags
 }
 
 #[tokio::test]
-async fn a_permalink_page_carries_its_verdict_and_preview_tags_and_nothing_leaks_elsewhere() {
+async fn a_permalink_page_carries_its_result_and_preview_tags_and_nothing_leaks_elsewhere() {
     let target = target().await;
     let dir = tempfile::tempdir().unwrap();
     let web = tempfile::tempdir().unwrap();
@@ -231,7 +231,9 @@ async fn a_permalink_page_carries_its_verdict_and_preview_tags_and_nothing_leaks
     .await;
     let addr: SocketAddr = server.addr;
     let from: IpAddr = "127.0.0.1".parse().unwrap();
-    let probe_url = target.https_url("/?q=%3Cb%3E");
+    // Characters a URL keeps as they are which HTML must escape: `&` (here starting what would
+    // read as an entity if it were not escaped).
+    let probe_url = target.https_url("/?q=%3Cb%3E&x=&lt;i&gt;");
     let body = probe_body(&probe_url, &["h1", "h2"], 2);
     let id = create_probe(addr, from, &body).await;
     // The stream ends with the final record (an unlisted probe: the default).
@@ -273,27 +275,34 @@ async fn a_permalink_page_carries_its_verdict_and_preview_tags_and_nothing_leaks
     assert!(html.contains(&format!(
         "<meta property=\"og:image\" content=\"{image}\" />"
     )));
-    assert!(html.contains(&format!("<p class=\"shell-verdict\">{escaped}</p>")));
+    assert!(
+        html.contains("id=\"result\"")
+            && html.contains(&format!("data-id=\"{id}\""))
+            && html.contains("data-status=\"done\""),
+        "the result's markup is in the page: {html}"
+    );
+    assert!(
+        !html.contains("x=&lt;i&gt;"),
+        "the URL's `&` is escaped everywhere: {html}"
+    );
     assert!(
         !html.contains("Where does the time go?"),
-        "the summary replaces the intro"
+        "the result replaces the intro"
     );
     assert!(
         html.contains("<script type=\"module\">"),
         "the app still loads"
     );
+    assert!(
+        !html.contains("shell-waterfall") && !html.contains("rel=\"preload\""),
+        "no picture and no record to preload: the result is in the page: {html}"
+    );
     let svg = curl(&image, &[]);
     assert_eq!(svg.status, 200);
     assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
 
-    // The record the page's script reads first is preloaded, and sent gzipped to who accepts it:
-    // the same bytes as the plain answer, under a tag of its own.
-    assert!(
-        html.contains(&format!(
-            "<link rel=\"preload\" href=\"/api/v1/probes/{id}\" as=\"fetch\" crossorigin=\"anonymous\" />"
-        )),
-        "{html}"
-    );
+    // The record's JSON is sent gzipped to who accepts it: the same bytes as the plain answer,
+    // under a tag of its own.
     let json_url = format!("http://{addr}/api/v1/probes/{id}");
     let plain = curl(&json_url, &[]);
     let gzipped = curl(&json_url, &["Accept-Encoding: gzip"]);

@@ -31,8 +31,8 @@ pub fn findings(analysis: Option<&Analysis>) -> String {
     out
 }
 
-/// One finding.
-fn item(out: &mut String, finding: &Finding) {
+/// One finding: its severity and title, evidence and next step.
+pub(super) fn item(out: &mut String, finding: &Finding) {
     let severity = severity_name(finding.severity);
     let _ = write!(
         out,

@@ -6,12 +6,12 @@ use crate::analysis::analyze;
 use crate::fixture::{failed, fresh, result, reused, run};
 use crate::live::AttemptKey;
 use crate::table::comparison_table;
-use crate::waterfall::layout;
+use crate::waterfall::{label_stride, layout};
 use crate::{FailureKind, Phase, ProbeResult, Protocol};
 
 /// HTTP/1.1 and HTTP/2, three attempts each (a new connection, then two reused), HTTP/3 skipped
 /// for a reason written by a hostile target.
-fn two_protocols() -> ProbeResult {
+pub(super) fn two_protocols() -> ProbeResult {
     let attempts = || {
         vec![
             fresh(1, 900, 1_500, 3_000, 9_000),
@@ -30,8 +30,20 @@ fn two_protocols() -> ProbeResult {
     r
 }
 
+/// HTTP/2's third attempt, still waiting for its first byte.
+pub(super) fn waiting_on_h2_3() -> [(AttemptKey, Option<Phase>); 1] {
+    [(
+        AttemptKey {
+            protocol: Protocol::H2,
+            attempt: 3,
+            hop: 0,
+        },
+        Some(Phase::Wait),
+    )]
+}
+
 /// How often `needle` occurs in `haystack`.
-fn count(haystack: &str, needle: &str) -> usize {
+pub(super) fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
 }
 
@@ -71,14 +83,7 @@ fn the_panels_have_one_tab_stop_a_row_per_attempt_and_a_bar_per_phase() {
 #[test]
 fn a_running_attempt_shows_its_open_phase_instead_of_a_total() {
     let r = two_protocols();
-    let running = [(
-        AttemptKey {
-            protocol: Protocol::H2,
-            attempt: 3,
-            hop: 0,
-        },
-        Some(Phase::Wait),
-    )];
+    let running = waiting_on_h2_3();
     let panels = waterfall::Panels {
         protocols: &r.options.protocols,
         running: &running,
@@ -91,14 +96,29 @@ fn a_running_attempt_shows_its_open_phase_instead_of_a_total() {
 }
 
 #[test]
-fn a_narrow_axis_shows_fewer_labels() {
+fn a_narrow_axis_hides_the_labels_it_has_no_room_for() {
     let w = layout(&two_protocols());
     let (mut wide, mut narrow) = (String::new(), String::new());
     waterfall::axis(&mut wide, &w.ticks, 2_000.0);
     waterfall::axis(&mut narrow, &w.ticks, 120.0);
     let labels = |html: &str| count(html, "<span style=");
+    let hidden = |html: &str| count(html, "\" hidden>");
     assert_eq!(labels(&wide), w.ticks.len());
-    assert!(labels(&narrow) < labels(&wide), "{narrow}");
+    assert_eq!(hidden(&wide), 0);
+    assert_eq!(labels(&narrow), w.ticks.len(), "every label is drawn");
+    let stride = label_stride(&w.ticks, 120.0);
+    let intervals = w.ticks.len() - 1;
+    assert!(stride > 1, "{narrow}");
+    assert_eq!(hidden(&narrow), intervals - intervals / stride, "{narrow}");
+    let (first, last) = (&w.ticks[0], &w.ticks[intervals]);
+    assert!(narrow.contains(&format!(
+        r#"<span style="left: 0.0000%">{}</span>"#,
+        first.label
+    )));
+    assert!(narrow.contains(&format!(
+        r#"<span style="left: 100.0000%">{}</span>"#,
+        last.label
+    )));
 }
 
 #[test]

@@ -1,15 +1,15 @@
 //! The waterfalls as markup: per protocol an axis, a row per attempt and a bar per phase
 //! (focusable: the first bar of the first panel is the chart's one tab stop, the arrow keys reach
-//! the others), and the chart's text alternative, a table of every attempt's phases. One element
-//! for the whole chart, redrawn when the layout changes: far less wasm and far less for a page to
-//! build than a view per bar.
+//! the others), and the chart's text alternative, a table of every attempt's phases; and the
+//! section holding them with its legend and readout. One element for the whole chart, redrawn
+//! when the layout changes: far less wasm and far less for a page to build than a view per bar.
 
 use super::{element, escape};
 use crate::chain::ConnState;
 use crate::format::ms;
 use crate::live::AttemptKey;
-use crate::waterfall::{Bar, Row, Tick, Waterfall, label_stride};
-use crate::{Phase, Protocol};
+use crate::waterfall::{Bar, Row, Tick, Waterfall, label_stride, layout_on};
+use crate::{Micros, Phase, ProbeResult, Protocol};
 use std::fmt::Write as _;
 
 /// One pattern per phase (wait stays solid), referenced as `url(#pat-<phase>)`.
@@ -23,6 +23,63 @@ pub const PATTERNS: &str = r#"<defs>
 <pattern id="pat-wait" width="6" height="6" patternUnits="userSpaceOnUse"></pattern>
 <pattern id="pat-receive" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M3,0 V6"/></pattern>
 </defs>"#;
+
+/// What the readout under the waterfalls says while no bar is pointed at or focused.
+pub const HINT: &str = "Hover or focus a bar for its exact times.";
+
+/// The axis width, in CSS pixels, the labels are thinned to where the real one is not known (a
+/// page drawn on the server); the browser thins them again on its own.
+pub const DEFAULT_AXIS_PX: u32 = 280;
+
+/// The waterfalls of `result` as their section, on an axis showing `span` (`waterfall::fitted_span`
+/// over every result sharing it, and the browser's measurement), with `running` attempts live:
+/// the head (heading, legend, fill patterns), a skip link to the table, the panels, the tooltip,
+/// the readout and the table. For one vantage among several, named `vantage`, the section has no
+/// head of its own: the vantage group's heading names it and the groups' head holds the legend.
+pub fn section(
+    result: &ProbeResult,
+    running: &[(AttemptKey, Option<Phase>)],
+    span: Micros,
+    vantage: Option<&str>,
+) -> String {
+    let waterfall = layout_on(result, span);
+    let panels = Panels {
+        protocols: &result.options.protocols,
+        running,
+        reserve: result.options.repeat.max(1),
+        axis_px: DEFAULT_AXIS_PX,
+    };
+    let labelled_by = match vantage {
+        None => "waterfalls-title".to_owned(),
+        Some(name) => format!("vantage-title-{name}"),
+    };
+    let mut out = format!(
+        r#"<section class="waterfalls" aria-labelledby="{}">"#,
+        escape(&labelled_by)
+    );
+    if vantage.is_none() {
+        head(&mut out, "waterfalls-title", "Waterfalls");
+    }
+    let _ = write!(
+        out,
+        r##"<a class="skip-link" href="#">Skip the chart to its table</a><div class="wf-panels">{}</div><p class="wf-tooltip" aria-hidden="true" hidden></p><p class="wf-readout" aria-live="polite">{HINT}</p><details class="wf-table"><summary>Waterfall as a table</summary><div class="table-scroll">{}</div></details></section>"##,
+        panels.markup(&waterfall),
+        table(&waterfall)
+    );
+    out
+}
+
+/// A section of waterfalls' head: its heading `title` (with id `title_id`) beside the legend, then
+/// the hidden SVG holding the fill patterns every bar refers to.
+pub fn head(out: &mut String, title_id: &str, title: &str) {
+    let _ = write!(
+        out,
+        r#"<div class="section-head"><h2 id="{}">{}</h2><ul class="legend" aria-label="Phases">{}</ul></div><svg class="pattern-defs" aria-hidden="true" width="0" height="0">{PATTERNS}</svg>"#,
+        escape(title_id),
+        escape(title),
+        legend()
+    );
+}
 
 /// The legend's items: a swatch per phase, as drawn in the bars (colour and pattern), with the
 /// phase's name, and its meaning on hover.
@@ -104,14 +161,18 @@ impl Panels<'_> {
     }
 }
 
-/// The time axis's labels, above the rows: as many as fit `axis_px` without overlapping.
+/// The time axis's labels, above the rows: every tick's, those beyond what fits `axis_px` without
+/// overlapping (every tick off [`label_stride`]'s stride) `hidden`, so a page that knows its real
+/// width can thin them again from the same spans.
 pub fn axis(out: &mut String, ticks: &[Tick], axis_px: f64) {
     out.push_str(r#"<div class="wf-axis" aria-hidden="true"><span></span><span class="wf-ticks">"#);
-    for t in ticks.iter().step_by(label_stride(ticks, axis_px)) {
+    let stride = label_stride(ticks, axis_px);
+    for (i, t) in ticks.iter().enumerate() {
+        let hidden = if i % stride == 0 { "" } else { " hidden" };
         element(
             out,
             "span",
-            &format!(r#" style="left: {}""#, pct(t.x)),
+            &format!(r#" style="left: {}"{hidden}"#, pct(t.x)),
             &t.label,
         );
     }

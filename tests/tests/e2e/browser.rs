@@ -1072,10 +1072,8 @@ const FORM_READY: &str = "new MutationObserver((_, o) => { if (document.getEleme
     .observe(document, { childList: true, subtree: true });";
 
 /// First contentful paint, and when the page was ready (ms from navigation start): the
-/// form for the home page, the waterfalls drawn for a permalink; the bytes transferred; when
-/// the shell's server-drawn waterfall picture had arrived (a permalink's, null elsewhere); when
-/// the page's wasm had arrived; the times the record was fetched, with when the first ended; and
-/// when the page had the record read (a permalink's, null elsewhere).
+/// form for the home page; for a permalink, its server-drawn waterfalls painted with the page's
+/// script attached (hover, keys, copy); the bytes transferred; and when the page's wasm had arrived.
 const PAINT_FIGURES: &str = "\
 const fcp = performance.getEntriesByName('first-contentful-paint'); \
 const drawn = performance.getEntriesByName('h123:waterfall-painted'); \
@@ -1084,13 +1082,8 @@ if (!fcp.length || ready === null) return null; \
 const resources = performance.getEntriesByType('resource'); \
 const bytes = resources.concat(performance.getEntriesByType('navigation')) \
   .reduce((n, e) => n + e.transferSize, 0); \
-const picture = resources.find(e => e.name.endsWith('/waterfall.svg')); \
 const wasm = resources.find(e => e.name.endsWith('.wasm')); \
-const records = resources.filter(e => /\\/api\\/v1\\/probes\\/[A-Za-z0-9_-]+$/.test(e.name)); \
-const parsed = performance.getEntriesByName('h123:result-json'); \
-return [fcp[0].startTime, ready, bytes, picture ? picture.responseEnd : null, \
-  wasm ? wasm.responseEnd : null, records.length, records.length ? records[0].responseEnd : null, \
-  parsed.length ? parsed[0].startTime : null];";
+return [fcp[0].startTime, ready, bytes, wasm ? wasm.responseEnd : null];";
 
 /// First contentful paint and ready time of the home page and a finished result's permalink
 /// on the slow 4G profile (1.6 Mbps down, 750 kbps up, 150 ms RTT, 4x CPU slowdown), cold
@@ -1178,24 +1171,15 @@ async fn slow_4g_first_paint_and_ready() {
             !figures.is_null(),
             "{page}: no paint or ready figure within 30 s"
         );
-        let ms = |i: usize| figures[i].as_f64();
-        let at = |i: usize, what: &str| {
-            ms(i)
-                .map(|t| format!(", {what} {t:.0} ms"))
-                .unwrap_or_default()
-        };
+        let ms = |i: usize| figures[i].as_f64().unwrap_or_default();
         eprintln!(
             "slow 4G ({}): {page}: first contentful paint {:.0} ms, ready {:.0} ms, {} bytes \
-             transferred{}; the wasm arrived at {:.0} ms; the record fetched {} time(s){}{}",
+             transferred; the wasm arrived at {:.0} ms",
             web_root.display(),
-            ms(0).unwrap_or_default(),
-            ms(1).unwrap_or_default(),
+            ms(0),
+            ms(1),
             figures[2],
-            at(3, "the shell's waterfall picture in"),
-            ms(4).unwrap_or_default(),
-            figures[5],
-            at(6, "first answered at"),
-            at(7, "read by the page at"),
+            ms(3),
         );
     }
     client.close().await.unwrap();

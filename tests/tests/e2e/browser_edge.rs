@@ -131,7 +131,7 @@ async fn the_ui_on_a_static_host_talks_to_a_probe_server_elsewhere() {
     assert!(
         called
             .iter()
-            .any(|n| n == &format!("{api}/api/v1/probes/{id}/events")),
+            .any(|n| n == &format!("{api}/api/v1/probes/{id}/view/events")),
         "{called:?}"
     );
     assert!(called.iter().all(|n| n.starts_with(&api)), "{called:?}");

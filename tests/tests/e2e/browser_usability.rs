@@ -58,7 +58,7 @@ async fn note_after_paste(client: &Client, text: &str) -> String {
 
 /// Per panel, the axis labels' left and right edges, in page pixels.
 const LABEL_EDGES: &str = "return [...document.querySelectorAll('.wf-ticks')].map(t => \
-    [...t.children].map(s => { const r = s.getBoundingClientRect(); return [r.left, r.right]; }));";
+    [...t.children].filter(s => !s.hidden).map(s => { const r = s.getBoundingClientRect(); return [r.left, r.right]; }));";
 
 /// Whether no two labels of a panel overlap; returns the edges for the failure message.
 fn labels_apart(edges: &Value) -> bool {

@@ -1,15 +1,13 @@
 //! The pointed-at or focused bar's exact times, in a tooltip beside it and in the section's
-//! readout (a polite live region), drawn straight into the DOM. The chart's bars hand their
-//! events up to the panels, which call [`point`] and [`leave`].
+//! readout (a polite live region), drawn straight into the DOM, from the pointer and focus events
+//! the bars hand up (`chart::listen`).
 
+use h123_shared::markup::waterfall::HINT;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event};
 
 /// The tooltip is at most 16rem wide, centred on its bar: half of that, in pixels.
 const HALF_WIDTH_PX: f64 = 128.0;
-
-/// What the readout says while no bar is pointed at.
-pub const HINT: &str = "Hover or focus a bar for its exact times.";
 
 /// The bar an event happened in (the bar or one of its shapes), and the waterfalls section holding it.
 fn bar_and_section(ev: &Event) -> Option<(Element, Element)> {

@@ -2,11 +2,12 @@
 //! (roving focus), and a skip link past them to the table.
 
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlElement, SvgElement};
+use web_sys::{Element, HtmlElement, KeyboardEvent, SvgElement};
 
-/// Moves the focus between the chart's bars: left and up to the previous, right and down to the
-/// next, Home and End to the ends; the bar moved to becomes the chart's one tab stop.
-pub fn rove(ev: &leptos::ev::KeyboardEvent) {
+/// Moves the focus between the bars of `chart` (the panels a key went down in): left and up to
+/// the previous, right and down to the next, Home and End to the ends; the bar moved to becomes
+/// the chart's one tab stop.
+pub fn rove(chart: &Element, ev: &KeyboardEvent) {
     let step = match ev.key().as_str() {
         "ArrowRight" | "ArrowDown" => 1,
         "ArrowLeft" | "ArrowUp" => -1,
@@ -14,11 +15,7 @@ pub fn rove(ev: &leptos::ev::KeyboardEvent) {
         "End" => i32::MAX,
         _ => return,
     };
-    let Some(Ok(bars)) = ev
-        .current_target()
-        .and_then(|chart| chart.dyn_into::<Element>().ok())
-        .map(|chart| chart.query_selector_all(".bar"))
-    else {
+    let Ok(bars) = chart.query_selector_all(".bar") else {
         return;
     };
     let last = bars.length().saturating_sub(1) as i32;
@@ -41,13 +38,12 @@ pub fn rove(ev: &leptos::ev::KeyboardEvent) {
     }
 }
 
-/// The skip link's click: opens its section's table and puts the keyboard on it.
-pub fn skip_to_table(ev: &leptos::ev::MouseEvent) {
-    ev.prevent_default();
-    let Some(Ok(Some(table))) = ev
-        .current_target()
-        .and_then(|link| link.dyn_into::<Element>().ok())
-        .and_then(|link| link.closest(".waterfalls").ok().flatten())
+/// The skip link `link` was followed: opens its section's table and puts the keyboard on it.
+pub fn skip_to_table(link: &Element) {
+    let Some(Ok(Some(table))) = link
+        .closest(".waterfalls")
+        .ok()
+        .flatten()
         .map(|section| section.query_selector(".wf-table"))
     else {
         return;

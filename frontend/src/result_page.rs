@@ -1,0 +1,156 @@
+//! `/r/{id}` without a view tree: the server draws the result (`shared::markup::result`, into the
+//! page itself and as the probe's live view), and this only gives it behaviour. It adopts the
+//! drawn result (or fetches it, when a static host served the page), follows a running probe's
+//! view stream, and answers the page's clicks, keys and pointer from the document: hover and
+//! focus times, the keyboard path, copy, run again, compare with, and the browser's measurement.
+
+mod actions;
+mod offer;
+mod stream;
+
+use crate::chart::{self, axis};
+use crate::{api, components, perf};
+use h123_shared::format::wall_clock;
+use h123_shared::route::Route;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{Document, Element};
+
+/// Starts the page: the handlers on the document, then the result, drawn or fetched.
+pub fn start() {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if let Ok(Some(loading)) = document.query_selector("#shell .loading") {
+        loading.remove();
+    }
+    let path = document
+        .location()
+        .and_then(|l| l.pathname().ok())
+        .unwrap_or_default();
+    let Route::Result(id) = Route::parse(&path) else {
+        return;
+    };
+    listen(&document);
+    match document.get_element_by_id("result") {
+        Some(result) => {
+            adopt(&document, &result);
+            follow_if_running(&result);
+        }
+        None => spawn_local(async move { fetch(&id).await }),
+    }
+}
+
+/// Fetches the result's view and shows it, or the problem page when there is none.
+async fn fetch(id: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let html = match api::view(id).await {
+        Ok(html) => html,
+        Err(error) => components::problem_markup(&error, false),
+    };
+    match document.get_element_by_id("result") {
+        Some(result) => result.set_outer_html(&html),
+        None => {
+            if let Ok(Some(main)) = document.query_selector("#shell main") {
+                main.set_inner_html(&html);
+            }
+        }
+    }
+    match document.get_element_by_id("result") {
+        Some(result) => {
+            adopt(&document, &result);
+            follow_if_running(&result);
+        }
+        None => set_title(&document, problem_title(&document).as_deref()),
+    }
+}
+
+/// Follows the result's live view while its probe runs.
+fn follow_if_running(result: &Element) {
+    if is_running(result) {
+        stream::follow(&result.get_attribute("data-id").unwrap_or_default());
+    }
+}
+
+/// Whether the drawn result is of a probe still running.
+fn is_running(result: &Element) -> bool {
+    result.get_attribute("data-status").as_deref() == Some("running")
+}
+
+/// Makes the drawn result `result` the page's: its title, times and axes, its API links, and
+/// once finished, the browser's offer.
+fn adopt(document: &Document, result: &Element) {
+    set_title(document, result.get_attribute("data-title").as_deref());
+    local_times(result);
+    axis::fit_labels(document);
+    actions::complete_links(document, result);
+    if !is_running(result) {
+        perf::mark_result_then_paint();
+        offer::show(result, &result.get_attribute("data-id").unwrap_or_default());
+    }
+}
+
+/// Puts a fresh drawing of the result (from its live view) in place of the page's, and adopts it.
+fn replace(html: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if let Some(result) = document.get_element_by_id("result") {
+        result.set_outer_html(html);
+    }
+    if let Some(result) = document.get_element_by_id("result") {
+        adopt(&document, &result);
+    }
+}
+
+/// Sets `document.title` to `page`, followed by the app's name.
+fn set_title(document: &Document, page: Option<&str>) {
+    if let Some(page) = page {
+        document.set_title(&format!("{page} · h123"));
+    }
+}
+
+/// The problem page's heading, for the title.
+fn problem_title(document: &Document) -> Option<String> {
+    document.query_selector(".problem h1").ok()??.text_content()
+}
+
+/// Writes every `<time data-unix-ms>` in `root` on the reader's clock.
+fn local_times(root: &Element) {
+    let Ok(times) = root.query_selector_all("time[data-unix-ms]") else {
+        return;
+    };
+    for i in 0..times.length() {
+        let Some(time) = times.item(i).and_then(|t| t.dyn_into::<Element>().ok()) else {
+            continue;
+        };
+        let Some(ms) = time
+            .get_attribute("data-unix-ms")
+            .and_then(|ms| ms.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64));
+        // JavaScript gives the offset in minutes west of UTC.
+        time.set_text_content(Some(&wall_clock(ms, -(date.get_timezone_offset() as i32))));
+    }
+}
+
+/// The page's handlers, on the document (so a fresh drawing needs none of its own): the
+/// waterfalls' ([`chart::listen`]), the actions' and the compare field's.
+fn listen(document: &Document) {
+    chart::listen(document);
+    chart::on(document, "click", |ev| {
+        if let Some(button) = chart::within(&ev, "[data-action]") {
+            actions::act(&button);
+        }
+    });
+    chart::on(document, "submit", |ev| {
+        if let Some(form) = chart::within(&ev, "form.compare-with") {
+            ev.prevent_default();
+            actions::compare_with(&form);
+        }
+    });
+}

@@ -1,0 +1,364 @@
+//! The whole result view on fixture records: what a running, a finished and a cross-vantage
+//! probe show, in which order, and that what a target or a user wrote stays text.
+
+use super::ResultView;
+use crate::analysis::analyzed;
+use crate::api::{BROWSER_WINDOW_MS, ProbeRecord, ProbeStatus};
+use crate::browser::{BrowserAttempt, BrowserRun};
+use crate::live::AttemptKey;
+use crate::live::vantages::RunningAt;
+use crate::markup::tests::{count, waiting_on_h2_3};
+use crate::markup::waterfall::{DEFAULT_AXIS_PX, pct};
+use crate::schema::{Header, Micros, Phase, ProbeOptions, ProbeResult};
+use crate::vantage::{Vantage, VantageRun};
+use crate::waterfall::{axis, fitted_span, label_stride};
+
+/// When the fixture records were created (2023-11-14 22:13 UTC).
+const CREATED: u64 = 1_700_000_000_000;
+
+/// The fixture of the parts' tests (HTTP/1.1 and HTTP/2 measured, HTTP/3 skipped for a reason
+/// a hostile target wrote), analysed.
+fn two_protocols() -> ProbeResult {
+    analyzed(super::super::tests::two_protocols())
+}
+
+/// A record of `result` in `status` (a running one has no analysis yet).
+fn record(status: ProbeStatus, mut result: ProbeResult) -> ProbeRecord {
+    if status == ProbeStatus::Running {
+        result.analysis = None;
+    }
+    ProbeRecord {
+        id: "abc123def456".into(),
+        status,
+        created_at_unix_ms: CREATED,
+        options: result.options.clone(),
+        result,
+        queued_ms: None,
+        cancel_reason: None,
+        vantages: Vec::new(),
+        browser: None,
+    }
+}
+
+/// The page of `record` as stored, at `now_unix_ms`, with `running` attempts at its own vantage.
+fn page(record: &ProbeRecord, running: &[(AttemptKey, Option<Phase>)], now_unix_ms: u64) -> String {
+    ResultView {
+        record,
+        shown: &record.result,
+        running,
+        runs: &record.vantages,
+        running_at: &RunningAt::new(),
+        now_unix_ms,
+    }
+    .markup()
+}
+
+/// Where `needle` first occurs in `html`.
+fn at(html: &str, needle: &str) -> usize {
+    html.find(needle)
+        .unwrap_or_else(|| panic!("no {needle} in {html}"))
+}
+
+/// The value of the first attribute `name` in `html`, as written (escaped).
+fn attribute<'a>(html: &'a str, name: &str) -> &'a str {
+    let start = at(html, &format!(r#" {name}=""#)) + name.len() + 3;
+    let end = start + html[start..].find('"').expect("a closing quote");
+    &html[start..end]
+}
+
+/// `text` with `markup::escape`'s entities read back.
+fn unescape(text: &str) -> String {
+    text.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// A browser measurement of two requests, the first on a new connection.
+fn browser_run() -> BrowserRun {
+    let attempt = |total: u64, reused: bool| BrowserAttempt {
+        protocol: Some("h2".into()),
+        total_us: Micros(total),
+        reused: Some(reused),
+        phases: Vec::new(),
+        error: None,
+    };
+    BrowserRun {
+        user_agent: "Mozilla/5.0 Chrome/131.0.0.0 Safari/537.36".into(),
+        measured_at_unix_ms: CREATED + 60_000,
+        attempts: vec![attempt(40_000, false), attempt(9_000, true)],
+        finding: None,
+    }
+}
+
+#[test]
+fn a_running_probe_shows_its_live_rows_and_says_what_is_to_come() {
+    let r = record(ProbeStatus::Running, two_protocols());
+    let html = page(&r, &waiting_on_h2_3(), CREATED + 1_000);
+    assert!(html.starts_with(r#"<div id="result" data-id="abc123def456" data-status="running" data-title="https://example.com/path?q=1: measuring…">"#), "{html}");
+    assert!(html.ends_with("</div>"));
+    assert!(html.contains(r#"<span class="status running" role="status">measuring…</span>"#));
+    assert_eq!(
+        count(&html, r#"<li class="wf-row reused live""#),
+        1,
+        "{html}"
+    );
+    assert!(html.contains(r#"<span class="wf-total">wait…</span>"#));
+    assert!(html.contains(
+        r#"<p class="pending-note" role="status">Comparison, findings and facts appear when every attempt has finished.</p>"#
+    ));
+    assert!(
+        html.contains(r#"<a class="button partial" href="/api/v1/probes/abc123def456""#),
+        "the JSON is partial while the probe runs"
+    );
+    for absent in [
+        r#"<section class="verdict"#,
+        r#"class="comparison""#,
+        r#"class="findings""#,
+        "compare-with",
+        "measure-offer",
+        "browser-group",
+    ] {
+        assert!(!html.contains(absent), "{absent} while running");
+    }
+    // In order: summary, actions, the texts to copy, the rerun's alert, the waterfalls, the note.
+    let order = [
+        r#"<section class="summary""#,
+        r#"<nav class="actions""#,
+        r#"<details class="copy-texts">"#,
+        r#"<div class="rerun-problem" role="alert" hidden></div>"#,
+        r#"<section class="waterfalls" aria-labelledby="waterfalls-title">"#,
+        r#"<p class="pending-note""#,
+    ];
+    let places: Vec<usize> = order.iter().map(|needle| at(&html, needle)).collect();
+    assert!(places.is_sorted(), "{order:?} at {places:?}");
+}
+
+#[test]
+fn a_finished_probe_shows_its_verdict_parts_the_hidden_offer_and_the_compare_form() {
+    let r = record(ProbeStatus::Done, two_protocols());
+    let html = page(&r, &[], CREATED + 1_000);
+    let verdict = &r.result.analysis.as_ref().expect("analysed").verdict;
+    assert!(html.contains(r#" data-status="done""#));
+    assert!(html.contains(&format!(
+        r#" data-title="https://example.com/path?q=1: {}""#,
+        crate::markup::escape(&verdict.summary)
+    )));
+    assert!(!html.contains("pending-note"), "{html}");
+    assert!(!html.contains("button partial"));
+    assert_eq!(count(&html, r#"data-action="measure""#), 1);
+    assert!(html.contains(
+        r#"<section class="measure-here" id="measure-offer" hidden data-url="https://example.com/path?q=1" data-method="GET" aria-labelledby="measure-title">"#
+    ), "{html}");
+    let order = [
+        r#"<div class="rerun-problem""#,
+        r#"<section class="verdict "#,
+        r#"<h2 id="verdict-title">Verdict</h2>"#,
+        r#"<section class="waterfalls""#,
+        r#"<section class="comparison" aria-labelledby="comparison-title"><h2 id="comparison-title">"#,
+        r#"<section class="findings" aria-labelledby="findings-title"><h2 id="findings-title">"#,
+        r#"<section class="facts-section" aria-labelledby="facts-title">"#,
+        r#"id="measure-offer""#,
+        r#"<form class="compare-with">"#,
+    ];
+    let places: Vec<usize> = order.iter().map(|needle| at(&html, needle)).collect();
+    assert!(places.is_sorted(), "{order:?} at {places:?}");
+    assert!(html.contains(r#"<input id="compare-with" type="text""#));
+    assert!(
+        html.contains(
+            r#"<span id="compare-with-problem" class="field-problem" role="alert"></span>"#
+        )
+    );
+    assert!(html.contains(
+        r#"<time datetime="2023-11-14T22:13Z" data-unix-ms="1700000000000">2023-11-14 22:13 UTC</time>"#
+    ), "the summary's time");
+}
+
+#[test]
+fn the_offer_is_gone_once_the_record_is_settled_and_the_browsers_group_takes_its_place() {
+    let mut r = record(ProbeStatus::Done, two_protocols());
+    let late = page(&r, &[], CREATED + BROWSER_WINDOW_MS + 1);
+    assert!(!late.contains("measure-here"), "past the window: no offer");
+    assert!(!late.contains("browser-group"));
+    assert!(late.contains("compare-with"));
+
+    r.browser = Some(browser_run());
+    let html = page(&r, &[], CREATED + 1_000);
+    assert!(!html.contains("measure-here"), "measured: no offer");
+    assert!(html.contains(r#"<section class="browser-group" aria-labelledby="browser-title"><h2 id="browser-title">From your browser <span class="vantage-tags">Chrome 131 · <time datetime="2023-11-14T22:14Z" data-unix-ms="1700000060000">2023-11-14 22:14 UTC</time></span></h2>"#), "{html}");
+    let group = &html[at(&html, "browser-group")..];
+    assert_eq!(count(group, r#"<li class="wf-row"#), 2, "a row per request");
+    assert!(at(&html, "browser-group") < at(&html, "compare-with"));
+    // The browser's 40 ms request is the longest: the common axis shows it, ticks and all.
+    let (end, ticks) = axis(Micros(40_000));
+    assert!(end >= Micros(40_000));
+    assert_eq!(
+        count(&html, r#"<span class="wf-ticks">"#),
+        4,
+        "three panels and the browser's"
+    );
+    let last = ticks.last().expect("ticks");
+    assert!(html.contains(&format!(
+        r#"<span style="left: 100.0000%">{}</span>"#,
+        last.label
+    )));
+}
+
+#[test]
+fn a_hostile_url_stays_text_in_the_title_the_summary_and_the_offer() {
+    let mut result = two_protocols();
+    result.options.url = r#"https://x.test/"><script>alert(1)</script>"#.into();
+    let r = record(ProbeStatus::Done, result);
+    let html = page(&r, &[], CREATED + 1_000);
+    assert!(!html.contains("<script>"), "{html}");
+    assert!(!html.contains(r#"x.test/">"#));
+    let escaped = "https://x.test/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;";
+    assert!(html.contains(&format!(r#" data-title="{escaped}: "#)));
+    assert!(html.contains(&format!(r#"<h1 class="target">{escaped}</h1>"#)));
+    assert!(html.contains(&format!(r#" data-url="{escaped}""#)));
+    assert_eq!(
+        unescape(attribute(&html, "data-title")),
+        format!(
+            "{}: {}",
+            r.options.url,
+            r.result
+                .analysis
+                .as_ref()
+                .expect("analysed")
+                .verdict
+                .summary
+        )
+    );
+}
+
+#[test]
+fn the_actions_copy_download_and_run_again_by_their_data_attributes() {
+    let r = record(ProbeStatus::Done, two_protocols());
+    let html = page(&r, &[], CREATED + 1_000);
+    assert!(html.contains(r#"<button type="button" data-action="copy" data-copy="permalink">Copy permalink</button><button type="button" data-action="copy" data-copy="curl">Copy curl command</button>"#));
+    for (path, file, text) in [
+        ("", "json", "JSON"),
+        ("/har", "har", "HAR"),
+        ("/waterfall.svg", "svg", "SVG"),
+    ] {
+        let api = format!("/api/v1/probes/abc123def456{path}");
+        let link = format!(
+            r#"<a class="button" href="{api}" data-api="{api}" download="h123-abc123def456.{file}">{text}</a>"#
+        );
+        assert!(html.contains(&link), "{link}");
+    }
+    assert!(html.contains(r#"<pre data-text="permalink">/r/abc123def456</pre>"#));
+    let curl = &html[at(&html, r#"<pre data-text="curl">"#)..];
+    let curl = &curl[..at(curl, "</pre>")];
+    assert_eq!(count(curl, "curl "), 3, "a command per protocol: {curl}");
+    assert_eq!(count(curl, "\n"), 2, "a line each");
+    assert!(html.contains(r#"<span class="note" role="status"></span></nav>"#));
+}
+
+#[test]
+fn run_again_carries_the_records_options_back_intact() {
+    let mut result = two_protocols();
+    result.options.headers = vec![Header {
+        name: "x-quote".into(),
+        value: r#"it's "<b>" & more"#.into(),
+    }];
+    result.options.vantages = vec!["server".into()];
+    let r = record(ProbeStatus::Done, result);
+    let html = page(&r, &[], CREATED + 1_000);
+    let rerun = &html[at(&html, r#"data-action="rerun""#)..];
+    let options: ProbeOptions =
+        serde_json::from_str(&unescape(attribute(rerun, "data-options"))).expect("options");
+    assert_eq!(options, r.options);
+}
+
+#[test]
+fn every_axis_label_is_drawn_and_those_the_default_width_has_no_room_for_are_hidden() {
+    let r = record(ProbeStatus::Done, two_protocols());
+    let html = page(&r, &[], CREATED + 1_000);
+    let (_, ticks) = axis(fitted_span([&r.result]));
+    let stride = label_stride(&ticks, f64::from(DEFAULT_AXIS_PX));
+    assert!(stride > 1, "the fixture's labels do not all fit");
+    let mut labels = String::new();
+    for (i, t) in ticks.iter().enumerate() {
+        let hidden = if i % stride == 0 { "" } else { " hidden" };
+        labels.push_str(&format!(
+            r#"<span style="left: {}"{hidden}>{}</span>"#,
+            pct(t.x),
+            t.label
+        ));
+    }
+    let axis = format!(r#"<span class="wf-ticks">{labels}</span>"#);
+    assert_eq!(count(&html, &axis), 3, "each panel's axis: {axis}");
+}
+
+#[test]
+fn across_vantages_the_matrix_then_a_group_per_vantage() {
+    let mut far = Vantage::named("fra1");
+    far.label = Some("Frankfurt <DE>".into());
+    far.tags = vec!["eu".into()];
+    let mut r = record(ProbeStatus::Done, two_protocols());
+    r.vantages = vec![
+        VantageRun {
+            vantage: Vantage::named("server"),
+            result: Some(two_protocols()),
+            problem: None,
+        },
+        VantageRun {
+            vantage: far,
+            result: Some(two_protocols()),
+            problem: None,
+        },
+        VantageRun {
+            vantage: Vantage::named("gone"),
+            result: None,
+            problem: Some("<b>offline</b>".into()),
+        },
+    ];
+    let html = page(&r, &[], CREATED + 1_000);
+    let order = [
+        r#"<section class="comparison vantage-matrix" aria-labelledby="matrix-title">"#,
+        r#"<section class="vantage-groups" aria-labelledby="groups-title"><div class="section-head"><h2 id="groups-title">From each vantage, on one time axis</h2><ul class="legend""#,
+        r#"<section class="vantage-group" data-vantage="server" aria-labelledby="vantage-title-server"><h2 id="vantage-title-server">From server<span class="vantage-tags"></span></h2>"#,
+        r#"<section class="vantage-group" data-vantage="fra1" aria-labelledby="vantage-title-fra1"><h2 id="vantage-title-fra1">From Frankfurt &lt;DE&gt;<code class="vantage-name">fra1</code><span class="vantage-tags">eu</span></h2>"#,
+        r#"<section class="vantage-group failed" data-vantage="gone" aria-labelledby="vantage-title-gone"><h2 id="vantage-title-gone">From gone<span class="vantage-tags"></span></h2><p class="vantage-problem" role="note"><strong>No result from this vantage: </strong>&lt;b&gt;offline&lt;/b&gt;</p></section>"#,
+        r#"<form class="compare-with">"#,
+    ];
+    let places: Vec<usize> = order.iter().map(|needle| at(&html, needle)).collect();
+    assert!(places.is_sorted(), "{order:?} at {places:?}");
+    assert_eq!(count(&html, r#"<h2 id="vantage-title-"#), 3);
+    assert_eq!(
+        count(&html, r#"<section class="verdict "#),
+        2,
+        "a verdict per vantage with a result"
+    );
+    assert!(html.contains(r#"<section class="waterfalls" aria-labelledby="vantage-title-fra1">"#));
+    assert_eq!(count(&html, r#"<section class="waterfalls""#), 2);
+    assert_eq!(
+        count(&html, r#"<ul class="legend""#),
+        1,
+        "one legend for every group"
+    );
+    assert_eq!(
+        count(&html[..at(&html, "vantage-groups")], r#"<tbody>"#),
+        3,
+        "a row group per vantage in the matrix"
+    );
+    assert!(
+        !html.contains("verdict-title"),
+        "no verdict of the page's own"
+    );
+    assert!(!html.contains("waterfalls-title"));
+
+    r.status = ProbeStatus::Running;
+    let running = page(&r, &[], CREATED + 1_000);
+    assert!(running.contains(
+        r#"<p class="pending-note" role="status">The matrix across vantages appears when every vantage has finished.</p>"#
+    ));
+    assert!(!running.contains("vantage-matrix"));
+    assert!(
+        !running.contains(r#"<section class="verdict "#),
+        "verdicts wait for the end"
+    );
+    assert_eq!(count(&running, r#"<h2 id="vantage-title-"#), 3);
+}
