@@ -92,17 +92,52 @@ fn adopt(document: &Document, result: &Element) {
     }
 }
 
-/// Puts a fresh drawing of the result (from its live view) in place of the page's, and adopts it.
+/// What can hold the keyboard in a drawn result, in document order.
+const FOCUSABLE: &str = "a[href], button, input, summary, [tabindex]";
+
+/// Puts a fresh drawing of the result (from its live view) in place of the page's, and adopts
+/// it; what had the keyboard (a bar, a button) has it again in the new drawing.
 fn replace(html: &str) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    if let Some(result) = document.get_element_by_id("result") {
-        result.set_outer_html(html);
-    }
+    let Some(old) = document.get_element_by_id("result") else {
+        return;
+    };
+    let focused = focused_index(&document, &old);
+    old.set_outer_html(html);
     if let Some(result) = document.get_element_by_id("result") {
         adopt(&document, &result);
+        if let Some(i) = focused {
+            focus_nth(&result, i);
+        }
     }
+}
+
+/// Where among `result`'s focusable elements the keyboard is, if it is in there.
+fn focused_index(document: &Document, result: &Element) -> Option<usize> {
+    let active = wasm_bindgen::JsValue::from(document.active_element()?);
+    let all = result.query_selector_all(FOCUSABLE).ok()?;
+    (0..all.length())
+        .find(|i| all.item(*i).map(wasm_bindgen::JsValue::from).as_ref() == Some(&active))
+        .map(|i| i as usize)
+}
+
+/// Puts the keyboard on `result`'s `i`-th focusable element (an HTML one, or a bar's SVG group).
+fn focus_nth(result: &Element, i: usize) {
+    let Some(target) = result
+        .query_selector_all(FOCUSABLE)
+        .ok()
+        .and_then(|all| all.item(i as u32))
+    else {
+        return;
+    };
+    let _ = match target.dyn_ref::<web_sys::HtmlElement>() {
+        Some(html) => html.focus(),
+        None => target
+            .dyn_ref::<web_sys::SvgElement>()
+            .map_or(Ok(()), web_sys::SvgElement::focus),
+    };
 }
 
 /// Sets `document.title` to `page`, followed by the app's name.

@@ -593,6 +593,20 @@ async fn web_ui_end_to_end() {
     )
     .await;
     eprintln!("live: {live_rows} rows drawn while the probe was running");
+    // A bar that has the keyboard keeps it when the live view is drawn again.
+    client
+        .execute(
+            "window.h123Drawn = document.getElementById('result'); \
+             document.querySelector('#result .bar').focus();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let redrawn = "const a = document.activeElement; \
+                   return document.getElementById('result') === window.h123Drawn ? null \
+                   : a.matches('#result .bar') ? 'kept' : `lost to ${a.outerHTML.slice(0, 80)}`;";
+    let kept = until(&client, redrawn, 30).await;
+    assert_eq!(kept, json!("kept"), "the focus survives a redraw");
     until(
         &client,
         "return !!document.querySelector('.status.done');",
