@@ -9,7 +9,7 @@ mod offer;
 mod stream;
 
 use crate::chart::{self, axis};
-use crate::{api, components, perf};
+use crate::{api, components, navigate, perf};
 use h123_shared::format::wall_clock;
 use h123_shared::route::Route;
 use wasm_bindgen::JsCast;
@@ -24,11 +24,7 @@ pub fn start() {
     if let Ok(Some(loading)) = document.query_selector("#shell .loading") {
         loading.remove();
     }
-    let path = document
-        .location()
-        .and_then(|l| l.pathname().ok())
-        .unwrap_or_default();
-    let Route::Result(id) = Route::parse(&path) else {
+    let Route::Result(id) = navigate::current() else {
         return;
     };
     listen(&document);

@@ -226,9 +226,7 @@ fn seconds(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{
-        ConnectionInfo, Header, Micros, Phases, ResolveOverride, Span, TtfbSource,
-    };
+    use crate::schema::{ConnectionInfo, Header, Micros, Phases, ResolveOverride, Span};
 
     fn span(start: u64, end: u64) -> Option<Span> {
         Some(Span {
@@ -239,14 +237,7 @@ mod tests {
 
     fn attempt(phases: Phases, reused: Option<bool>) -> Attempt {
         Attempt {
-            attempt: 1,
-            hop: 0,
-            url: "https://example.com/".into(),
-            started_at_unix_ms: 0,
-            chain_start_us: None,
             phases,
-            ttfb_source: TtfbSource::TransportRead,
-            dns: None,
             connection: reused.map(|reused| ConnectionInfo {
                 id: 1,
                 reused,
@@ -257,12 +248,7 @@ mod tests {
                 remote_addr: "192.0.2.1:443".into(),
                 proxy: None,
             }),
-            tls: None,
-            response: None,
-            quic: None,
-            failure: None,
-            tcp_info: None,
-            migration: None,
+            ..Attempt::started(1, 0, "https://example.com/".into())
         }
     }
 

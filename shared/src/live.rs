@@ -8,7 +8,7 @@
 //! phase events so far, each open phase ending at the latest event.
 
 use crate::api::ProbeEvent;
-use crate::schema::{Attempt, Micros, Phase, ProbeResult, Protocol, ProtocolRun, TtfbSource};
+use crate::schema::{Attempt, Micros, Phase, ProbeResult, Protocol, ProtocolRun};
 use crate::timeline::{TimedEvent, open_phase, phases_from_events};
 use std::collections::BTreeMap;
 
@@ -111,21 +111,8 @@ impl LiveResult {
             insert_in_order(
                 &mut run.attempts,
                 Attempt {
-                    attempt: key.attempt,
-                    hop: key.hop,
-                    url: url.clone(),
-                    started_at_unix_ms: 0,
-                    chain_start_us: None,
                     phases: phases_from_events(events, end),
-                    ttfb_source: TtfbSource::TransportRead,
-                    dns: None,
-                    connection: None,
-                    tls: None,
-                    response: None,
-                    quic: None,
-                    failure: None,
-                    tcp_info: None,
-                    migration: None,
+                    ..Attempt::started(key.attempt, key.hop, url.clone())
                 },
             );
         }

@@ -85,6 +85,15 @@ impl Protocol {
             Protocol::H3 => "HTTP/3",
         }
     }
+
+    /// The version strings of `protocols`, comma-separated (`HTTP/1.1, HTTP/2`).
+    pub fn versions(protocols: &[Protocol]) -> String {
+        protocols
+            .iter()
+            .map(|p| p.http_version())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 impl std::str::FromStr for Protocol {
@@ -749,6 +758,30 @@ pub struct Attempt {
     /// (`migrate`, HTTP/3 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub migration: Option<crate::migration::Migration>,
+}
+
+impl Attempt {
+    /// Attempt `attempt`, hop `hop`, of `url`, with nothing measured yet: no phases, facts or
+    /// failure (a running attempt's start, or a test's blank).
+    pub fn started(attempt: u32, hop: u32, url: String) -> Attempt {
+        Attempt {
+            attempt,
+            hop,
+            url,
+            started_at_unix_ms: 0,
+            chain_start_us: None,
+            phases: Phases::default(),
+            ttfb_source: TtfbSource::TransportRead,
+            dns: None,
+            connection: None,
+            tls: None,
+            response: None,
+            quic: None,
+            failure: None,
+            tcp_info: None,
+            migration: None,
+        }
+    }
 }
 
 /// An attempt's `TCP_INFO` snapshots; each is absent where it was not taken

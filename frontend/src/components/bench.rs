@@ -12,6 +12,7 @@ pub use form::BenchForm;
 pub use table::BenchTable;
 
 use super::clock::local_time;
+use h123_shared::Protocol;
 use h123_shared::api::{BenchLinks, BenchRecord, ProbeStatus};
 use h123_shared::bench::{BenchOptions, BenchProgress, BenchResult, caveats};
 use h123_shared::format::{count, rate};
@@ -55,12 +56,7 @@ pub fn BenchSummaryLine(
     record: BenchRecord,
 ) -> impl IntoView {
     let o = &record.options;
-    let protocols = o
-        .protocols
-        .iter()
-        .map(|p| p.http_version())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let protocols = Protocol::versions(&o.protocols);
     let (status, class) = match record.status {
         ProbeStatus::Running => ("measuring…", "status running"),
         ProbeStatus::Done => ("done", "status done"),

@@ -4,7 +4,7 @@ use super::conditional::{Representation, respond};
 use super::error::{ApiError, Result, rate_headers};
 use super::events::event_stream;
 use super::extract::{ApiJson, ClientIp, OwnerToken, ProbeId};
-use super::progress::published_events;
+use super::progress::{Source, published_events};
 use super::svg;
 use super::vantages;
 use crate::probe::plan::Plan;
@@ -253,20 +253,15 @@ pub async fn creation_admitted(
 /// probe another instance runs reads as that instance's own copy does: its
 /// published events are folded into the stored record.
 pub async fn load(state: &AppState, id: &str) -> Result<ProbeRecord> {
-    if !is_valid_id(id) {
-        return Err(ApiError::no_probe(id));
+    match Source::find(state, id).await? {
+        Source::Local(live) => Ok(live.record()),
+        Source::Remote(cluster, mut record) => {
+            let events = published_events(&cluster, id).await?;
+            partial::fold(&mut record, &events);
+            Ok(record)
+        }
+        Source::Record(record) => Ok(record),
     }
-    if let Some(live) = state.registry.get(id) {
-        return Ok(live.record());
-    }
-    let mut record = stored(state, id).await?;
-    if record.status == ProbeStatus::Running
-        && let Some(cluster) = &state.cluster
-    {
-        let events = published_events(cluster, id).await?;
-        partial::fold(&mut record, &events);
-    }
-    Ok(record)
 }
 
 /// The record as stored (a running probe's as it was created).

@@ -111,16 +111,10 @@ fn open(svg: &mut String, record: &ProbeRecord, height: f64, what: &str) {
         r##"<text x="16" y="26" font-size="16" font-weight="bold" fill="#111827">h123 · {}</text>"##,
         escape(&shorten(&record.options.url, 90))
     );
-    let protocols: Vec<&str> = record
-        .options
-        .protocols
-        .iter()
-        .map(|p| p.http_version())
-        .collect();
     let _ = write!(
         svg,
         r##"<text x="16" y="46" fill="#4b5563">{} · {} · probe {}</text>"##,
-        escape(&protocols.join(", ")),
+        escape(&Protocol::versions(&record.options.protocols)),
         escape(what),
         escape(&record.id)
     );

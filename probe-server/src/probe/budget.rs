@@ -68,23 +68,7 @@ mod tests {
         let start = budget.left();
         let protocols = options.protocols.len();
         assert!(start > (MAX_RECORD_BYTES - ENVELOPE_BYTES - 2048) / protocols);
-        let attempt = Attempt {
-            attempt: 1,
-            hop: 0,
-            url: "https://example.com/".into(),
-            started_at_unix_ms: 0,
-            chain_start_us: None,
-            phases: h123_shared::Phases::default(),
-            ttfb_source: h123_shared::TtfbSource::TransportRead,
-            dns: None,
-            connection: None,
-            tls: None,
-            response: None,
-            quic: None,
-            failure: None,
-            tcp_info: None,
-            migration: None,
-        };
+        let attempt = Attempt::started(1, 0, "https://example.com/".into());
         let size = serde_json::to_vec(&attempt).unwrap().len() + 1;
         let mut taken = 0;
         while budget.take(&attempt) {

@@ -127,23 +127,8 @@ mod tests {
 
     /// An attempt of about `kib` KiB (its URL carries the bulk).
     fn attempt(kib: usize) -> Attempt {
-        Attempt {
-            attempt: 1,
-            hop: 0,
-            url: format!("https://example.com/{}", "x".repeat(kib * 1024)),
-            started_at_unix_ms: 0,
-            chain_start_us: None,
-            phases: h123_shared::Phases::default(),
-            ttfb_source: h123_shared::TtfbSource::TransportRead,
-            dns: None,
-            connection: None,
-            tls: None,
-            response: None,
-            quic: None,
-            failure: None,
-            tcp_info: None,
-            migration: None,
-        }
+        let url = format!("https://example.com/{}", "x".repeat(kib * 1024));
+        Attempt::started(1, 0, url)
     }
 
     fn attempt_event(vantage: &str, protocol: Protocol, kib: usize) -> VantageEvent {

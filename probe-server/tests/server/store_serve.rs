@@ -44,6 +44,32 @@ async fn serve(
     ServerProcess::start_with_db(target, url.as_ref(), dir, &[]).await
 }
 
+/// Two instances of `h123 serve` on one fresh database, the target they probe, and their
+/// directory (kept while they run).
+struct Instances {
+    target: h123_target::TestTarget,
+    a: ServerProcess,
+    b: ServerProcess,
+    _dir: tempfile::TempDir,
+}
+
+/// Two instances started with `extra`; `None` when PostgreSQL is not installed.
+async fn two_instances(extra: &[&str]) -> Option<Instances> {
+    let url = PgCluster::shared()?.create_database().unwrap();
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = tokio::join!(
+        ServerProcess::start_with_db(&target, url.as_ref(), dir.path(), extra),
+        ServerProcess::start_with_db(&target, url.as_ref(), dir.path(), extra)
+    );
+    Some(Instances {
+        target,
+        a,
+        b,
+        _dir: dir,
+    })
+}
+
 #[tokio::test]
 async fn serve_on_postgres_probes_over_h1_h2_h3_and_keeps_records_across_a_restart() {
     let Some(cluster) = PgCluster::shared() else {
@@ -93,16 +119,9 @@ async fn serve_on_postgres_probes_over_h1_h2_h3_and_keeps_records_across_a_resta
 
 #[tokio::test]
 async fn two_servers_on_one_database_read_each_others_permalinks() {
-    let Some(cluster) = PgCluster::shared() else {
+    let Some(Instances { target, a, b, _dir }) = two_instances(&[]).await else {
         return;
     };
-    let url = cluster.create_database().unwrap();
-    let target = target().await;
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = tokio::join!(
-        serve(&target, &url, dir.path()),
-        serve(&target, &url, dir.path())
-    );
     let on_a = probe_to_the_end(a.addr, &target.https_url("/"), &["h2"]).await;
     let on_b = probe_to_the_end(b.addr, &target.https_url("/"), &["h1"]).await;
     assert_eq!(stored(b.addr, &on_a.id).await, on_a);
@@ -145,16 +164,9 @@ async fn two_servers_on_one_database_read_each_others_permalinks() {
 
 #[tokio::test]
 async fn another_instance_draws_a_running_probe_from_its_published_events() {
-    let Some(cluster) = PgCluster::shared() else {
+    let Some(Instances { target, a, b, _dir }) = two_instances(&[]).await else {
         return;
     };
-    let url = cluster.create_database().unwrap();
-    let target = target().await;
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = tokio::join!(
-        serve(&target, &url, dir.path()),
-        serve(&target, &url, dir.path())
-    );
     let body = probe_body(&target.https_url("/delay/200"), &["h1", "h2"], 2);
     let id = create_probe(a.addr, FROM, &body).await;
     let view = format!("/api/v1/probes/{id}/view");
@@ -189,17 +201,10 @@ async fn another_instance_draws_a_running_probe_from_its_published_events() {
 
 #[tokio::test]
 async fn a_clients_creation_rate_holds_across_instances() {
-    let Some(cluster) = PgCluster::shared() else {
+    let limits = ["--rate-burst", "3", "--rate-per-minute", "1"];
+    let Some(Instances { target, a, b, _dir }) = two_instances(&limits).await else {
         return;
     };
-    let url = cluster.create_database().unwrap();
-    let target = target().await;
-    let dir = tempfile::tempdir().unwrap();
-    let limits = ["--rate-burst", "3", "--rate-per-minute", "1"];
-    let (a, b) = tokio::join!(
-        ServerProcess::start_with_db(&target, url.as_ref(), dir.path(), &limits),
-        ServerProcess::start_with_db(&target, url.as_ref(), dir.path(), &limits)
-    );
     let body = probe_body(&target.https_url("/"), &["h1"], 1);
     let create = |server: SocketAddr, from: IpAddr| {
         let body = body.clone();

@@ -2,21 +2,16 @@
 //! and how long it waited for a slot; and the page's title, which says the answer.
 
 use super::{escape, time};
-use crate::ConnectionMode;
 use crate::analysis::Outcome;
 use crate::api::{ProbeRecord, ProbeStatus};
+use crate::{ConnectionMode, Protocol};
 use std::fmt::Write as _;
 
 /// The summary of a probe: `<section class="summary">` with the URL as its heading and the
 /// outcome badge, method, attempts, protocols, mode, creation time, vantages and wait below it.
 pub fn summary(record: &ProbeRecord) -> String {
     let o = &record.options;
-    let protocols = o
-        .protocols
-        .iter()
-        .map(|p| p.http_version())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let protocols = Protocol::versions(&o.protocols);
     let mode = match o.mode {
         ConnectionMode::Warm => "warm (attempts 2+ reuse the connection)",
         ConnectionMode::Cold => "cold (a new connection per attempt)",

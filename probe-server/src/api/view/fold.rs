@@ -116,9 +116,7 @@ mod tests {
     use h123_shared::live::AttemptKey;
     use h123_shared::timeline::{TimedEvent, TraceEvent};
     use h123_shared::vantage::{Vantage, VantageRun};
-    use h123_shared::{
-        Attempt, Micros, Phase, Phases, ProbeOptions, ProbeResult, Protocol, TtfbSource,
-    };
+    use h123_shared::{Attempt, Micros, Phase, ProbeOptions, ProbeResult, Protocol};
 
     fn record(vantages: &[&str]) -> ProbeRecord {
         let options = ProbeOptions {
@@ -148,23 +146,7 @@ mod tests {
     }
 
     fn attempt(number: u32) -> Attempt {
-        Attempt {
-            attempt: number,
-            hop: 0,
-            url: "https://example.com/".into(),
-            started_at_unix_ms: 0,
-            chain_start_us: None,
-            phases: Phases::default(),
-            ttfb_source: TtfbSource::TransportRead,
-            dns: None,
-            connection: None,
-            tls: None,
-            response: None,
-            quic: None,
-            failure: None,
-            tcp_info: None,
-            migration: None,
-        }
+        Attempt::started(number, 0, "https://example.com/".into())
     }
 
     fn event(index: usize, vantage: Option<&str>, event: ProbeEvent) -> Progress {
