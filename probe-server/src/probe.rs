@@ -1,4 +1,4 @@
-//! The probe engine: runs a [`Plan`] over each protocol and returns the
+//! The probe engine: runs a [`Plan`] round by round over its protocols and returns the
 //! measured [`ProbeResult`].
 
 pub mod addresses;
@@ -16,6 +16,7 @@ pub mod h2_frames;
 pub mod h3;
 pub mod http;
 pub mod keylog;
+pub mod lanes;
 pub mod migration;
 pub mod network;
 pub mod plan;
@@ -30,15 +31,13 @@ pub mod trace;
 pub mod warmup;
 pub mod wire;
 
-use budget::RecordBudget;
 use connection::ConnectSettings;
 use dns::NameResolver;
 use guard::ConnectPolicy;
-use h123_shared::api::ProbeEvent;
-use h123_shared::{ProbeResult, Protocol, ProtocolRun, SCHEMA_VERSION};
+use h123_shared::{ProbeResult, Protocol, SCHEMA_VERSION};
+use lanes::{Lane, Runner};
 use plan::Plan;
 use proxy::ProxySettings;
-use run::ProtocolRunner;
 use std::sync::Arc;
 use tls::TrustSettings;
 use trace::Progress;
@@ -78,7 +77,7 @@ impl Engine {
         self
     }
 
-    /// Runs `plan`, protocol after protocol.
+    /// Runs `plan`: its rounds in turn, each over every protocol (see [`lanes`]).
     pub async fn run(&self, plan: &Plan) -> ProbeResult {
         self.run_observed(plan, Progress::default()).await
     }
@@ -99,33 +98,27 @@ impl Engine {
             link: None,
             migrate: plan.options.migrate.clone(),
         };
-        // HTTP/3 runs last, so the h1/h2 responses can advertise it (Alt-Svc);
-        // the result keeps the order asked for.
+        // HTTP/3 runs last in each round, so the h1/h2 responses of the first
+        // can advertise it (Alt-Svc); the result keeps the order asked for.
         let mut order: Vec<Protocol> = plan.options.protocols.clone();
         order.sort_by_key(|p| *p == Protocol::H3);
-        let mut runs = Vec::new();
-        for protocol in order {
-            let budget = RecordBudget::share(&plan.options);
-            let settings = settings.across(plan.options.network.as_ref());
-            let resolver = resolver.behind(settings.link.clone());
-            let mut run = match protocol {
-                Protocol::H1 => {
-                    run_tcp::<h1::H1>(protocol, plan, &resolver, &settings, &progress, &budget)
-                        .await
+        let lanes: Vec<Lane> = order
+            .into_iter()
+            .map(|protocol| Lane::new(protocol, plan, &settings, &resolver))
+            .collect();
+        let mut runners: Vec<Runner> = Vec::new();
+        for round in 0..plan.options.rounds.max(1) {
+            for (i, lane) in lanes.iter().enumerate() {
+                if runners.len() == i {
+                    let runner = Runner::start(lane, plan, &runners, &progress).await;
+                    runners.push(runner);
                 }
-                Protocol::H2 => {
-                    run_tcp::<h2::H2>(protocol, plan, &resolver, &settings, &progress, &budget)
-                        .await
-                }
-                Protocol::H3 => {
-                    self.run_h3(plan, &runs, &resolver, &settings, &progress, &budget)
-                        .await
-                }
-            };
-            if let Some(link) = settings.link.as_ref().filter(|_| run.skipped.is_none()) {
-                run.emulated = Some(link.path(protocol));
+                runners[i].round(round).await;
             }
-            runs.push(run);
+        }
+        let mut runs = Vec::new();
+        for (lane, runner) in lanes.iter().zip(runners) {
+            runs.push(runner.finish(lane, plan).await);
         }
         runs.sort_by_key(|r| plan.options.protocols.iter().position(|p| *p == r.protocol));
         ProbeResult {
@@ -137,99 +130,4 @@ impl Engine {
             analysis: None,
         }
     }
-
-    /// Discovers HTTP/3, runs it where found, and records the verdict.
-    async fn run_h3(
-        &self,
-        plan: &Plan,
-        earlier: &[ProtocolRun],
-        resolver: &NameResolver,
-        settings: &ConnectSettings,
-        progress: &Progress,
-        budget: &RecordBudget,
-    ) -> ProtocolRun {
-        if let Some(proxy) = settings.proxy.as_ref().and_then(|p| p.for_url(&plan.url)) {
-            let reason = format!(
-                "HTTP/3 runs over UDP and cannot go through the {} proxy {}; not attempted (no discovery either, so nothing is dialled around the proxy)",
-                proxy.kind.as_str(),
-                proxy.address()
-            );
-            progress.send(ProbeEvent::Skipped {
-                protocol: Protocol::H3,
-                reason: reason.clone(),
-            });
-            return ProtocolRun {
-                emulated: None,
-                streams: None,
-                protocol: Protocol::H3,
-                skipped: Some(reason),
-                stopped: None,
-                cut_short: None,
-                attempts: Vec::new(),
-                discovery: None,
-                other_addresses: Vec::new(),
-            };
-        }
-        let mut discovery = discover::discover(plan, earlier, resolver).await;
-        let Some(endpoint) = discover::endpoint(&discovery) else {
-            progress.send(ProbeEvent::Skipped {
-                protocol: Protocol::H3,
-                reason: discovery.detail.clone(),
-            });
-            return ProtocolRun {
-                emulated: None,
-                streams: None,
-                protocol: Protocol::H3,
-                skipped: Some(discovery.detail.clone()),
-                stopped: None,
-                cut_short: None,
-                attempts: Vec::new(),
-                discovery: Some(discovery),
-                other_addresses: Vec::new(),
-            };
-        };
-        let mut run =
-            ProtocolRunner::<h3::H3>::new(Protocol::H3, plan, resolver, settings, progress.clone())
-                .connect_to(Some(endpoint.clone()))
-                .budget(budget)
-                .run()
-                .await;
-        run.streams = burst::after::<h3::H3>(plan, settings, &run).await;
-        discover::conclude(&mut discovery, &run);
-        let ips = addresses::others(plan, &run, settings, endpoint.1);
-        run.other_addresses = addresses::side_runs::<h3::H3>(
-            Protocol::H3,
-            plan,
-            resolver,
-            settings,
-            budget,
-            Some(endpoint),
-            ips,
-        )
-        .await;
-        run.discovery = Some(discovery);
-        run
-    }
-}
-
-/// One TCP protocol's run (HTTP/1.1 or HTTP/2), then with `--all-addresses`
-/// its side runs to the host's other addresses.
-async fn run_tcp<C: connection::Connection + crate::bench::load::Load>(
-    protocol: Protocol,
-    plan: &Plan,
-    resolver: &NameResolver,
-    settings: &ConnectSettings,
-    progress: &Progress,
-    budget: &RecordBudget,
-) -> ProtocolRun {
-    let mut run = ProtocolRunner::<C>::new(protocol, plan, resolver, settings, progress.clone())
-        .budget(budget)
-        .run()
-        .await;
-    run.streams = burst::after::<C>(plan, settings, &run).await;
-    let port = plan.url.port_or_known_default().unwrap_or(443);
-    let ips = addresses::others(plan, &run, settings, port);
-    run.other_addresses =
-        addresses::side_runs::<C>(protocol, plan, resolver, settings, budget, None, ips).await;
-    run
 }

@@ -37,6 +37,11 @@ pub fn arm_table(results: &[ProbeResult]) -> Vec<ArmRow> {
                 .attempts
                 .iter()
                 .filter(|a| a.attempt > 1 && a.hop == 0 && a.failure.is_none())
+                // A warm round's first attempt opens a new connection: not a later one.
+                .filter(|a| {
+                    result.options.mode != ConnectionMode::Warm
+                        || !result.options.opens_connection(a.attempt)
+                })
                 .collect();
             let median = |mut values: Vec<Micros>| {
                 values.sort();

@@ -493,10 +493,9 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                 let (Some(server), Some(mine)) = (server, mine) else {
                     continue;
                 };
-                let borrowed = [server.spread(), mine.spread()].into_iter().flatten().max();
+                let noise = [server.spread(), mine.spread()].into_iter().flatten().max();
                 let gap = Micros(mine.median.0.abs_diff(server.median.0));
-                let faster = mine.median.min(server.median);
-                let single = server.count == 1 || mine.count == 1;
+                let fewest = server.count.min(mine.count);
                 let what = format!(
                     "on {} your browser's median is {} (n={}), the server's {} (n={})",
                     state.phrase(),
@@ -505,7 +504,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                     ms(server.median),
                     server.count
                 );
-                if significant(gap, borrowed, faster, single) {
+                if significant(gap, noise, fewest) {
                     let who = if mine.median > server.median {
                         "slower"
                     } else {
@@ -543,9 +542,13 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                     .collect::<Vec<_>>()
                     .join(" and ")
             );
-            let single = mine.count == 1;
+            let fewest = [new, reused]
+                .into_iter()
+                .flatten()
+                .map(|s| s.count)
+                .fold(mine.count, usize::min);
             if mine.median > slowest
-                && significant(mine.median.saturating_sub(slowest), noise, slowest, single)
+                && significant(mine.median.saturating_sub(slowest), noise, fewest)
             {
                 parts.push(format!(
                     "{figures}: your browser is slower even than the server's new connections, by {}",
@@ -553,12 +556,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                 ));
                 called.push((protocol, true));
             } else if mine.median < fastest
-                && significant(
-                    fastest.saturating_sub(mine.median),
-                    noise,
-                    mine.median,
-                    single,
-                )
+                && significant(fastest.saturating_sub(mine.median), noise, fewest)
             {
                 parts.push(format!(
                     "{figures}: your browser is faster even than the server's reused connections, by {}",

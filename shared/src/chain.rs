@@ -97,6 +97,16 @@ impl<'a> Chain<'a> {
         Micros(start.0 + last.phases.total.end_us.0)
     }
 
+    /// The name lookups of its hops, together (zero when none looked a name up).
+    pub fn lookup(&self) -> Micros {
+        Micros(
+            self.hops
+                .iter()
+                .filter_map(|(a, _)| a.phases.dns.map(|s| s.duration().0))
+                .sum(),
+        )
+    }
+
     /// Time to first byte of the final answer, from the chain's start.
     pub fn ttfb(&self) -> Option<Micros> {
         let (last, start) = self.hops[self.hops.len() - 1];

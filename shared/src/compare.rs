@@ -5,10 +5,8 @@
 //! Like the verdict and the table ([`crate::table`]), only whole redirect
 //! chains that succeeded count: an HTTP error or a failure on one side leaves
 //! that side's cell empty and says why, it is never compared. The noise a
-//! difference must exceed is the larger spread of the two sides; a side with
-//! a single attempt borrows the largest spread of the metric measured
-//! anywhere in either result, and must also differ by more than
-//! [`crate::verdict::SINGLE_ATTEMPT_PERCENT`].
+//! difference must exceed is the larger spread of the two sides, and each
+//! side needs [`crate::verdict::MIN_SAMPLES`] attempts.
 
 use crate::chain::{Chain, ConnState, all_chains, chains};
 use crate::format::ms;
@@ -16,7 +14,7 @@ use crate::json::ReadJson;
 use crate::schema::{Micros, ProbeResult, Protocol, ProtocolRun};
 use crate::stats::{Metric, PhaseStats};
 use crate::table::{chain_value, unmeasured};
-use crate::verdict::{SIGNIFICANCE_RULE, list, significant};
+use crate::verdict::{MIN_SAMPLES, SIGNIFICANCE_RULE, list, significant};
 use serde::{Deserialize, Serialize};
 
 /// One of the two results.
@@ -56,7 +54,7 @@ pub enum ComparisonKind {
     Differs,
     /// Everything both measured is within the noise.
     NoDifference,
-    /// Nothing fair to compare (a side with no successful attempt, nothing measured in common, no repeats).
+    /// Nothing fair to compare (a side with no successful attempt, nothing measured in common, too few attempts).
     NotComparable,
 }
 
@@ -244,29 +242,13 @@ fn groups(a: &ProbeResult, b: &ProbeResult, protocols: &[Protocol]) -> Vec<Proto
             (state, protocol, row)
         })
         .collect();
-    // The largest spread of each metric anywhere in either result: what single values borrow.
-    let spread_of = |metric: Metric| {
-        cells
-            .iter()
-            .flat_map(|(_, _, row)| row)
-            .filter(|(m, ..)| *m == metric)
-            .flat_map(|(_, x, y)| [x, y])
-            .filter_map(|s| s.as_ref()?.spread())
-            .max()
-    };
-    let total = spread_of(Metric::Total);
-    let borrowed: Vec<Option<Micros>> = Metric::ALL
-        .into_iter()
-        .map(|metric| spread_of(metric).or(total))
-        .collect();
     cells
         .into_iter()
         .filter_map(|(state, protocol, row)| {
             let metrics: Vec<MetricDiff> = row
                 .into_iter()
-                .zip(&borrowed)
-                .filter(|((_, x, y), _)| x.is_some() || y.is_some())
-                .map(|((metric, x, y), borrowed)| diff(metric, x, y, *borrowed))
+                .filter(|(_, x, y)| x.is_some() || y.is_some())
+                .map(|(metric, x, y)| diff(metric, x, y))
                 .collect();
             (!metrics.is_empty()).then_some(ProtocolDiff {
                 protocol,
@@ -278,12 +260,7 @@ fn groups(a: &ProbeResult, b: &ProbeResult, protocols: &[Protocol]) -> Vec<Proto
 }
 
 /// One metric's row, called by the significance rule when both sides have it.
-fn diff(
-    metric: Metric,
-    a: Option<SideFigures>,
-    b: Option<SideFigures>,
-    borrowed: Option<Micros>,
-) -> MetricDiff {
+fn diff(metric: Metric, a: Option<SideFigures>, b: Option<SideFigures>) -> MetricDiff {
     let mut row = MetricDiff {
         metric,
         a,
@@ -295,16 +272,14 @@ fn diff(
     let (Some(x), Some(y)) = (a, b) else {
         return row;
     };
-    let own = x.spread().max(y.spread());
-    let single = x.count == 1 || y.count == 1;
-    row.noise = if single { own.max(borrowed) } else { own };
+    row.noise = x.spread().max(y.spread());
     let (faster, fast, slow) = if y.median < x.median {
         (Side::B, y.median, x.median)
     } else {
         (Side::A, x.median, y.median)
     };
     let gap = slow.saturating_sub(fast);
-    if significant(gap, row.noise, fast, single) {
+    if significant(gap, row.noise, x.count.min(y.count)) {
         row.faster = Some(faster);
         row.gap = Some(gap);
     }
@@ -326,7 +301,7 @@ fn answer(a: &ProbeResult, b: &ProbeResult, groups: &[ProtocolDiff]) -> (Compari
             ),
         );
     }
-    let both: Vec<(&ProtocolDiff, &MetricDiff)> = groups
+    let mut both: Vec<(&ProtocolDiff, &MetricDiff)> = groups
         .iter()
         .filter_map(|g| g.total().map(|t| (g, t)))
         .collect();
@@ -338,12 +313,18 @@ fn answer(a: &ProbeResult, b: &ProbeResult, groups: &[ProtocolDiff]) -> (Compari
                 .to_owned(),
         );
     }
-    if both.iter().all(|(_, t)| t.noise.is_none()) {
+    let enough = |t: &MetricDiff| {
+        t.a.zip(t.b)
+            .is_some_and(|(a, b)| a.count.min(b.count) >= MIN_SAMPLES)
+    };
+    both.retain(|(_, t)| enough(t));
+    if both.is_empty() {
         return (
             ComparisonKind::NotComparable,
-            "One attempt per protocol on each side cannot tell a difference from noise: repeat \
-             both probes (3 attempts or more) to measure the spread."
-                .to_owned(),
+            format!(
+                "Too few attempts on each side to tell a difference from noise (a difference needs \
+                 {MIN_SAMPLES} of a kind on each side): measure more rounds in both probes."
+            ),
         );
     }
     let calls: Vec<String> = ConnState::ALL
@@ -534,8 +515,8 @@ mod tests {
         run(Protocol::H2, attempts)
     }
 
-    /// Three new connections with these TLS times and a fixed wait.
-    fn tls_times(tls: [u64; 3]) -> ProbeResult {
+    /// New connections with these TLS times and a fixed wait.
+    fn tls_times(tls: &[u64]) -> ProbeResult {
         result(vec![h2(tls
             .iter()
             .zip(1..)
@@ -545,8 +526,8 @@ mod tests {
 
     #[test]
     fn a_difference_beyond_the_spread_is_called_with_the_phase_behind_it() {
-        let a = tls_times([30_000, 31_000, 30_500]);
-        let b = tls_times([9_000, 9_400, 9_200]);
+        let a = tls_times(&[30_000, 31_000, 30_500, 30_800]);
+        let b = tls_times(&[9_000, 9_400, 9_200, 9_300]);
         let c = compare(&a, &b);
         assert_eq!(c.kind, ComparisonKind::Differs);
         let total = c.groups[0].total().unwrap();
@@ -565,10 +546,10 @@ mod tests {
     fn one_sentence_per_state_and_direction() {
         let two = |tls: u64, wait: u64| {
             result(vec![
-                h2((1..=3).map(|n| fresh(n, 100, 200, tls, 4_000)).collect()),
+                h2((1..=4).map(|n| fresh(n, 100, 200, tls, 4_000)).collect()),
                 run(
                     Protocol::H1,
-                    (1..=3).map(|n| fresh(n, 100, 200, 9_000, wait)).collect(),
+                    (1..=4).map(|n| fresh(n, 100, 200, 9_000, wait)).collect(),
                 ),
             ])
         };
@@ -583,8 +564,9 @@ mod tests {
 
     #[test]
     fn a_difference_inside_the_spread_is_not_called() {
-        let a = tls_times([10_000, 14_000, 12_000]);
-        let b = tls_times([11_000, 13_000, 12_900]);
+        // Medians 0.9 ms apart (over the floor), inside A's 4 ms spread.
+        let a = tls_times(&[10_000, 14_000, 12_000, 12_500]);
+        let b = tls_times(&[11_000, 13_000, 12_900, 12_950]);
         let c = compare(&a, &b);
         assert_eq!(c.kind, ComparisonKind::NoDifference, "{}", c.summary);
         let total = c.groups[0].total().unwrap();
@@ -598,18 +580,18 @@ mod tests {
 
     #[test]
     fn under_the_floor_nothing_is_called_even_without_spread() {
-        let a = tls_times([10_000, 10_000, 10_000]);
-        let b = tls_times([10_400, 10_400, 10_400]);
+        let a = tls_times(&[10_000; 4]);
+        let b = tls_times(&[10_400; 4]);
         assert_eq!(compare(&a, &b).kind, ComparisonKind::NoDifference);
     }
 
     #[test]
-    fn single_attempts_borrow_a_spread_or_call_nothing() {
+    fn fewer_than_four_attempts_call_nothing_and_four_beyond_the_spread_do() {
         let one = |tls| result(vec![h2(vec![fresh(1, 100, 200, tls, 4_000)])]);
         let c = compare(&one(30_000), &one(9_000));
         assert_eq!(c.kind, ComparisonKind::NotComparable);
-        assert!(c.summary.contains("repeat"), "{}", c.summary);
-        // With repeats on reused connections, the single new ones borrow their spread.
+        assert!(c.summary.starts_with("Too few attempts"), "{}", c.summary);
+        // Single new connections borrow nothing from the spread of the reused ones.
         let with_reuse = |tls, waits: [u64; 2]| {
             result(vec![h2(vec![
                 fresh(1, 100, 200, tls, 4_000),
@@ -621,15 +603,37 @@ mod tests {
             &with_reuse(30_000, [2_000, 3_000]),
             &with_reuse(9_000, [2_000, 3_000]),
         );
-        assert_eq!(c.kind, ComparisonKind::Differs, "{}", c.summary);
+        assert_ne!(c.kind, ComparisonKind::Differs, "{}", c.summary);
         let new = c.groups.iter().find(|g| g.state == ConnState::New).unwrap();
-        assert_eq!(new.total().unwrap().noise, Some(Micros(1_000)));
+        let total = new.total().unwrap();
+        assert_eq!((total.noise, total.faster, total.gap), (None, None, None));
+        // Three new connections a side, 21 ms apart and spread over 1 ms: still nothing.
+        let c = compare(
+            &tls_times(&[30_000, 31_000, 30_500]),
+            &tls_times(&[9_000, 9_400, 9_200]),
+        );
+        assert_ne!(c.kind, ComparisonKind::Differs, "{}", c.summary);
+        let total = c.groups[0].total().unwrap();
+        assert_eq!(total.noise, Some(Micros(1_000)));
+        assert_eq!((total.faster, total.gap), (None, None));
+        // A fourth each: the same gap is called.
+        let c = compare(
+            &tls_times(&[30_000, 31_000, 30_500, 30_800]),
+            &tls_times(&[9_000, 9_400, 9_200, 9_300]),
+        );
+        assert_eq!(c.kind, ComparisonKind::Differs, "{}", c.summary);
+        let total = c.groups[0].total().unwrap();
+        assert_eq!(total.noise, Some(Micros(1_000)));
+        assert_eq!(
+            (total.faster, total.gap),
+            (Some(Side::B), Some(Micros(21_300)))
+        );
     }
 
     #[test]
     fn an_http_error_is_never_compared() {
-        let a = tls_times([30_000, 31_000, 30_500]);
-        let mut b = tls_times([9_000, 9_400, 9_200]);
+        let a = tls_times(&[30_000, 31_000, 30_500, 30_800]);
+        let mut b = tls_times(&[9_000, 9_400, 9_200, 9_300]);
         for attempt in &mut b.runs[0].attempts {
             attempt.response.as_mut().unwrap().status = 502;
         }
@@ -647,7 +651,7 @@ mod tests {
     #[test]
     fn a_failed_protocol_on_one_side_is_named_and_left_out() {
         let a = result(vec![
-            h2(vec![fresh(1, 100, 200, 9_000, 4_000); 3]),
+            h2(vec![fresh(1, 100, 200, 9_000, 4_000); 4]),
             run(
                 Protocol::H3,
                 vec![fresh(1, 100, 0, 0, 4_000), fresh(2, 100, 0, 0, 4_000)],
@@ -678,8 +682,8 @@ mod tests {
 
     #[test]
     fn different_urls_vantages_and_protocols_are_caveats() {
-        let a = tls_times([9_000, 9_100, 9_200]);
-        let mut b = tls_times([9_000, 9_100, 9_200]);
+        let a = tls_times(&[9_000, 9_100, 9_200]);
+        let mut b = tls_times(&[9_000, 9_100, 9_200]);
         b.options.url = "https://cdn.example.net/path".into();
         b.vantage = Some(crate::vantage::Vantage::named("fra1"));
         b.runs
@@ -698,7 +702,7 @@ mod tests {
 
     #[test]
     fn nothing_in_common_is_not_comparable() {
-        let a = tls_times([9_000, 9_100, 9_200]);
+        let a = tls_times(&[9_000, 9_100, 9_200]);
         let b = result(vec![run(
             Protocol::H3,
             vec![fresh(1, 100, 0, 0, 4_000), fresh(2, 100, 0, 0, 4_000)],
@@ -735,8 +739,8 @@ mod tests {
     #[test]
     fn it_reads_back_as_written() {
         let c = compare(
-            &tls_times([30_000, 31_000, 30_500]),
-            &tls_times([9_000, 9_400, 9_200]),
+            &tls_times(&[30_000, 31_000, 30_500, 30_800]),
+            &tls_times(&[9_000, 9_400, 9_200, 9_300]),
         );
         let json = serde_json::to_string(&c).unwrap();
         assert!(json.contains(r#""faster":"b""#), "{json}");

@@ -22,6 +22,7 @@ mod failure;
 mod h3;
 mod http;
 mod migration;
+mod offered;
 mod slow;
 mod streams;
 
@@ -102,6 +103,7 @@ pub fn diagnose(result: &ProbeResult) -> Vec<Finding> {
     http::errors(result, &mut findings);
     http::redirects(result, &mut findings);
     failure::failures(result, &mut findings);
+    offered::not_offered(result, &mut findings);
     addresses::families(result, &mut findings);
     truncated(result, &mut findings);
     capped(result, &mut findings);

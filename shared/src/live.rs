@@ -84,7 +84,11 @@ impl LiveResult {
                 }
             }
             ProbeEvent::Skipped { protocol, reason } => {
-                run_mut(&mut self.result, protocol).skipped = Some(reason);
+                // A run found not offered after its first handshake drops that attempt.
+                self.running.retain(|key, _| key.protocol != protocol);
+                let run = run_mut(&mut self.result, protocol);
+                run.attempts.clear();
+                run.skipped = Some(reason);
             }
             ProbeEvent::Stopped { protocol, reason } => {
                 run_mut(&mut self.result, protocol).stopped = Some(reason);
@@ -235,5 +239,28 @@ mod tests {
             .find(|r| r.protocol == Protocol::H3)
             .unwrap();
         assert_eq!(h3.skipped.as_deref(), Some("no UDP"));
+    }
+
+    #[test]
+    fn a_skip_after_a_first_handshake_drops_its_attempt() {
+        let mut live = LiveResult::new(result(Vec::new()));
+        live.apply(phase(Protocol::H2, 1, TraceEvent::DnsStart, 0));
+        live.apply(phase(Protocol::H2, 1, TraceEvent::TlsStart, 10));
+        live.apply(ProbeEvent::Skipped {
+            protocol: Protocol::H2,
+            reason: "this server does not offer HTTP/2".into(),
+        });
+        assert!(live.running().is_empty());
+        let snap = live.snapshot();
+        let h2 = snap
+            .runs
+            .iter()
+            .find(|r| r.protocol == Protocol::H2)
+            .unwrap();
+        assert!(h2.attempts.is_empty());
+        assert_eq!(
+            h2.skipped.as_deref(),
+            Some("this server does not offer HTTP/2")
+        );
     }
 }

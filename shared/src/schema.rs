@@ -313,9 +313,15 @@ pub struct ProbeOptions {
     /// body, `send` lasts until its last byte was handed to the transport.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<RequestBody>,
-    /// Attempts per protocol (1 or more).
+    /// Attempts per round (1 or more): in warm mode the first on a new
+    /// connection, the others reusing it.
     pub repeat: u32,
-    /// Whether later attempts reuse the first connection.
+    /// Rounds per protocol (1 or more; 4 by default): each round makes the
+    /// `repeat` attempts from a new connection, so a protocol's new
+    /// connections are measured `rounds` times and a verdict on them rests on
+    /// more than one sample. Attempts are numbered across rounds.
+    pub rounds: u32,
+    /// Whether later attempts of a round reuse its first connection.
     pub mode: ConnectionMode,
     /// Pause between attempts, in milliseconds (makes reused connections idle).
     pub idle_gap_ms: u64,
@@ -471,6 +477,21 @@ impl Visibility {
     }
 }
 
+impl ProbeOptions {
+    /// Attempts per protocol: `rounds` times `repeat`.
+    pub fn attempts(&self) -> u32 {
+        self.rounds.max(1).saturating_mul(self.repeat)
+    }
+
+    /// Whether `attempt` (numbered from 1 across rounds) opens its round's
+    /// connection: the first of a round, or every one in cold mode. A later
+    /// attempt of a warm round should reuse it.
+    pub fn opens_connection(&self, attempt: u32) -> bool {
+        self.mode == ConnectionMode::Cold
+            || attempt.saturating_sub(1).is_multiple_of(self.repeat.max(1))
+    }
+}
+
 impl Default for ProbeOptions {
     fn default() -> Self {
         ProbeOptions {
@@ -478,7 +499,8 @@ impl Default for ProbeOptions {
             protocols: Protocol::ALL.to_vec(),
             method: Method::Get,
             body: None,
-            repeat: 3,
+            repeat: 2,
+            rounds: 4,
             mode: ConnectionMode::Warm,
             idle_gap_ms: 0,
             follow_redirects: false,
@@ -553,6 +575,11 @@ pub struct ProtocolRun {
     /// Why the protocol was not measured at all, when it was not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// When the server does not speak this protocol (HTTP/1.1 or HTTP/2):
+    /// what its TLS handshake (ALPN) said. The run is then `skipped`, calmly,
+    /// as HTTP/3's `not_advertised` is: a fact about the server, not a failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_offered: Option<NotOffered>,
     /// Why the later attempts were not made, when the run stopped early (e.g.
     /// attempt 1 timed out setting up, so the peer is silent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -586,6 +613,7 @@ impl ProtocolRun {
         ProtocolRun {
             protocol,
             skipped: None,
+            not_offered: None,
             stopped: None,
             cut_short: None,
             discovery: None,
@@ -594,6 +622,36 @@ impl ProtocolRun {
             emulated: None,
             streams: None,
         }
+    }
+}
+
+/// A server that does not speak the protocol asked for, as its TLS handshake
+/// showed: it chose another application protocol (ALPN), or refused every
+/// one offered (alert `no_application_protocol`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NotOffered {
+    /// The ALPN protocols h123 offered, e.g. `["h2", "http/1.1"]`.
+    pub offered: Vec<String>,
+    /// The protocol the server chose instead (e.g. `http/1.1`); absent when
+    /// it chose none or refused them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<String>,
+}
+
+impl NotOffered {
+    /// The sentence a run's `skipped` carries, e.g. "this server does not
+    /// offer HTTP/2: offered h2 and http/1.1 in TLS (ALPN), it chose http/1.1".
+    pub fn reason(&self, protocol: Protocol) -> String {
+        let offered = crate::verdict::list(&self.offered);
+        let answer = match &self.chosen {
+            Some(chosen) => format!("it chose {chosen}"),
+            None => "it agreed to none of them".to_string(),
+        };
+        format!(
+            "this server does not offer {}: offered {offered} in TLS (ALPN), {answer}",
+            protocol.http_version()
+        )
     }
 }
 
@@ -665,6 +723,9 @@ pub enum H3Outcome {
     NotAdvertised,
     /// Datagrams went out and nothing came back within the bounded wait.
     UdpSilent,
+    /// The endpoint's name (an `Alt-Svc` or HTTPS-record target) did not
+    /// resolve: no datagram was sent.
+    NameUnresolved,
     /// The QUIC or TLS handshake failed (the reason is in `detail`).
     HandshakeFailed,
     /// The server speaks no QUIC version or ALPN h123 offers.

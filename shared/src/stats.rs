@@ -121,6 +121,9 @@ pub struct PhaseStats {
     pub p95: Micros,
     /// Largest value.
     pub max: Micros,
+    /// The largest value but one (the largest, when there is one value).
+    #[serde(default)]
+    pub next_to_max: Micros,
 }
 
 impl PhaseStats {
@@ -139,6 +142,7 @@ impl PhaseStats {
             median: percentile(&values, 50),
             p95: percentile(&values, 95),
             max: *values.last()?,
+            next_to_max: values[values.len().saturating_sub(2)],
         })
     }
 }
@@ -196,7 +200,8 @@ mod tests {
                 min: Micros(10),
                 median: Micros(20),
                 p95: Micros(30),
-                max: Micros(30)
+                max: Micros(30),
+                next_to_max: Micros(20),
             }
         );
         assert_eq!(PhaseStats::from_values(Vec::new()), None);

@@ -110,15 +110,6 @@ pub fn comparison_table(result: &ProbeResult) -> ComparisonTable {
             .filter_map(|c| chain_value(metric, c))
             .collect()
     };
-    let spread = |v: &[Micros]| PhaseStats::from_values(v.to_vec())?.spread();
-    // The largest spread of a metric anywhere in the probe: what single values borrow.
-    let borrowed = |metric: Metric| {
-        ConnState::ALL
-            .into_iter()
-            .flat_map(|state| (0..per_run.len()).map(move |c| (state, c)))
-            .filter_map(|(state, c)| spread(&values(c, state, metric)))
-            .max()
-    };
     let sections: Vec<TableSection> = ConnState::ALL
         .into_iter()
         .filter_map(|state| {
@@ -128,15 +119,10 @@ pub fn comparison_table(result: &ProbeResult) -> ComparisonTable {
                     let stats: Vec<Option<PhaseStats>> = (0..per_run.len())
                         .map(|c| PhaseStats::from_values(values(c, state, metric)))
                         .collect();
-                    stats.iter().any(Option::is_some).then(|| {
-                        row(
-                            metric,
-                            state,
-                            &columns,
-                            &stats,
-                            borrowed(metric).or(borrowed(Metric::Total)),
-                        )
-                    })
+                    stats
+                        .iter()
+                        .any(Option::is_some)
+                        .then(|| row(metric, state, &columns, &stats))
                 })
                 .collect();
             (!rows.is_empty()).then_some(TableSection { state, rows })
@@ -160,7 +146,6 @@ fn row(
     state: ConnState,
     columns: &[Column],
     stats: &[Option<PhaseStats>],
-    borrowed: Option<Micros>,
 ) -> TableRow {
     let samples: Vec<ProtocolSample> = columns
         .iter()
@@ -172,11 +157,11 @@ fn row(
                 median: s.median,
                 min: s.min,
                 max: s.max,
+                next_to_max: s.next_to_max,
             })
         })
         .collect();
-    let comparison =
-        (samples.len() > 1).then(|| verdict::compare(state, samples.clone(), borrowed));
+    let comparison = (samples.len() > 1).then(|| verdict::compare(state, samples.clone()));
     let fastest = samples.iter().map(|s| s.median).min().unwrap_or_default();
     let cells = columns
         .iter()
@@ -231,22 +216,26 @@ mod tests {
 
     #[test]
     fn states_are_separate_and_only_real_differences_are_marked() {
+        // Four new connections then four reused requests per protocol.
+        let attempts = |tls: [u64; 4], waits: [u64; 4]| {
+            let mut out: Vec<_> = (1..)
+                .zip(tls)
+                .map(|(n, tls)| fresh(n, 100, 200, tls, 4_000))
+                .collect();
+            out.extend((5..).zip(waits).map(|(n, wait)| reused(n, wait)));
+            out
+        };
         let r = result(vec![
             run(
                 Protocol::H1,
-                vec![
-                    fresh(1, 100, 200, 30_000, 4_000),
-                    reused(2, 2_000),
-                    reused(3, 2_100),
-                ],
+                attempts(
+                    [30_000, 30_100, 29_900, 30_200],
+                    [2_000, 2_100, 2_050, 2_080],
+                ),
             ),
             run(
                 Protocol::H2,
-                vec![
-                    fresh(1, 100, 200, 9_000, 4_000),
-                    reused(2, 2_050),
-                    reused(3, 2_000),
-                ],
+                attempts([9_000, 8_950, 9_100, 9_050], [2_050, 2_000, 1_990, 2_030]),
             ),
         ]);
         let t = comparison_table(&r);
@@ -255,7 +244,7 @@ mod tests {
             vec![ConnState::New, ConnState::Reused]
         );
         assert!(t.show_p95);
-        // New connection: TLS 30 ms against 9 ms, well beyond the 100 µs spread borrowed from reused attempts.
+        // New connection: TLS 30 ms against 9 ms, well beyond their 0.3 ms spread.
         let h1 = cell(&t, ConnState::New, Metric::Tls, 0);
         let h2 = cell(&t, ConnState::New, Metric::Tls, 1);
         assert!(h2.fastest && !h1.fastest);
@@ -263,8 +252,19 @@ mod tests {
         // Reused: 50 µs apart, inside the floor: nobody leads, no gap.
         let wait = cell(&t, ConnState::Reused, Metric::Wait, 0);
         assert!(!wait.fastest && wait.diff_ms.is_none());
-        assert_eq!((wait.count, wait.p95), (2, Some(Micros(2_100))));
+        assert_eq!((wait.count, wait.p95), (4, Some(Micros(2_100))));
         assert!(t.columns.iter().all(|c| c.unmeasured.is_none()));
+        // Three new connections a protocol are too few to mark the same gap.
+        let mut r = r;
+        for run in &mut r.runs {
+            run.attempts.remove(3);
+        }
+        let t = comparison_table(&r);
+        let h1 = cell(&t, ConnState::New, Metric::Tls, 0);
+        let h2 = cell(&t, ConnState::New, Metric::Tls, 1);
+        assert_eq!((h1.count, h2.count), (3, 3));
+        assert!(!h1.fastest && !h2.fastest);
+        assert_eq!((h1.diff_ms, h2.diff_ms), (None, None));
     }
 
     #[test]

@@ -219,8 +219,10 @@ enum Call {
 /// The call of `comparisons` (one vantage's verdict) in `state`, when it
 /// compared protocols there against a measured spread.
 fn call_at(comparisons: &[StateComparison], state: ConnState) -> Option<Call> {
-    let comparison = comparisons.iter().find(|c| c.state == state)?;
-    comparison.noise?;
+    let comparison = comparisons
+        .iter()
+        .find(|c| c.state == state)
+        .filter(|c| c.enough())?;
     Some(match comparison.margin {
         Some(margin) => Call::Leads(comparison.leaders.clone(), margin),
         None => Call::Even,
@@ -238,8 +240,8 @@ fn names(protocols: &[Protocol]) -> String {
 /// Where the faster protocol depends on the vantage: for each state of
 /// [`MATRIX_STATES`], a vantage whose verdict calls a difference next to one
 /// whose verdict does not (`vantage_dependent`), or two that call different
-/// leaders (`vantage_disagrees`). Only verdicts that compared beyond a
-/// measured spread count, so no difference inside the noise is called.
+/// leaders (`vantage_disagrees`). Only verdicts with enough attempts to call
+/// a difference count, so no difference inside the noise is called.
 pub fn findings(runs: &[VantageRun]) -> Vec<Finding> {
     findings_with(runs, computed)
 }
@@ -336,12 +338,12 @@ mod tests {
     use super::*;
     use crate::fixture::{fresh, result, reused, run};
 
-    /// Three new connections per protocol (TLS `h2_tls` and `h3_tls` µs, no
-    /// TCP connect for HTTP/3), each followed by two reused requests, with
-    /// waits around 5 ms.
+    /// Four rounds per protocol, each a new connection (TLS `h2_tls` and
+    /// `h3_tls` µs, no TCP connect for HTTP/3) followed by two reused
+    /// requests, with waits around 5 ms.
     fn probed(name: &str, h2_tls: u64, h3_tls: u64) -> VantageRun {
         let attempts = |connect: u64, tls: u64| {
-            (0..3u32)
+            (0..4u32)
                 .flat_map(|i| {
                     let n = i * 3;
                     [
@@ -352,12 +354,16 @@ mod tests {
                 })
                 .collect()
         };
+        let mut result = result(vec![
+            run(Protocol::H2, attempts(h2_tls / 2, h2_tls / 2)),
+            run(Protocol::H3, attempts(0, h3_tls)),
+        ]);
+        result.options.rounds = 4;
+        result.options.repeat = 3;
+        assert!((1..=12).all(|n| result.options.opens_connection(n) == (n % 3 == 1)));
         VantageRun {
             vantage: Vantage::named(name),
-            result: Some(result(vec![
-                run(Protocol::H2, attempts(h2_tls / 2, h2_tls / 2)),
-                run(Protocol::H3, attempts(0, h3_tls)),
-            ])),
+            result: Some(result),
             problem: None,
         }
     }
@@ -399,7 +405,7 @@ mod tests {
         assert_eq!(far.cells.len(), 4, "2 protocols x new, reused");
         let h3_new = cell(far, Protocol::H3, ConnState::New);
         assert!(h3_new.faster);
-        assert_eq!(h3_new.count, 3);
+        assert_eq!(h3_new.count, 4);
         // 1 ms DNS + 40 ms QUIC + 50 µs send + 5.1 ms wait (median) + 0.5 ms receive.
         assert_eq!(h3_new.total, Some(Micros(46_650)));
         assert!(!cell(far, Protocol::H2, ConnState::New).faster);

@@ -28,7 +28,8 @@ pub fn ProbeForm(
     let url = RwSignal::new(String::new());
     let touched = RwSignal::new(false);
     let protocols = RwSignal::new(Protocol::ALL.to_vec());
-    let repeat = RwSignal::new(3u32);
+    let repeat = RwSignal::new(ProbeOptions::default().repeat);
+    let rounds = RwSignal::new(ProbeOptions::default().rounds);
     let mode = RwSignal::new(ConnectionMode::Warm);
     let method = RwSignal::new(Method::Get);
     let headers = RwSignal::new(String::new());
@@ -68,6 +69,7 @@ pub fn ProbeForm(
             protocols,
             method: method.get(),
             repeat: repeat.get(),
+            rounds: rounds.get(),
             mode: mode.get(),
             headers,
             insecure: insecure.get(),
@@ -186,7 +188,23 @@ pub fn ProbeForm(
                         .collect_view()}
                 </fieldset>
                 <div class="field">
-                    <label for="repeat">"Attempts per protocol"</label>
+                    <label for="rounds">"Rounds, each on a new connection"</label>
+                    <input
+                        id="rounds"
+                        type="number"
+                        min="1"
+                        max=MAX_REPEAT
+                        title="Rounds, each from a new connection: a verdict on new connections needs 4 or more"
+                        prop:value=move || rounds.get().to_string()
+                        on:input=move |ev| {
+                            if let Ok(n) = event_target_value(&ev).parse::<u32>() {
+                                rounds.set(n.clamp(1, MAX_REPEAT));
+                            }
+                        }
+                    />
+                </div>
+                <div class="field">
+                    <label for="repeat">"Attempts per round"</label>
                     <input
                         id="repeat"
                         type="number"

@@ -71,7 +71,7 @@ fn side_line(letter: &str, record: &ProbeRecord) -> String {
     let _ = write!(
         out,
         "</a> · {} attempts per protocol · {}</p>",
-        record.options.repeat,
+        record.options.attempts(),
         escape(&local_time(record.created_at_unix_ms))
     );
     out

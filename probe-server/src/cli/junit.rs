@@ -217,6 +217,7 @@ fn suite(result: &ProbeResult, run: &ProtocolRun, slo: Option<&SloReport>) -> Su
         ("method", options.method.as_str().to_owned()),
         ("mode", options.mode.as_str().to_owned()),
         ("repeat", options.repeat.to_string()),
+        ("rounds", options.rounds.to_string()),
         ("started_at_unix_ms", result.started_at_unix_ms.to_string()),
         ("h123_version", env!("CARGO_PKG_VERSION").to_owned()),
     ];
@@ -386,6 +387,7 @@ mod tests {
             streams: None,
             protocol: h123_shared::Protocol::H3,
             skipped: Some("not advertised".into()),
+            not_offered: None,
             stopped: None,
             cut_short: None,
             discovery: None,

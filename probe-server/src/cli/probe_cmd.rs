@@ -43,9 +43,13 @@ pub struct ProbeArgs {
     /// Protocols to measure, comma-separated: h1, h2, h3.
     #[arg(long = "proto", value_delimiter = ',', default_value = "h1,h2,h3")]
     pub protocols: Vec<Protocol>,
-    /// Requests per protocol; 2..N reuse the first connection unless --cold.
-    #[arg(short = 'n', long = "repeat", default_value_t = 3)]
+    /// Requests per round; a round's later ones reuse its connection unless --cold.
+    #[arg(short = 'n', long = "repeat", default_value_t = 2)]
     pub repeat: u32,
+    /// Rounds per protocol, each from a new connection: how many new
+    /// connections a verdict on them rests on (4 or more to call a difference).
+    #[arg(long, default_value_t = 4)]
+    pub rounds: u32,
     /// Open a new connection for every request.
     #[arg(long, conflicts_with = "resumed")]
     pub cold: bool,
@@ -238,6 +242,7 @@ impl ProbeArgs {
             method,
             body: parts.body,
             repeat: self.repeat,
+            rounds: self.rounds,
             mode: match (self.cold, self.resumed) {
                 (true, _) => ConnectionMode::Cold,
                 (_, true) => ConnectionMode::Resumed,
@@ -604,6 +609,21 @@ mod tests {
     }
 
     #[test]
+    fn the_cli_measures_as_the_api_and_the_form_do_by_default() {
+        let o = args(&["https://e.test/"]).options().unwrap();
+        let defaults = ProbeOptions::default();
+        assert_eq!(
+            (o.rounds, o.repeat, o.mode, &o.protocols),
+            (
+                defaults.rounds,
+                defaults.repeat,
+                defaults.mode,
+                &defaults.protocols
+            )
+        );
+    }
+
+    #[test]
     fn flags_map_to_options() {
         let a = args(&[
             "https://e.test/",
@@ -611,6 +631,8 @@ mod tests {
             "h2,h1",
             "-n",
             "5",
+            "--rounds",
+            "3",
             "--cold",
             "-L",
             "-X",
@@ -626,6 +648,7 @@ mod tests {
         let o = a.options().unwrap();
         assert_eq!(o.protocols, vec![Protocol::H2, Protocol::H1]);
         assert_eq!(o.repeat, 5);
+        assert_eq!(o.rounds, 3);
         assert_eq!(o.mode, ConnectionMode::Cold);
         assert!(o.follow_redirects && o.insecure);
         assert_eq!(o.method, Method::Head);

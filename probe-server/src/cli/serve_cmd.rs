@@ -49,8 +49,8 @@ pub struct ServeArgs {
     /// Trust only the CA certificates in this PEM file.
     #[arg(long, value_name = "FILE")]
     pub cacert: Option<PathBuf>,
-    /// Most attempts per protocol in one probe.
-    #[arg(long, default_value_t = 10)]
+    /// Most attempts per protocol in one probe (rounds × repeat).
+    #[arg(long, default_value_t = 24)]
     pub max_repeat: u32,
     /// Longest per-attempt timeout a probe may ask for, in milliseconds.
     #[arg(long, default_value_t = 30_000, value_name = "MS")]

@@ -48,15 +48,16 @@ pub fn report(result: &ProbeResult, color: bool) -> String {
     let mut out = String::new();
     let o = &result.options;
     let mode = match o.mode {
-        ConnectionMode::Warm => "first connection reused",
+        ConnectionMode::Warm => "each round's connection reused",
         ConnectionMode::Cold => "new connection each time",
         ConnectionMode::Resumed => "new connection each time, resuming the TLS session",
     };
     let _ = writeln!(
         out,
-        "{} {} · {} request(s) per protocol, {mode}{}",
+        "{} {} · {} round(s) of {} request(s) per protocol, {mode}{}",
         o.method.as_str(),
         o.url,
+        o.rounds,
         o.repeat,
         if o.insecure {
             " · certificate NOT verified (-k)"

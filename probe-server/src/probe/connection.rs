@@ -119,6 +119,9 @@ pub trait Connection: Sized + Send + 'static {
     /// and QUIC configuration, a UDP socket).
     type Setup: Send;
 
+    /// The application protocols a new TLS or QUIC connection offers (ALPN), in order.
+    const ALPN: &'static [&'static [u8]];
+
     /// Makes a new connection's [`Connection::Setup`]. The engine calls it
     /// before an attempt's clock starts: it is the tool's own work, not the
     /// network's or the server's, and belongs to no phase.
@@ -200,6 +203,7 @@ pub async fn open_tcp_tls(
             trace,
         )
         .await?;
+        trace.tls_agreed(&info);
         (Box::new(stream), Some(info), chain)
     } else {
         (Box::new(stream), None, Vec::new())

@@ -150,6 +150,13 @@ pub fn conclude(discovery: &mut H3Discovery, run: &ProtocolRun) {
         Some(f) if f.kind == FailureKind::Blocked => {
             (H3Outcome::Blocked, format!("not tried: {}", f.message))
         }
+        Some(f) if f.phase == Phase::Dns => (
+            H3Outcome::NameUnresolved,
+            format!(
+                "the name of the HTTP/3 endpoint {endpoint} did not resolve, so nothing was sent: {}",
+                f.message
+            ),
+        ),
         Some(f) if f.phase != Phase::Quic && !past_quic(f.phase) => (
             H3Outcome::HandshakeFailed,
             format!(
@@ -213,6 +220,7 @@ mod tests {
             streams: None,
             protocol: Protocol::H3,
             skipped: None,
+            not_offered: None,
             stopped: None,
             cut_short: None,
             discovery: None,
@@ -275,8 +283,8 @@ mod tests {
                 FailureKind::Dns,
                 "URL has no host or port"
             ))),
-            H3Outcome::HandshakeFailed,
-            "a lookup that failed before QUIC is no handshake"
+            H3Outcome::NameUnresolved,
+            "a lookup that failed before QUIC is a DNS outcome, no handshake"
         );
         assert_eq!(
             verdict(Some((Phase::Quic, FailureKind::Timeout, "no handshake"))),

@@ -41,6 +41,13 @@ pub fn from_io(phase: Phase, err: &io::Error) -> Failure {
     if let Some(refused) = tls_error(err).and_then(client_cert_refused) {
         return refused;
     }
+    if tls_error(err).is_some_and(no_common_protocol) {
+        return failure(
+            Phase::Tls,
+            FailureKind::Unsupported,
+            format!("the server speaks none of the protocols offered in TLS (ALPN): {err}"),
+        );
+    }
     let kind = match err.kind() {
         K::ConnectionRefused => FailureKind::Refused,
         K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof => {
@@ -83,6 +90,19 @@ fn client_cert_refused(err: &rustls::Error) -> Option<Failure> {
         FailureKind::Tls,
         format!("{message} ({alert:?} alert)"),
     ))
+}
+
+/// Whether the handshake ended because the server speaks none of the
+/// application protocols offered (alert `no_application_protocol`, or a choice
+/// the client never offered): the protocol is not offered, the TLS is fine.
+fn no_common_protocol(err: &rustls::Error) -> bool {
+    matches!(
+        err,
+        rustls::Error::AlertReceived(rustls::AlertDescription::NoApplicationProtocol)
+            | rustls::Error::PeerMisbehaved(
+                rustls::PeerMisbehaved::SelectedUnofferedApplicationProtocol
+            )
+    )
 }
 
 fn tls_error(err: &io::Error) -> Option<&rustls::Error> {

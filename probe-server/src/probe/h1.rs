@@ -73,6 +73,8 @@ const ALPN: &[&[u8]] = &[b"http/1.1"];
 impl Connection for H1 {
     type Setup = Arc<ClientConfig>;
 
+    const ALPN: &'static [&'static [u8]] = ALPN;
+
     fn prepare(settings: &ConnectSettings) -> Result<Arc<ClientConfig>, Failure> {
         Ok(settings.tls_config(ALPN))
     }

@@ -29,8 +29,10 @@ pub struct H2 {
     _task: TaskGuard,
 }
 
-/// The one ALPN an HTTP/2 connection offers.
-const ALPN: &[&[u8]] = &[b"h2"];
+/// What an HTTP/2 connection offers in TLS, as curl and browsers do: `h2`,
+/// then `http/1.1`, so a server without HTTP/2 answers with its choice (and
+/// the run says the server does not offer HTTP/2) instead of failing the handshake.
+const ALPN: &[&[u8]] = &[b"h2", b"http/1.1"];
 
 /// The flow-control windows of a load connection, as hyper's client (the
 /// probe's attempts) opens them: 2 MiB per stream, 5 MiB in all. The h2
@@ -40,6 +42,8 @@ const CONNECTION_WINDOW: u32 = 5 * 1024 * 1024;
 
 impl Connection for H2 {
     type Setup = Arc<ClientConfig>;
+
+    const ALPN: &'static [&'static [u8]] = ALPN;
 
     fn prepare(settings: &ConnectSettings) -> Result<Arc<ClientConfig>, Failure> {
         Ok(settings.tls_config(ALPN))
@@ -114,15 +118,16 @@ impl Connection for H2 {
     }
 }
 
-/// Fails unless TLS negotiated `h2` (over plain TCP, h2c is prior knowledge).
+/// Fails as `unsupported` in the tls phase unless TLS negotiated `h2` (over
+/// plain TCP, h2c is prior knowledge): the server does not offer HTTP/2.
 fn check_alpn(opened: &Opened<()>) -> Result<(), Failure> {
     match &opened.tls {
         Some(tls) if tls.alpn.as_deref() != Some("h2") => Err(failure(
             Phase::Tls,
             FailureKind::Unsupported,
             format!(
-                "the server did not agree to HTTP/2 (ALPN: {})",
-                tls.alpn.as_deref().unwrap_or("none")
+                "the server does not offer HTTP/2 (ALPN: {})",
+                tls.alpn.as_deref().unwrap_or("none agreed")
             ),
         )),
         _ => Ok(()),

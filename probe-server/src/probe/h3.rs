@@ -52,10 +52,12 @@ pub struct H3Setup {
 impl Connection for H3 {
     type Setup = H3Setup;
 
+    const ALPN: &'static [&'static [u8]] = &[b"h3"];
+
     fn prepare(settings: &ConnectSettings) -> Result<H3Setup, Failure> {
         let endpoint = ClientEndpoint::new(settings.link.clone())
             .map_err(|e| failure(Phase::Quic, FailureKind::Io, e.to_string()))?;
-        let quic_tls = QuicClientConfig::try_from(settings.tls_config(&[b"h3"]))
+        let quic_tls = QuicClientConfig::try_from(settings.tls_config(Self::ALPN))
             .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;
         let mut config = quinn::ClientConfig::new(Arc::new(quic_tls));
         if let Some(dir) = &settings.qlog_dir {

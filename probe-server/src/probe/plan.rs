@@ -14,7 +14,7 @@ use url::Url;
 /// Bounds on what one probe may ask for.
 #[derive(Clone, Debug)]
 pub struct Limits {
-    /// Most attempts per protocol.
+    /// Most attempts per protocol (rounds × repeat; also the most of each).
     pub max_repeat: u32,
     /// Most redirect hops per attempt.
     pub max_redirects: u32,
@@ -286,6 +286,13 @@ impl Plan {
             .map(|body| take_body(body, options.method, limits.max_request_body))
             .transpose()?;
         range("repeat", options.repeat.into(), 1, limits.max_repeat.into())?;
+        range("rounds", options.rounds.into(), 1, limits.max_repeat.into())?;
+        range(
+            "rounds × repeat",
+            options.attempts().into(),
+            1,
+            limits.max_repeat.into(),
+        )?;
         if let Some(n) = options.streams {
             range("streams", n.into(), 2, limits.max_streams.into())?;
         }
@@ -506,6 +513,17 @@ mod tests {
         let e = plan(|o| o.repeat = 0).unwrap_err();
         assert_eq!(e.to_string(), "repeat must be between 1 and 100 (got 0)");
         assert!(plan(|o| o.repeat = 101).is_err());
+        let e = plan(|o| o.rounds = 0).unwrap_err();
+        assert_eq!(e.to_string(), "rounds must be between 1 and 100 (got 0)");
+        let e = plan(|o| {
+            o.rounds = 20;
+            o.repeat = 6;
+        })
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "rounds × repeat must be between 1 and 100 (got 120)"
+        );
         assert!(plan(|o| o.timeout_ms = 0).is_err());
         assert!(plan(|o| o.protocols.clear()).is_err());
     }

@@ -13,8 +13,9 @@ use super::proxy::tunnel::Destination;
 use super::trace::{self, AttemptId, AttemptTrace, Progress};
 use h123_shared::api::ProbeEvent;
 use h123_shared::{
-    Attempt, ConnectionInfo, ConnectionMode, DnsInfo, Failure, FailureKind, Method, Micros, Phase,
-    Protocol, ProtocolRun, ProxyInfo, QuicInfo, TcpInfo, TcpInfoSnapshots, TlsInfo, TtfbSource,
+    Attempt, ConnectionInfo, ConnectionMode, DnsInfo, Failure, FailureKind, Method, Micros,
+    NotOffered, Phase, Protocol, ProtocolRun, ProxyInfo, QuicInfo, TcpInfo, TcpInfoSnapshots,
+    TlsInfo, TtfbSource,
 };
 use rustls_pki_types::CertificateDer;
 use std::net::{IpAddr, SocketAddr};
@@ -58,6 +59,10 @@ pub struct ProtocolRunner<'a, C> {
     connect_to: Option<(String, u16)>,
     pin: Option<IpAddr>,
     budget: Option<&'a RecordBudget>,
+    attempts: Vec<Attempt>,
+    cut_short: Option<String>,
+    stopped: Option<String>,
+    not_offered: Option<NotOffered>,
 }
 
 /// What one attempt found out besides its timeline.
@@ -83,6 +88,12 @@ fn silent_setup(attempt: &Attempt) -> Option<String> {
         Phase::Quic => "got no answer over UDP (QUIC timed out)".to_string(),
         phase => format!("timed out in the {} phase", phase.as_str()),
     })
+}
+
+/// Whether `failure` says the server does not speak the protocol asked for:
+/// its TLS handshake agreed to another (or to none) of those offered.
+fn not_offered(failure: &Failure) -> bool {
+    failure.phase == Phase::Tls && failure.kind == FailureKind::Unsupported
 }
 
 fn origin_of(url: &Url) -> String {
@@ -116,6 +127,10 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             connect_to: None,
             pin: None,
             budget: None,
+            attempts: Vec::new(),
+            cut_short: None,
+            stopped: None,
+            not_offered: None,
         }
     }
 
@@ -141,18 +156,31 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         self
     }
 
-    /// Runs every attempt, reporting each as it completes.
+    /// Runs every round, reporting each attempt as it completes: a protocol
+    /// run on its own (a side run of `--all-addresses`).
     pub async fn run(mut self) -> ProtocolRun {
+        for round in 0..self.plan.options.rounds.max(1) {
+            self.round(round).await;
+        }
+        self.finish()
+    }
+
+    /// Makes round `round`'s attempts (from 0), from a new connection (a
+    /// resumed run keeps its tickets); nothing once the run has ended (a
+    /// silent peer, the record's cap, a protocol the server does not offer).
+    pub async fn round(&mut self, round: u32) {
         let options = &self.plan.options;
         let hops = if options.follow_redirects {
             options.max_redirects
         } else {
             0
         };
-        let mut attempts = Vec::new();
-        let mut cut_short = None;
-        let mut stopped = None;
-        'attempts: for number in 1..=options.repeat {
+        let first = round * options.repeat + 1;
+        self.pool.clear();
+        for number in first..first + options.repeat {
+            if self.ended() {
+                return;
+            }
             if number > 1 && !self.plan.idle_gap.is_zero() {
                 tokio::time::sleep(self.plan.idle_gap).await;
             }
@@ -168,27 +196,31 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                     .attempt(number, hop, &url, method, chain_start_us)
                     .await;
                 chain_elapsed = Micros(chain_elapsed.0 + attempt.phases.total.duration().0);
+                if number == 1 && hop == 0 && attempt.failure.as_ref().is_some_and(not_offered) {
+                    self.not_offered(&attempt);
+                    return;
+                }
                 if self.budget.is_some_and(|b| !b.take(&attempt)) {
-                    cut_short = Some(format!(
+                    self.cut_short = Some(format!(
                         "stopped before attempt {number}, hop {hop}: the record reached its size cap of {} KiB",
                         MAX_RECORD_BYTES / 1024
                     ));
-                    break 'attempts;
+                    return;
                 }
                 self.progress.send(ProbeEvent::Attempt {
                     protocol: self.protocol,
                     attempt: Box::new(attempt.clone()),
                 });
                 let silent = silent_setup(&attempt);
-                attempts.push(attempt);
+                self.attempts.push(attempt);
                 if let Some(reason) = silent {
                     let reason = format!("attempt {number} {reason}; later attempts were not made");
                     self.progress.send(ProbeEvent::Stopped {
                         protocol: self.protocol,
                         reason: reason.clone(),
                     });
-                    stopped = Some(reason);
-                    break 'attempts;
+                    self.stopped = Some(reason);
+                    return;
                 }
                 match next {
                     Some((next, status)) if hop < hops => {
@@ -199,17 +231,46 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 }
             }
         }
+    }
+
+    /// Whether no more attempts will be made.
+    fn ended(&self) -> bool {
+        self.stopped.is_some() || self.cut_short.is_some() || self.not_offered.is_some()
+    }
+
+    /// The attempts made so far (HTTP/3's discovery reads their `Alt-Svc`).
+    pub fn attempts(&self) -> &[Attempt] {
+        &self.attempts
+    }
+
+    /// The run, with every attempt made; a protocol the server does not
+    /// offer is skipped, saying so, without the attempt that showed it.
+    pub fn finish(self) -> ProtocolRun {
         ProtocolRun {
-            emulated: None,
-            streams: None,
-            protocol: self.protocol,
-            skipped: None,
-            stopped,
-            cut_short,
-            discovery: None,
-            other_addresses: Vec::new(),
-            attempts,
+            skipped: self.not_offered.as_ref().map(|n| n.reason(self.protocol)),
+            not_offered: self.not_offered,
+            stopped: self.stopped,
+            cut_short: self.cut_short,
+            attempts: self.attempts,
+            ..ProtocolRun::empty(self.protocol)
         }
+    }
+
+    /// Ends the run of a protocol the server does not offer, as its first
+    /// attempt's TLS handshake showed.
+    fn not_offered(&mut self, attempt: &Attempt) {
+        let not_offered = NotOffered {
+            offered: C::ALPN
+                .iter()
+                .map(|p| String::from_utf8_lossy(p).into_owned())
+                .collect(),
+            chosen: attempt.tls.as_ref().and_then(|t| t.alpn.clone()),
+        };
+        self.progress.send(ProbeEvent::Skipped {
+            protocol: self.protocol,
+            reason: not_offered.reason(self.protocol),
+        });
+        self.not_offered = Some(not_offered);
     }
 
     /// One entry, a hop starting `chain_start_us` into its chain, sent with
@@ -266,6 +327,9 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             }
         };
         let phases = trace.finish();
+        if found.tls.is_none() && failure.as_ref().is_some_and(not_offered) {
+            found.tls = trace.agreed().cloned();
+        }
         if let Some(mut pooled) = kept {
             self.learn_after(&mut pooled, &mut found);
             if let Some(moved) = &found.exchange.migration {

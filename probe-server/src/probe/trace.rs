@@ -6,7 +6,7 @@
 
 use h123_shared::api::ProbeEvent;
 use h123_shared::timeline::{self, TimedEvent, TraceEvent};
-use h123_shared::{Micros, Phase, Phases, Protocol};
+use h123_shared::{Micros, Phase, Phases, Protocol, TlsInfo};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -68,6 +68,9 @@ pub struct AttemptTrace {
     events: Vec<TimedEvent>,
     progress: Progress,
     id: Option<AttemptId>,
+    /// What TLS agreed, kept from the handshake's end so an attempt that
+    /// fails after it (a protocol the server does not offer) still knows.
+    tls: Option<TlsInfo>,
 }
 
 impl AttemptTrace {
@@ -85,7 +88,18 @@ impl AttemptTrace {
             events: Vec::with_capacity(12),
             progress,
             id,
+            tls: None,
         }
+    }
+
+    /// Keeps what the TLS handshake agreed (ALPN, version), as it ends.
+    pub fn tls_agreed(&mut self, info: &TlsInfo) {
+        self.tls = Some(info.clone());
+    }
+
+    /// What the TLS handshake agreed, when this attempt made one.
+    pub fn agreed(&self) -> Option<&TlsInfo> {
+        self.tls.as_ref()
     }
 
     /// Records that `event` happened now.

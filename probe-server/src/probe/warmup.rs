@@ -35,6 +35,7 @@ impl Engine {
             url: format!("http://{addr}/"),
             protocols: vec![Protocol::H1, Protocol::H2],
             repeat: 2,
+            rounds: 1,
             ..ProbeOptions::default()
         };
         let plain = Engine::new(self.trust.clone(), ConnectPolicy::allow_all());

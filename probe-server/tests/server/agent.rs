@@ -330,7 +330,7 @@ async fn one_probe_from_the_server_and_two_agents_shows_each_place() {
         async move {
             tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"))
                 .args([
-                    "probe", "--server", &server, "--from", from, "-n", "2", &url,
+                    "probe", "--server", &server, "--from", from, "-n", "2", "--rounds", "1", &url,
                 ])
                 .output()
                 .await
@@ -380,7 +380,7 @@ async fn a_record_across_vantages_keeps_within_the_one_size_cap() {
     let body = serde_json::json!({
         "url": format!("https://target.h123.test:{}/headers/14/4000?loop", target.https_addr.port()),
         "protocols": ["h1", "h2", "h3"],
-        "repeat": 10,
+        "repeat": 10, "rounds": 1,
         "follow_redirects": true,
         "max_redirects": 10,
         "vantages": ["server", "near"],

@@ -571,7 +571,7 @@ async fn a_real_socket_serves_probes_and_events() {
         target.http_addr.port()
     );
     let body = serde_json::json!({
-        "url": target.https_url(&hop), "protocols": ["h1"], "repeat": 1, "follow_redirects": true
+        "url": target.https_url(&hop), "protocols": ["h1"], "repeat": 1, "rounds": 1, "follow_redirects": true
     })
     .to_string();
     let answer = http(addr, from, Method::POST, "/api/v1/probes", Some(&body)).await;
@@ -629,7 +629,7 @@ async fn methods_outside_the_list_and_bodies_over_the_cap_are_refused() {
     let post = |body: serde_json::Value| {
         post_json(
             "/api/v1/probes",
-            &serde_json::json!({"url": url, "protocols": ["h1"], "repeat": 1, "method": "POST", "body": body})
+            &serde_json::json!({"url": url, "protocols": ["h1"], "repeat": 1, "rounds": 1, "method": "POST", "body": body})
                 .to_string(),
         )
     };
@@ -681,8 +681,7 @@ async fn vantages_are_listed_checked_and_stamped_on_results() {
     // Named (twice: one run), or not named at all: the server's own vantage measures it.
     let url = target.https_url("/delay/1");
     for vantages in [serde_json::json!(["fra1", "fra1"]), serde_json::json!([])] {
-        let body =
-            serde_json::json!({"url": url, "protocols": ["h2"], "repeat": 1, "vantages": vantages});
+        let body = serde_json::json!({"url": url, "protocols": ["h2"], "repeat": 1, "rounds": 1, "vantages": vantages});
         let created = create(&state, &body.to_string()).await;
         let record = done_record(&events(&state, &created.id).await);
         assert_eq!(record.status, ProbeStatus::Done);

@@ -121,7 +121,7 @@ async fn each_exit_code_names_what_went_wrong() {
                 "TLS and QUIC fail on the wrong CA",
             )]);
         for (trust, args, code, what) in runs {
-            let mut all: Vec<&str> = vec!["probe", "-n", "2", "--cacert", trust];
+            let mut all: Vec<&str> = vec!["probe", "-n", "2", "--rounds", "1", "--cacert", trust];
             all.extend(args.iter().map(String::as_str));
             let output = h123(&all);
             assert_eq!(
@@ -156,6 +156,8 @@ async fn a_failure_outranks_an_http_error() {
             &ca,
             "-n",
             "1",
+            "--rounds",
+            "1",
             "--h3-direct",
             "--phase-timeout",
             "0.5",
@@ -176,7 +178,16 @@ async fn slo_gates_are_reported_in_text_json_and_a_valid_junit_file() {
     let file = junit.to_str().unwrap().to_owned();
     let (report, json) = tokio::task::spawn_blocking(move || {
         let gates = ["--slo", "total=5s,ttfb=40ms", "--slo", "h2:tls.max=5s"];
-        let common = ["probe", url.as_str(), "--cacert", ca.as_str(), "-n", "3"];
+        let common = [
+            "probe",
+            url.as_str(),
+            "--cacert",
+            ca.as_str(),
+            "-n",
+            "3",
+            "--rounds",
+            "1",
+        ];
         let report = h123(&[&common[..], &gates, &["--junit", file.as_str()]].concat());
         let json = h123(&[&common[..], &gates, &["-o", "json"]].concat());
         (report, json)
@@ -246,7 +257,9 @@ async fn junit_reports_failures_http_errors_and_skipped_protocols() {
     let (failed, errors) = (dir.path().join("failed.xml"), dir.path().join("404.xml"));
     let files = (failed.clone(), errors.clone());
     let (failed_run, error_run) = tokio::task::spawn_blocking(move || {
-        let failed = h123(&["probe", &refused, "--proto", "h1", "-n", "1", "-o", "junit"]);
+        let failed = h123(&[
+            "probe", &refused, "--proto", "h1", "-n", "1", "--rounds", "1", "-o", "junit",
+        ]);
         std::fs::write(&files.0, &failed.stdout).unwrap();
         // Plain HTTP: HTTP/3 is not advertised, so it is skipped.
         let errors = h123(&[
@@ -254,6 +267,8 @@ async fn junit_reports_failures_http_errors_and_skipped_protocols() {
             &not_found,
             "-n",
             "2",
+            "--rounds",
+            "1",
             "--slo",
             "total=5s",
             "--junit",
@@ -318,8 +333,8 @@ async fn junit_escapes_hostile_strings() {
     let file = junit.to_str().unwrap().to_owned();
     let output = tokio::task::spawn_blocking(move || {
         h123(&[
-            "probe", &url, "--cacert", &ca, "--proto", "h1", "-n", "1", "-L", "-o", "json",
-            "--junit", &file,
+            "probe", &url, "--cacert", &ca, "--proto", "h1", "-n", "1", "--rounds", "1", "-L",
+            "-o", "json", "--junit", &file,
         ])
     })
     .await

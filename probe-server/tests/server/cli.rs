@@ -44,7 +44,9 @@ async fn har_output_passes_a_har_1_2_validator() {
     let url = target.https_url("/bytes/2048");
     let ca = target.ca_file().to_str().unwrap().to_owned();
     let output = tokio::task::spawn_blocking(move || {
-        h123(&["probe", &url, "--cacert", &ca, "-n", "3", "-o", "har"])
+        h123(&[
+            "probe", &url, "--cacert", &ca, "-n", "3", "--rounds", "1", "-o", "har",
+        ])
     })
     .await
     .unwrap();
@@ -138,7 +140,17 @@ fn curl_figures(url: &str, ca: &Path, protocol: Protocol, extra: &[&str]) -> Fig
 /// h123's figures for the same request, through `-o json` and the curl mapping.
 fn h123_figures(url: &str, ca: &Path, protocol: Protocol, extra: &[&str]) -> Figures {
     let ca = ca.to_str().unwrap();
-    let mut args = vec![url, "--cacert", ca, "--proto", protocol.as_str(), "-n", "1"];
+    let mut args = vec![
+        url,
+        "--cacert",
+        ca,
+        "--proto",
+        protocol.as_str(),
+        "-n",
+        "1",
+        "--rounds",
+        "1",
+    ];
     args.extend_from_slice(extra);
     let result = probe_json(&args);
     let attempt = &result.runs[0].attempts[0];
@@ -254,9 +266,11 @@ async fn text_output_and_exit_codes() {
     let ca = target.ca_file().to_str().unwrap().to_owned();
     let (ok, failed) = tokio::task::spawn_blocking(move || {
         let ok = h123(&[
-            "probe", &ok_url, "--cacert", &ca, "--proto", "h1,h2", "-n", "2",
+            "probe", &ok_url, "--cacert", &ca, "--proto", "h1,h2", "-n", "2", "--rounds", "1",
         ]);
-        let failed = h123(&["probe", &refused, "--proto", "h1", "-n", "1"]);
+        let failed = h123(&[
+            "probe", &refused, "--proto", "h1", "-n", "1", "--rounds", "1",
+        ]);
         (ok, failed)
     })
     .await
@@ -301,7 +315,7 @@ async fn a_redirect_chain_total_matches_curl_dash_l() {
             let mut parts = text.split_whitespace();
             theirs.push(parts.next().unwrap().parse::<f64>().unwrap() * 1000.0);
             assert_eq!(parts.next(), Some("3"), "curl followed 3 redirects");
-            let result = probe_json(&[&url, "-L", "--proto", "h1", "-n", "1"]);
+            let result = probe_json(&[&url, "-L", "--proto", "h1", "-n", "1", "--rounds", "1"]);
             let chains = h123_shared::chain::chains(&result.runs[0]);
             assert_eq!((chains.len(), chains[0].redirects()), (1, 3));
             let timings = CurlTimings::from_chain(&chains[0]);
@@ -435,7 +449,9 @@ fn multipart_forms_arrive_byte_for_byte() {
     std::fs::write(&file, [0u8, 1, 2, 255]).unwrap();
     let url = target.http_url("/upload");
     let form = format!("f=@{}", file.display());
-    let result = probe_json(&[&url, "--proto", "h1", "-n", "1", "-F", "a=1", "-F", &form]);
+    let result = probe_json(&[
+        &url, "--proto", "h1", "-n", "1", "--rounds", "1", "-F", "a=1", "-F", &form,
+    ]);
     let attempt = &result.runs[0].attempts[0];
     let response = attempt.response.as_ref().expect("a response");
     let body = result.options.body.as_ref().expect("a body");
@@ -562,6 +578,8 @@ async fn arms_compare_cold_warm_and_resumed_in_one_run() {
             &ca,
             "-n",
             "3",
+            "--rounds",
+            "1",
             "--arms",
             "cold,warm,resumed",
         ];
@@ -666,6 +684,8 @@ async fn qlog_writes_one_json_seq_file_per_quic_connection() {
         "h1,h3",
         "-n",
         "2",
+        "--rounds",
+        "1",
         "--cold",
         "--qlog",
         qlog.to_str().unwrap(),
@@ -734,7 +754,9 @@ async fn all_addresses_show_side_by_side_in_text_and_har() {
                 "h1,h2",
                 "--cold",
                 "-n",
-                "3",
+                "4",
+                "--rounds",
+                "1",
                 "--all-addresses",
                 "-o",
                 output,
@@ -767,7 +789,7 @@ async fn all_addresses_show_side_by_side_in_text_and_har() {
     assert!(har.status.success());
     let doc: serde_json::Value = serde_json::from_slice(&har.stdout).unwrap();
     let entries = doc["log"]["entries"].as_array().unwrap();
-    assert_eq!(entries.len(), 12, "3 attempts, 2 addresses, 2 protocols");
+    assert_eq!(entries.len(), 16, "4 attempts, 2 addresses, 2 protocols");
     for entry in entries {
         // Each entry says which address it went to, as it really did.
         assert_eq!(entry["_address"]["address"], entry["serverIPAddress"]);
@@ -777,7 +799,7 @@ async fn all_addresses_show_side_by_side_in_text_and_har() {
             .iter()
             .filter(|e| e["serverIPAddress"] == address)
             .count();
-        assert_eq!(n, 6, "{address}");
+        assert_eq!(n, 8, "{address}");
     }
     assert_valid_har(&har.stdout);
 }

@@ -13,7 +13,8 @@ use h123_shared::FailureKind;
 use h123_shared::api::ProbeRecord;
 
 fn hostile(target: &h123_target::TestTarget) -> Vec<(String, serde_json::Value)> {
-    let url = |u: &str| serde_json::json!({ "url": u, "protocols": ["h1"], "repeat": 1 });
+    let url =
+        |u: &str| serde_json::json!({ "url": u, "protocols": ["h1"], "repeat": 1, "rounds": 1 });
     let mut cases: Vec<(String, serde_json::Value)> = [
         "http://127.0.0.1/",
         "http://2130706433/",
@@ -214,7 +215,7 @@ async fn redirect_hops_into_private_space_fail_as_blocked() {
         let body = serde_json::json!({
             "url": target.https_url(&format!("/redirect-to?url={encoded}")),
             "protocols": ["h1", "h2"],
-            "repeat": 1,
+            "repeat": 1, "rounds": 1,
             "follow_redirects": true,
         })
         .to_string();
@@ -268,7 +269,7 @@ async fn the_port_list_holds_on_every_redirect_hop() {
     let body = serde_json::json!({
         "url": target.https_url(&format!("/redirect-to?url=http%3A%2F%2F127.0.0.1%3A{port}%2F")),
         "protocols": ["h1"],
-        "repeat": 1,
+        "repeat": 1, "rounds": 1,
         "follow_redirects": true,
     })
     .to_string();
@@ -313,7 +314,7 @@ async fn allow_private_probes_localhost() {
     let body = serde_json::json!({
         "url": format!("https://localhost:{}/", target.https_addr.port()),
         "protocols": ["h1"],
-        "repeat": 1,
+        "repeat": 1, "rounds": 1,
     })
     .to_string();
     let record = run_to_end(&state, &body).await;
@@ -335,7 +336,7 @@ async fn all_addresses_cannot_reach_a_private_second_address() {
         let body = serde_json::json!({
             "url": format!("https://dual.h123.test:{port}/"),
             "protocols": ["h1", "h2"],
-            "repeat": 1,
+            "repeat": 1, "rounds": 1,
             "all_addresses": true,
             "family": family,
         })
@@ -358,7 +359,7 @@ async fn all_addresses_cannot_reach_a_private_second_address() {
     let body = serde_json::json!({
         "url": format!("https://target.h123.test:{port}/"),
         "protocols": ["h2"],
-        "repeat": 1,
+        "repeat": 1, "rounds": 1,
         "all_addresses": true,
         "family": "v4",
     })

@@ -230,7 +230,7 @@ async fn a_maximal_record_read_by_eight_and_streamed_to_eight() {
     let body = serde_json::json!({
         "url": target.https_url("/headers/14/4000?loop"),
         "protocols": ["h1", "h2", "h3"],
-        "repeat": 10,
+        "repeat": 10, "rounds": 1,
         "follow_redirects": true,
         "max_redirects": 10,
         "timeout_ms": 5000,
@@ -375,7 +375,7 @@ async fn a_thousand_probes_queued_across_four_agents_and_two_instances() {
             let mut ids = Vec::new();
             for i in (client..PROBES).step_by(25) {
                 let body = serde_json::json!({
-                    "url": url, "protocols": ["h2"], "repeat": 1,
+                    "url": url, "protocols": ["h2"], "repeat": 1, "rounds": 1,
                     "vantages": [format!("a{}", i % 4 + 1)],
                 });
                 let answer = http(
@@ -470,7 +470,7 @@ async fn a_thousand_probes_queued_across_four_agents_and_two_instances() {
     let (mut same, mut other) = (Vec::new(), Vec::new());
     for i in 0..IDLE_PROBES {
         let body = serde_json::json!({
-            "url": url, "protocols": ["h2"], "repeat": 1,
+            "url": url, "protocols": ["h2"], "repeat": 1, "rounds": 1,
             "vantages": [names[i % 4]],
         });
         let at = servers[i % 2];

@@ -15,6 +15,7 @@ fn moving(url: &str, migrate: serde_json::Value) -> String {
     serde_json::json!({
         "url": url,
         "protocols": ["h2", "h3"],
+        "rounds": 1,
         "timeout_ms": 10000,
         "phase_timeout_ms": 3000,
         "migrate": migrate,

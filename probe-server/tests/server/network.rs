@@ -15,7 +15,7 @@ fn with_network(url: &str, network: serde_json::Value) -> String {
     serde_json::json!({
         "url": url,
         "protocols": ["h1", "h2", "h3"],
-        "repeat": 2,
+        "repeat": 2, "rounds": 1,
         "timeout_ms": 10000,
         "phase_timeout_ms": 5000,
         "network": network,

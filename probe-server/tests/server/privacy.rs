@@ -61,7 +61,7 @@ async fn secrets_are_sent_but_never_stored_streamed_or_exported() {
     let body = serde_json::json!({
         "url": url,
         "protocols": ["h1", "h2"],
-        "repeat": 2,
+        "repeat": 2, "rounds": 1,
         "headers": [
             {"name": "Authorization", "value": format!("Bearer {AUTH_SECRET}")},
             {"name": "cookie", "value": format!("sid={COOKIE_SECRET}")},
@@ -151,7 +151,7 @@ async fn unlisted_probes_are_listed_for_their_owner_only_and_open_by_permalink()
     let second = create(&state, &body, Some(&token)).await;
     assert_eq!(second.owner_token, token, "the token sent is kept");
     let public_body = serde_json::json!({
-        "url": target.https_url("/"), "protocols": ["h1"], "repeat": 1, "visibility": "public"
+        "url": target.https_url("/"), "protocols": ["h1"], "repeat": 1, "rounds": 1, "visibility": "public"
     })
     .to_string();
     let public = create(&state, &public_body, None).await;
@@ -234,7 +234,7 @@ async fn a_posted_body_is_sent_but_only_its_size_and_hash_are_kept() {
     let body = serde_json::json!({
         "url": target.https_url("/upload"),
         "protocols": ["h1", "h2"],
-        "repeat": 1,
+        "repeat": 1, "rounds": 1,
         "method": "POST",
         "body": {"base64": base64, "content_type": "application/x-www-form-urlencoded"},
     })

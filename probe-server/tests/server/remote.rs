@@ -43,7 +43,10 @@ async fn the_cli_prints_what_the_server_measured_with_its_permalink() {
             .collect()
     };
 
-    let output = h123(args(&[&url, "--proto", "h1,h2", "-n", "2", "-o", "json"])).await;
+    let output = h123(args(&[
+        &url, "--proto", "h1,h2", "-n", "2", "--rounds", "1", "-o", "json",
+    ]))
+    .await;
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let printed: ProbeResult = serde_json::from_slice(&output.stdout).expect("a JSON result");
     assert_eq!(printed.runs.len(), 2);
@@ -83,6 +86,8 @@ async fn the_cli_prints_what_the_server_measured_with_its_permalink() {
         "--proto",
         "h2",
         "-n",
+        "1",
+        "--rounds",
         "1",
     ]))
     .await;

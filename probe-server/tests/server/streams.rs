@@ -15,7 +15,7 @@ async fn a_server_stores_each_request_sent_at_once() {
     let state = state(config(&target), &dir);
     let body = serde_json::json!({
         "url": target.https_url("/bytes/3000"),
-        "repeat": 1,
+        "repeat": 1, "rounds": 1,
         "streams": 4,
     });
     let (id, done) = probe_to_the_end(&state, &body.to_string(), CLIENT).await;

@@ -190,6 +190,8 @@ async fn har_svg_and_cli_exports_show_each_vantage() {
             "server,near",
             "-n",
             "2",
+            "--rounds",
+            "1",
             "-o",
             "har",
             "--junit",

@@ -149,18 +149,19 @@ fn rows_sit_on_the_given_axis() {
     assert_eq!(run.browser_name(), "Headless Chrome 131");
 }
 
-/// The server's result: three new HTTP/2 connections then two reused, waits in µs.
+/// The server's result: four new HTTP/2 connections then four reused, waits in µs.
 fn server(new_wait: u64, reused_wait: u64) -> ProbeResult {
-    let mut attempts: Vec<_> = (1..=3)
+    let mut attempts: Vec<_> = (1..=4)
         .map(|n| fresh(n, 1_000, 1_000, 3_000, new_wait + u64::from(n) * 100))
         .collect();
-    attempts.extend((4..=5).map(|n| reused(n, reused_wait + u64::from(n) * 100)));
+    attempts.extend((5..=8).map(|n| reused(n, reused_wait + u64::from(n) * 100)));
     result(vec![run(Protocol::H2, attempts)])
 }
 
 #[test]
 fn like_is_compared_with_like_and_called_beyond_the_spread() {
-    // Server: new ≈ 6.55 + 10 ms, reused ≈ 0.55 + 10 ms. Browser: new 46 ms, reused 41 ms.
+    // Server (4 of each): new 15.75 ms, reused 11.15 ms (medians). Browser: one new at 47 ms,
+    // four reused at 41.0 to 41.3 ms. Only the reused ones are enough to call a difference.
     let s = server(10_000, 10_000);
     let mut attempts = vec![BrowserAttempt::from_marks(&marks(
         "h2", 2.0, 1.0, 3.0, 40.0,
@@ -185,9 +186,18 @@ fn like_is_compared_with_like_and_called_beyond_the_spread() {
         "{line}"
     );
     assert!(line.contains("slower by"), "{line}");
+    let (new, reused) = line.split_once("; ").unwrap();
+    assert!(
+        !new.contains("your browser is"),
+        "one new attempt calls nothing: {line}"
+    );
+    assert!(
+        reused.contains("(n=4): your browser is slower by"),
+        "{line}"
+    );
 
     // The same figures as the server's: nothing called.
-    let same: Vec<_> = [15.6, 15.8, 15.9]
+    let same: Vec<_> = [15.6, 15.8, 15.9, 16.0]
         .iter()
         .map(|w| BrowserAttempt::from_marks(&marks("h2", 1.0, 1.0, 3.0, *w - 6.0)))
         .collect();
@@ -207,9 +217,9 @@ fn like_is_compared_with_like_and_called_beyond_the_spread() {
 
 #[test]
 fn hidden_totals_are_placed_between_the_servers_new_and_reused() {
-    let s = server(10_000, 10_000); // new ≈ 16.6 ms, reused ≈ 11 ms
+    let s = server(10_000, 10_000); // new 15.75 ms, reused 11.15 ms (medians)
     let between = browser(
-        (0..3)
+        (0..4)
             .map(|i| BrowserAttempt::from_marks(&hidden(12.0 + f64::from(i))))
             .collect(),
     );
@@ -224,17 +234,23 @@ fn hidden_totals_are_placed_between_the_servers_new_and_reused() {
         "{}",
         f.summary
     );
-    let slow = browser(
-        (0..3)
-            .map(|i| BrowserAttempt::from_marks(&hidden(90.0 + f64::from(i))))
-            .collect(),
-    );
-    let f = compare(&slow, &s);
+    let slow = |n: u32| {
+        browser(
+            (0..n)
+                .map(|i| BrowserAttempt::from_marks(&hidden(90.0 + f64::from(i))))
+                .collect(),
+        )
+    };
+    let f = compare(&slow(4), &s);
     assert!(
         f.lines[0].contains("slower even than the server's new connections"),
         "{}",
         f.lines[0]
     );
+    // Three hidden totals are too few to call the same gap.
+    let f = compare(&slow(3), &s);
+    assert!(!f.lines[0].contains("your browser is"), "{}", f.lines[0]);
+    assert!(!f.summary.contains("is slower than"), "{}", f.summary);
     let failed = browser(vec![BrowserAttempt::failed(
         1.0,
         "TypeError: Failed to fetch",

@@ -173,21 +173,6 @@ fn slower(result: &ProbeResult, run: &ProtocolRun, groups: &[FamilyGroup<'_>]) -
         handshake_metric(run.protocol),
         Metric::Total,
     ];
-    // Single attempts borrow the largest spread measured elsewhere in the run,
-    // as the verdict does (here: any family's totals of reused attempts).
-    let borrowed = groups
-        .iter()
-        .filter_map(|g| {
-            sample(
-                g.chains
-                    .iter()
-                    .filter(|c| c.answered() && is_reused(c.first()))
-                    .map(Chain::total)
-                    .collect(),
-            )?
-            .spread
-        })
-        .max();
     let mut called: Vec<(Metric, Micros, Sample, Sample)> = Vec::new();
     let (mut fast_group, mut slow_group) = (None, None);
     for metric in metrics {
@@ -201,11 +186,9 @@ fn slower(result: &ProbeResult, run: &ProtocolRun, groups: &[FamilyGroup<'_>]) -
         samples.sort_by_key(|(_, s)| s.median);
         let (slow_g, slow) = samples.pop()?;
         let (fast_g, fast) = samples.swap_remove(0);
-        let own = [&fast, &slow].iter().filter_map(|s| s.spread).max();
-        let single = fast.count == 1 || slow.count == 1;
-        let noise = if single { own.max(borrowed) } else { own };
+        let noise = [&fast, &slow].iter().filter_map(|s| s.spread).max();
         let gap = slow.median.saturating_sub(fast.median);
-        if !significant(gap, noise, fast.median, single) {
+        if !significant(gap, noise, fast.count.min(slow.count)) {
             continue;
         }
         // One direction per finding: the first called metric sets it.
@@ -325,9 +308,9 @@ mod tests {
     #[test]
     fn a_slower_family_beyond_the_spread_is_called() {
         let r = with_other(
-            cold("127.0.0.1:443", &[2_000, 2_300, 2_100]),
+            cold("127.0.0.1:443", &[2_000, 2_300, 2_100, 2_200]),
             "::1",
-            cold("[::1]:443", &[102_000, 101_500, 102_400]),
+            cold("[::1]:443", &[102_000, 101_500, 102_400, 101_800]),
         );
         let findings = diagnose(&r);
         let f = find(&findings, "address_family_slower");
@@ -337,7 +320,7 @@ mod tests {
             "{}",
             f.title
         );
-        assert!(f.title.ends_with("at TLS over 3 attempts"), "{}", f.title);
+        assert!(f.title.ends_with("at TLS over 4 attempts"), "{}", f.title);
         assert_eq!(f.evidence.phase, Some(Phase::Tls));
         assert!(f.evidence.detail.contains("total"), "{}", f.evidence.detail);
         assert!(f.next_step.contains("h123 probe -4"), "{}", f.next_step);
@@ -348,9 +331,9 @@ mod tests {
     fn no_finding_when_the_difference_is_inside_the_spread() {
         // Medians 1.2 ms apart, but each family spreads over 5 ms.
         let r = with_other(
-            cold("127.0.0.1:443", &[2_000, 3_000, 7_000]),
+            cold("127.0.0.1:443", &[2_000, 3_000, 7_000, 2_500]),
             "::1",
-            cold("[::1]:443", &[3_200, 2_100, 7_100]),
+            cold("[::1]:443", &[3_700, 2_100, 7_100, 3_900]),
         );
         assert!(
             !ids(&diagnose(&r))
@@ -359,9 +342,9 @@ mod tests {
         );
         // Tight, but under the 0.5 ms floor.
         let r = with_other(
-            cold("127.0.0.1:443", &[2_000, 2_010, 2_020]),
+            cold("127.0.0.1:443", &[2_000, 2_010, 2_020, 2_030]),
             "::1",
-            cold("[::1]:443", &[2_400, 2_410, 2_420]),
+            cold("[::1]:443", &[2_400, 2_410, 2_420, 2_430]),
         );
         assert!(
             !ids(&diagnose(&r))
@@ -371,7 +354,9 @@ mod tests {
     }
 
     #[test]
-    fn single_new_connections_borrow_the_reused_spread() {
+    fn fewer_than_four_new_connections_call_nothing_and_four_beyond_the_spread_do() {
+        let slower = |r: &ProbeResult| ids(&diagnose(r)).contains(&"address_family_slower");
+        // One new connection a family borrows nothing from the reused ones' spread.
         let warm = |addr: &str, tls: u64| {
             vec![
                 to(fresh(1, 1_000, 300, tls, 2_000), addr),
@@ -384,15 +369,33 @@ mod tests {
             "::1",
             warm("[::1]:443", 52_000),
         );
-        let f = find(&diagnose(&r), "address_family_slower").clone();
-        assert!(f.title.contains("at TLS over 1 attempts"), "{}", f.title);
+        assert!(!slower(&r));
         // With no repeats there is no spread at all: nothing is called.
         let r = with_other(
             cold("127.0.0.1:443", &[2_000]),
             "::1",
             cold("[::1]:443", &[52_000]),
         );
-        assert!(!ids(&diagnose(&r)).contains(&"address_family_slower"));
+        assert!(!slower(&r));
+        // Three a family, 50 ms apart and spread over 0.3 ms: still nothing.
+        let r = with_other(
+            cold("127.0.0.1:443", &[2_000, 2_300, 2_100]),
+            "::1",
+            cold("[::1]:443", &[52_000, 52_300, 52_100]),
+        );
+        assert!(!slower(&r));
+        // A fourth each: called.
+        let r = with_other(
+            cold("127.0.0.1:443", &[2_000, 2_300, 2_100, 2_200]),
+            "::1",
+            cold("[::1]:443", &[52_000, 52_300, 52_100, 52_200]),
+        );
+        let f = find(&diagnose(&r), "address_family_slower").clone();
+        assert!(
+            f.title.contains("by 50.0 ms at TLS over 4 attempts"),
+            "{}",
+            f.title
+        );
     }
 
     #[test]

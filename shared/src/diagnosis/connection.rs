@@ -23,7 +23,7 @@ fn setup(a: &Attempt) -> (Micros, Option<Phase>) {
     (total, parts.iter().max_by_key(|(_, d)| *d).map(|(p, _)| *p))
 }
 
-/// Warm mode: attempts 2..N that opened a new connection (`connection_never_reused`, `connection_not_reused`).
+/// Warm mode: a round's later attempts that opened a new connection (`connection_never_reused`, `connection_not_reused`).
 pub(super) fn reuse(result: &ProbeResult, run: &ProtocolRun, out: &mut Vec<Finding>) {
     if result.options.mode != ConnectionMode::Warm {
         return;
@@ -35,11 +35,13 @@ pub(super) fn reuse(result: &ProbeResult, run: &ProtocolRun, out: &mut Vec<Findi
                 .iter()
                 .all(|a| a.attempt != n - 1 || a.failure.is_none())
     };
-    // Attempts that should have reused: 2..N, hop 0, after a successful attempt.
+    // Attempts that should have reused: a round's later ones, hop 0, after a successful attempt.
     let expected: Vec<&Attempt> = run
         .attempts
         .iter()
-        .filter(|a| a.hop == 0 && a.attempt >= 2 && previous_ok(a.attempt))
+        .filter(|a| {
+            a.hop == 0 && !result.options.opens_connection(a.attempt) && previous_ok(a.attempt)
+        })
         .collect();
     let missed: Vec<&Attempt> = expected.iter().copied().filter(|a| opened_new(a)).collect();
     let Some(first) = missed.first() else {

@@ -5,7 +5,7 @@ use super::*;
 use crate::schema::{H3Discovery, H3Outcome, H3Via};
 
 /// A finding for an h3 run's discovery verdict (`h3_not_advertised`,
-/// `h3_udp_silent`, `h3_handshake_failed`, `h3_version_mismatch`, `h3_blocked`); nothing when
+/// `h3_udp_silent`, `h3_name_unresolved`, `h3_handshake_failed`, `h3_version_mismatch`, `h3_blocked`); nothing when
 /// HTTP/3 answered.
 pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) -> Option<Finding> {
     let url = shell_quote(&result.options.url);
@@ -44,6 +44,24 @@ pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) 
                  `curl --http3-only -v {url}` from outside), or stop advertising h3 until it answers."
             ),
         ),
+        H3Outcome::NameUnresolved => {
+            let name = d
+                .endpoint
+                .as_deref()
+                .map(|e| target(&format!("https://{e}/")).host)
+                .unwrap_or_default();
+            (
+                "h3_name_unresolved",
+                Severity::Warning,
+                "HTTP/3 endpoint's name does not resolve".to_owned(),
+                format!(
+                    "Clients that follow the advertisement look up {name} and find nothing, then fall \
+                     back to TCP. Check the name with `dig +short A {name}` and `dig +short AAAA {name}`, \
+                     and fix the `Alt-Svc` header or the HTTPS record to name a host that resolves (or \
+                     leave the host out: `h3=\":443\"` means this same host)."
+                ),
+            )
+        }
         H3Outcome::HandshakeFailed => (
             "h3_handshake_failed",
             Severity::Warning,
@@ -139,6 +157,10 @@ mod tests {
             Some("h3_udp_silent")
         );
         assert_eq!(
+            id_of(H3Outcome::NameUnresolved, Some(H3Via::AltSvc)).as_deref(),
+            Some("h3_name_unresolved")
+        );
+        assert_eq!(
             id_of(H3Outcome::HandshakeFailed, Some(H3Via::Direct)).as_deref(),
             Some("h3_handshake_failed")
         );
@@ -160,5 +182,18 @@ mod tests {
         );
         assert!(f.next_step.contains("curl --http3-only"));
         assert_eq!(f.severity, Severity::Warning);
+    }
+
+    #[test]
+    fn an_unresolved_endpoint_names_its_host_for_dig() {
+        let result = with_h3(discovery(H3Outcome::NameUnresolved, Some(H3Via::AltSvc)));
+        let run = &result.runs[0];
+        let f = verdict(&result, run, run.discovery.as_ref().unwrap()).unwrap();
+        assert_eq!(f.severity, Severity::Warning);
+        assert!(
+            f.next_step.contains("`dig +short A example.com`"),
+            "{}",
+            f.next_step
+        );
     }
 }

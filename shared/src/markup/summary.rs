@@ -13,7 +13,7 @@ pub fn summary(record: &ProbeRecord) -> String {
     let o = &record.options;
     let protocols = Protocol::versions(&o.protocols);
     let mode = match o.mode {
-        ConnectionMode::Warm => "warm (attempts 2+ reuse the connection)",
+        ConnectionMode::Warm => "warm (each round's later attempts reuse its connection)",
         ConnectionMode::Cold => "cold (a new connection per attempt)",
         ConnectionMode::Resumed => {
             "resumed (a new connection per attempt, resuming the TLS session)"
@@ -21,9 +21,10 @@ pub fn summary(record: &ProbeRecord) -> String {
     };
     let (status, class) = status(record);
     let mut out = format!(
-        r#"<section class="summary" aria-label="Probe"><h1 class="target">{}</h1><p class="meta"><span class="{class}" role="status">{status}</span> {} · {} × {protocols} · {mode} · {}"#,
+        r#"<section class="summary" aria-label="Probe"><h1 class="target">{}</h1><p class="meta"><span class="{class}" role="status">{status}</span> {} · {} × {} × {protocols} · {mode} · {}"#,
         escape(&o.url),
         o.method.as_str(),
+        o.rounds,
         o.repeat,
         time(record.created_at_unix_ms),
     );

@@ -46,7 +46,7 @@ pub fn section(
     let panels = Panels {
         protocols: &result.options.protocols,
         running,
-        reserve: result.options.repeat.max(1),
+        reserve: result.options.attempts().max(1),
         axis_px: DEFAULT_AXIS_PX,
     };
     let labelled_by = match vantage {

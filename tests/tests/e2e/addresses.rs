@@ -86,7 +86,8 @@ async fn all_addresses_probes_both_families_and_names_the_slow_one() {
         o.protocols = Protocol::ALL.to_vec();
         o.all_addresses = true;
         o.mode = ConnectionMode::Cold;
-        o.repeat = 3;
+        // 4 new connections per family: what a difference needs.
+        o.repeat = 4;
     })
     .await;
     for protocol in Protocol::ALL {
@@ -104,7 +105,7 @@ async fn all_addresses_probes_both_families_and_names_the_slow_one() {
         let other = &run.other_addresses[0];
         assert_eq!(other.address, second.to_string(), "{protocol}");
         assert_eq!(other.family, AddressFamily::of(second));
-        assert_eq!(other.attempts.len(), 3, "{protocol}: the same attempts");
+        assert_eq!(other.attempts.len(), 4, "{protocol}: the same attempts");
         assert_ok(&run.attempts, &format!("{protocol} main"));
         assert_ok(&other.attempts, &format!("{protocol} {second}"));
         // Each run dialled exactly its own address, after a real lookup.
@@ -153,7 +154,7 @@ async fn all_addresses_probes_both_families_and_names_the_slow_one() {
     assert!(
         f.title
             .starts_with("IPv6 (::1) is slower than IPv4 (127.0.0.1) by ")
-            && f.title.ends_with(" at TLS over 3 attempts"),
+            && f.title.ends_with(" at TLS over 4 attempts"),
         "{}",
         f.title
     );
@@ -245,6 +246,7 @@ async fn the_guard_holds_for_every_address() {
         dns_server: Some(target.dns_addr.to_string()),
         protocols: TCP_PROTOCOLS.to_vec(),
         repeat: 1,
+        rounds: 1,
         all_addresses: true,
         ..ProbeOptions::default()
     };

@@ -763,7 +763,7 @@ async fn the_answer_end_to_end() {
     let options = json!({
         "url": target.https_url("/redirect/2"),
         "follow_redirects": true,
-        "repeat": 3,
+        "repeat": 3, "rounds": 1,
         "phase_timeout_ms": 1000,
     });
     let script = "const done = arguments[1]; fetch('/api/v1/probes', {method: 'POST', \
@@ -1123,7 +1123,7 @@ async fn slow_4g_first_paint_and_ready() {
 
     // A finished result to open, made at full speed.
     client.goto(&base).await.expect("home");
-    let options = json!({ "url": target.https_url("/"), "protocols": ["h1", "h2"], "repeat": 3 });
+    let options = json!({ "url": target.https_url("/"), "protocols": ["h1", "h2"], "repeat": 3, "rounds": 1 });
     let script = "const done = arguments[1]; fetch('/api/v1/probes', {method: 'POST', \
                   headers: {'content-type': 'application/json'}, body: JSON.stringify(arguments[0])}) \
                   .then(r => r.json()).then(j => done(j.id));";

@@ -246,6 +246,7 @@ async fn alt_svc_into_private_space_is_refused_by_the_guard() {
     let options = ProbeOptions {
         url: target.https_url("/"),
         repeat: 1,
+        rounds: 1,
         phase_timeout_ms: 2_000,
         ..ProbeOptions::default()
     };
@@ -317,6 +318,7 @@ async fn an_alt_svc_endpoint_off_the_port_list_is_refused() {
     let options = ProbeOptions {
         url: target.https_url("/"),
         repeat: 1,
+        rounds: 1,
         phase_timeout_ms: 2_000,
         ..ProbeOptions::default()
     };
@@ -332,4 +334,45 @@ async fn an_alt_svc_endpoint_off_the_port_list_is_refused() {
     assert_eq!(d.outcome, H3Outcome::Blocked, "{}", d.detail);
     assert!(d.detail.contains("port 1 is not allowed"), "{}", d.detail);
     assert!(run(&result, Protocol::H3).attempts[0].quic.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alt_svc_name_that_does_not_resolve_is_a_dns_outcome() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        alt_svc_authority: Some("nowhere.h123.invalid:443".to_owned()),
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let result = probe(&target, |o| {
+        o.url = format!("https://target.h123.test:{}/", target.https_addr.port());
+        o.dns_server = Some(target.dns_addr.to_string());
+    })
+    .await;
+    assert_tcp_ok(&result);
+    let d = discovery(&result);
+    assert_eq!(d.via, Some(H3Via::AltSvc));
+    assert_eq!(d.outcome, H3Outcome::NameUnresolved, "{}", d.detail);
+    assert!(
+        d.detail.contains("did not resolve, so nothing was sent"),
+        "{}",
+        d.detail
+    );
+    let h3 = run(&result, Protocol::H3);
+    assert_eq!(
+        h3.attempts[0].failure.as_ref().unwrap().phase,
+        h123_shared::Phase::Dns
+    );
+    let analyzed = h123_shared::analysis::analyzed(result.clone());
+    let ids: Vec<&str> = analyzed
+        .analysis
+        .as_ref()
+        .unwrap()
+        .findings
+        .iter()
+        .map(|f| f.id.as_str())
+        .collect();
+    assert!(ids.contains(&"h3_name_unresolved"), "{ids:?}");
+    assert!(!ids.contains(&"h3_handshake_failed"), "{ids:?}");
 }

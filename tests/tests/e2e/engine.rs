@@ -583,6 +583,7 @@ async fn guard_refuses_private_targets_at_connect_time() {
         url: format!("https://target.h123.test:{}/", target.https_addr.port()),
         dns_server: Some(target.dns_addr.to_string()),
         repeat: 1,
+        rounds: 1,
         h3_direct: true,
         ..ProbeOptions::default()
     };

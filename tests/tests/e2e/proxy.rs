@@ -149,6 +149,7 @@ async fn probe_through(
         url: target.https_url("/"),
         protocols: protocols.to_vec(),
         repeat: 2,
+        rounds: 1,
         timeout_ms: 5_000,
         phase_timeout_ms: 3_000,
         ..ProbeOptions::default()
@@ -292,6 +293,7 @@ async fn socks5_resolves_the_target_here_and_socks5h_leaves_it_to_the_proxy() {
             url: url.clone(),
             protocols: vec![Protocol::H1],
             repeat: 1,
+            rounds: 1,
             dns_server: Some(target.dns_addr.to_string()),
             timeout_ms: 5_000,
             phase_timeout_ms: 2_000,

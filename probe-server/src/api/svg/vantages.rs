@@ -146,6 +146,7 @@ mod tests {
             streams: None,
             protocol: Protocol::H2,
             skipped: None,
+            not_offered: None,
             stopped: None,
             cut_short: None,
             discovery: None,

@@ -441,6 +441,7 @@ pub fn probe_body(url: &str, protocols: &[&str], repeat: u32) -> String {
         "url": url,
         "protocols": protocols,
         "repeat": repeat,
+        "rounds": 1,
         "timeout_ms": 5000,
         "phase_timeout_ms": 3000,
     })

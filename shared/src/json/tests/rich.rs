@@ -162,6 +162,7 @@ pub(super) fn options() -> ProbeOptions {
             sha256: Some("ab12".into()),
         }),
         repeat: 4,
+        rounds: 3,
         mode: ConnectionMode::Resumed,
         idle_gap_ms: 250,
         follow_redirects: true,
@@ -233,6 +234,7 @@ fn analysis() -> Analysis {
                     median: Micros(100),
                     min: Micros(90),
                     max: Micros(120),
+                    next_to_max: Micros(110),
                 }],
                 noise: Some(Micros(5)),
                 leaders: vec![Protocol::H3],
@@ -266,6 +268,10 @@ pub(super) fn result(vantage_name: &str) -> ProbeResult {
         runs: vec![ProtocolRun {
             protocol: Protocol::H3,
             skipped: Some("not skipped, but said".into()),
+            not_offered: Some(crate::schema::NotOffered {
+                offered: vec!["h2".into(), "http/1.1".into()],
+                chosen: Some("http/1.1".into()),
+            }),
             stopped: Some("stopped early".into()),
             cut_short: Some("record cap".into()),
             attempts: vec![attempt(1)],

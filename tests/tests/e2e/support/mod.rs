@@ -14,8 +14,8 @@ pub mod capture;
 /// Chromium): on two cores, a concurrent one would disturb another's timings.
 pub static SERIAL: Mutex<()> = Mutex::const_new(());
 
-/// Probes the target with every protocol once (edit the options as needed),
-/// trusting `trust`.
+/// Probes the target with every protocol once, in one round (edit the
+/// options as needed), trusting `trust`.
 pub async fn probe_with(
     target: &TestTarget,
     trust: TrustSettings,
@@ -25,6 +25,7 @@ pub async fn probe_with(
         url: target.https_url("/"),
         protocols: Protocol::ALL.to_vec(),
         repeat: 1,
+        rounds: 1,
         timeout_ms: 5_000,
         phase_timeout_ms: 3_000,
         ..ProbeOptions::default()

@@ -1,0 +1,298 @@
+//! Third-party servers from Debian's packages (nginx, Apache with and without
+//! mod_http2), each started as a plain process on loopback with a throwaway
+//! certificate, probed over the protocols it speaks and those it does not:
+//! the outcome, the phases and the verdict's words must be right against what
+//! real sites run, not only against the project's own target.
+//!
+//! Skipped when a server is not installed, unless `H123_INTEROP_TESTS=1`
+//! (CI sets it) makes its absence a failure.
+
+use crate::support::run;
+use h123::probe::Engine;
+use h123::probe::guard::ConnectPolicy;
+use h123::probe::plan::{Limits, Plan};
+use h123::probe::tls::TrustSettings;
+use h123_shared::analysis::{Outcome, analyzed};
+use h123_shared::chain::{ConnState, chains};
+use h123_shared::diagnosis::Severity;
+use h123_shared::verdict::VerdictKind;
+use h123_shared::{ProbeOptions, ProbeResult, Protocol};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A third-party server running as a child process, stopped when dropped.
+struct ThirdParty {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for ThirdParty {
+    fn drop(&mut self) {
+        // SIGTERM lets nginx's and Apache's parents stop their workers too.
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        // Up to 5 s for them to go.
+        for _ in 0..100 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Which server, and how it is set up.
+#[derive(Clone, Copy, Debug)]
+enum Setup {
+    /// nginx, HTTP/1.1 only (no `http2` on the listener).
+    Nginx,
+    /// nginx with `http2` on the listener.
+    NginxH2,
+    /// Apache as Debian ships it: mod_ssl, no mod_http2.
+    Apache,
+    /// Apache with mod_http2 and `Protocols h2 http/1.1`.
+    ApacheH2,
+}
+
+impl Setup {
+    fn program(self) -> &'static str {
+        match self {
+            Setup::Nginx | Setup::NginxH2 => "/usr/sbin/nginx",
+            _ => "/usr/sbin/apache2",
+        }
+    }
+
+    /// The path that answers 200 with a small body.
+    fn path(self) -> &'static str {
+        match self {
+            Setup::Nginx | Setup::NginxH2 => "/",
+            _ => "/index.html",
+        }
+    }
+
+    fn config(self, dir: &Path, port: u16) -> String {
+        let d = dir.display();
+        match self {
+            Setup::Nginx | Setup::NginxH2 => format!(
+                "daemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\nevents {{}}\nhttp {{\n  \
+                 access_log off;\n  client_body_temp_path {d};\n  server {{\n    listen 127.0.0.1:{port} ssl{};\n    \
+                 ssl_certificate {d}/cert.pem;\n    ssl_certificate_key {d}/key.pem;\n    \
+                 location / {{ return 200 \"ok\\n\"; }}\n  }}\n}}\n",
+                if matches!(self, Setup::NginxH2) {
+                    " http2"
+                } else {
+                    ""
+                }
+            ),
+            Setup::Apache | Setup::ApacheH2 => {
+                let modules = "/usr/lib/apache2/modules";
+                let h2 = match self {
+                    Setup::ApacheH2 => format!(
+                        "LoadModule http2_module {modules}/mod_http2.so\nProtocols h2 http/1.1\n"
+                    ),
+                    _ => String::new(),
+                };
+                format!(
+                    "LoadModule mpm_event_module {modules}/mod_mpm_event.so\n\
+                     LoadModule authz_core_module {modules}/mod_authz_core.so\n\
+                     LoadModule socache_shmcb_module {modules}/mod_socache_shmcb.so\n\
+                     LoadModule ssl_module {modules}/mod_ssl.so\n{h2}\
+                     ServerName localhost\nListen 127.0.0.1:{port}\nPidFile {d}/httpd.pid\n\
+                     ErrorLog {d}/error.log\nMutex file:{d} default\nDefaultRuntimeDir {d}\n\
+                     User www-data\nGroup www-data\nDocumentRoot {d}/www\n\
+                     <Directory {d}/www>\n  Require all granted\n</Directory>\n\
+                     SSLEngine on\nSSLCertificateFile {d}/cert.pem\nSSLCertificateKeyFile {d}/key.pem\n"
+                )
+            }
+        }
+    }
+
+    /// Starts the server; `None` (the test skips) when it is not installed and not required.
+    fn start(self) -> Option<ThirdParty> {
+        if !Path::new(self.program()).is_file() {
+            assert!(
+                std::env::var("H123_INTEROP_TESTS").as_deref() != Ok("1"),
+                "{} is not installed (apt-get install nginx apache2)",
+                self.program()
+            );
+            eprintln!("skipping: {} is not installed", self.program());
+            return None;
+        }
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()])
+            .expect("certificate");
+        std::fs::write(dir.path().join("cert.pem"), cert.cert.pem()).unwrap();
+        std::fs::write(dir.path().join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
+        std::fs::create_dir(dir.path().join("www")).unwrap();
+        std::fs::write(dir.path().join("www/index.html"), "hello\n").unwrap();
+        // Apache's workers run as www-data and read the document root.
+        let _ = Command::new("chmod")
+            .args(["-R", "a+rX"])
+            .arg(dir.path())
+            .status();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port();
+        let config = dir.path().join("server.conf");
+        std::fs::write(&config, self.config(dir.path(), port)).unwrap();
+        let mut command = Command::new(self.program());
+        match self {
+            Setup::Nginx | Setup::NginxH2 => command.arg("-c").arg(&config),
+            _ => command.arg("-f").arg(&config).arg("-DFOREGROUND"),
+        };
+        let child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("server starts");
+        let server = ThirdParty {
+            child,
+            port,
+            _dir: dir,
+        };
+        // Up to 10 s to listen.
+        let listening = (0..200).any(|_| {
+            let up = TcpStream::connect(("127.0.0.1", port)).is_ok();
+            if !up {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            up
+        });
+        assert!(listening, "{self:?} did not listen on {port}");
+        Some(server)
+    }
+}
+
+/// Probes `server` with h123's defaults (4 rounds of 2 attempts) over `protocols`.
+async fn probe(setup: Setup, server: &ThirdParty, protocols: &[Protocol]) -> ProbeResult {
+    let options = ProbeOptions {
+        url: format!("https://localhost:{}{}", server.port, setup.path()),
+        protocols: protocols.to_vec(),
+        insecure: true,
+        timeout_ms: 5_000,
+        phase_timeout_ms: 3_000,
+        ..ProbeOptions::default()
+    };
+    let plan = Plan::new(options, &Limits::default()).expect("valid options");
+    let result = Engine::new(TrustSettings::system(), ConnectPolicy::allow_all())
+        .run(&plan)
+        .await;
+    analyzed(result)
+}
+
+/// Every attempt of `protocol` answered 200 over `alpn`, with its phases in
+/// order, a new connection opening each round and the next attempt reusing it.
+fn answered(result: &ProbeResult, protocol: Protocol, alpn: &str) {
+    let run = run(result, protocol);
+    assert!(run.skipped.is_none(), "{protocol:?}: {:?}", run.skipped);
+    assert_eq!(run.attempts.len(), 8, "{protocol:?}: 4 rounds of 2");
+    for a in &run.attempts {
+        assert!(
+            a.failure.is_none(),
+            "{protocol:?} #{}: {:?}",
+            a.attempt,
+            a.failure
+        );
+        assert_eq!(a.response.as_ref().map(|r| r.status), Some(200));
+        let problems = h123_shared::invariant::check_attempt(a, h123_shared::Method::Get);
+        assert!(
+            problems.is_empty(),
+            "{protocol:?} #{}: {problems:?}",
+            a.attempt
+        );
+    }
+    let states: Vec<ConnState> = chains(run).iter().map(|c| c.state()).collect();
+    use ConnState::{New, Reused};
+    assert_eq!(states, [New, Reused, New, Reused, New, Reused, New, Reused]);
+    for a in run.attempts.iter().filter(|a| a.tls.is_some()) {
+        assert_eq!(a.tls.as_ref().unwrap().alpn.as_deref(), Some(alpn));
+    }
+}
+
+/// `protocol`'s run says, calmly, that the server does not offer it.
+fn not_offered(result: &ProbeResult, protocol: Protocol, chosen: Option<&str>) {
+    let run = run(result, protocol);
+    let not_offered = run.not_offered.as_ref().expect("not offered");
+    assert_eq!(not_offered.chosen.as_deref(), chosen);
+    assert!(run.attempts.is_empty());
+    let skipped = run.skipped.as_deref().unwrap_or_default();
+    assert!(
+        skipped.starts_with(&format!(
+            "this server does not offer {}",
+            protocol.http_version()
+        )),
+        "{skipped}"
+    );
+    let analysis = result.analysis.as_ref().unwrap();
+    assert_eq!(analysis.outcome, Outcome::Done, "{:?}", analysis.outcome);
+    let id = match protocol {
+        Protocol::H1 => "h1_not_offered",
+        _ => "h2_not_offered",
+    };
+    let finding = analysis.findings.iter().find(|f| f.id == id).expect(id);
+    assert_eq!(finding.severity, Severity::Info);
+    assert!(
+        analysis
+            .findings
+            .iter()
+            .all(|f| f.severity != Severity::Critical),
+        "{:?}",
+        analysis.findings
+    );
+}
+
+#[tokio::test]
+async fn nginx_without_http2_gives_http2_a_calm_not_offered() {
+    let Some(server) = Setup::Nginx.start() else {
+        return;
+    };
+    let result = probe(Setup::Nginx, &server, &[Protocol::H1, Protocol::H2]).await;
+    answered(&result, Protocol::H1, "http/1.1");
+    not_offered(&result, Protocol::H2, Some("http/1.1"));
+    let verdict = &result.analysis.as_ref().unwrap().verdict;
+    assert_eq!(verdict.kind, VerdictKind::NotComparable);
+    assert!(
+        verdict
+            .summary
+            .starts_with("Only HTTP/1.1 was measured: this server does not offer HTTP/2."),
+        "{}",
+        verdict.summary
+    );
+}
+
+#[tokio::test]
+async fn nginx_with_http2_answers_both() {
+    let Some(server) = Setup::NginxH2.start() else {
+        return;
+    };
+    let result = probe(Setup::NginxH2, &server, &[Protocol::H1, Protocol::H2]).await;
+    answered(&result, Protocol::H1, "http/1.1");
+    answered(&result, Protocol::H2, "h2");
+}
+
+#[tokio::test]
+async fn stock_apache_gives_http2_a_calm_not_offered() {
+    let Some(server) = Setup::Apache.start() else {
+        return;
+    };
+    let result = probe(Setup::Apache, &server, &[Protocol::H1, Protocol::H2]).await;
+    answered(&result, Protocol::H1, "http/1.1");
+    not_offered(&result, Protocol::H2, Some("http/1.1"));
+}
+
+#[tokio::test]
+async fn apache_with_mod_http2_answers_both() {
+    let Some(server) = Setup::ApacheH2.start() else {
+        return;
+    };
+    let result = probe(Setup::ApacheH2, &server, &[Protocol::H1, Protocol::H2]).await;
+    answered(&result, Protocol::H1, "http/1.1");
+    answered(&result, Protocol::H2, "h2");
+}
