@@ -19,7 +19,7 @@ const INDEX: &str = "<!doctype html><html><head><title>h123</title></head><body>
 const FROM: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
 async fn finished(addr: SocketAddr, url: &str) -> String {
-    let id = create_probe(addr, FROM, &probe_body(url, &["h1", "h2", "h3"], 3)).await;
+    let id = create_probe(addr, FROM, &probe_body(url, &["h1", "h2", "h3"], 5)).await;
     let record = probe_done(addr, FROM, &id).await;
     assert_ne!(record.status, ProbeStatus::Running);
     id
