@@ -19,7 +19,11 @@ const INDEX: &str = "<!doctype html><html><head><title>h123</title></head><body>
 const FROM: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
 async fn finished(addr: SocketAddr, url: &str) -> String {
-    let id = create_probe(addr, FROM, &probe_body(url, &["h1", "h2", "h3"], 5)).await;
+    // The defaults' 4 rounds: 4 new and 4 reused connections a side, what a call needs.
+    let mut body: serde_json::Value =
+        serde_json::from_str(&probe_body(url, &["h1", "h2", "h3"], 2)).unwrap();
+    body["rounds"] = serde_json::json!(4);
+    let id = create_probe(addr, FROM, &body.to_string()).await;
     let record = probe_done(addr, FROM, &id).await;
     assert_ne!(record.status, ProbeStatus::Running);
     id
