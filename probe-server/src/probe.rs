@@ -23,6 +23,7 @@ pub mod plan;
 pub mod proxy;
 pub mod qlog;
 pub mod quic_socket;
+pub mod resumption;
 pub mod run;
 pub mod tcp;
 pub mod tcp_info;

@@ -6,7 +6,8 @@ use super::http::{Exchange, RequestSpec};
 use super::network::Link;
 use super::proxy::tunnel::{self, Destination};
 use super::proxy::{Proxy, ProxySettings};
-use super::tls::{self, ResumableConfigs, TrustSettings};
+use super::resumption::ResumableConfigs;
+use super::tls::{self, TrustSettings};
 use super::trace::AttemptTrace;
 use super::{tcp, wire::TimedIo, wire::WireTap};
 use h123_shared::migration::Migrate;
@@ -86,8 +87,8 @@ impl ConnectSettings {
     pub fn tls_config(&self, alpn: &[&[u8]]) -> Arc<ClientConfig> {
         match &self.sessions {
             None => self.trust.client_config(alpn, self.insecure, None),
-            Some(configs) => configs.get(alpn, |store| {
-                self.trust.client_config(alpn, self.insecure, Some(store))
+            Some(configs) => configs.get(alpn, |keeping| {
+                self.trust.client_config(alpn, self.insecure, Some(keeping))
             }),
         }
     }

@@ -14,6 +14,7 @@ use super::http::{
 use super::migration::{self, Moving};
 use super::qlog;
 use super::quic_socket::{ClientEndpoint, DatagramTap};
+use super::resumption::ResumableConfigs;
 use super::trace::{self, AttemptTrace};
 use crate::bench::load::{Load, Reply};
 use bytes::{Buf, Bytes};
@@ -33,6 +34,9 @@ pub struct H3 {
     /// Resolves once the handshake ends, to whether the server took our 0-RTT data.
     zero_rtt_pending: Option<quinn::ZeroRttAccepted>,
     zero_rtt_accepted: Option<bool>,
+    /// The run's resumable configurations and their count of checked chains
+    /// before this handshake (resumed mode): a resumed handshake checks none.
+    checks_before: Option<(Arc<ResumableConfigs>, u64)>,
     verified: bool,
     /// The endpoint, whose tap tells when each request's datagram left (see
     /// [`super::quic_socket`]).
@@ -89,16 +93,36 @@ impl Connection for H3 {
                 ),
             ));
         }
-        let mut last_failure = None;
-        for &addr in target.addrs {
-            if let Err(reason) = settings.policy.check(addr) {
-                last_failure.get_or_insert_with(|| blocked(Phase::Quic, addr, &reason));
-                continue;
-            }
-            match handshake(addr, target.host, settings, &setup, trace).await {
+        // One phase timeout for the handshake, however many addresses it
+        // tries: each gets an equal share of what is left, so a silent UDP
+        // port on every address of a dual-stack name costs the timeout once.
+        let deadline = trace::now() + settings.phase_limit;
+        let allowed: Vec<SocketAddr> = target
+            .addrs
+            .iter()
+            .copied()
+            .filter(|&addr| settings.policy.check(addr).is_ok())
+            .collect();
+        let mut last_failure = target.addrs.iter().find_map(|&addr| {
+            let reason = settings.policy.check(addr).err()?;
+            Some(blocked(Phase::Quic, addr, &reason))
+        });
+        let mut silent = Vec::new();
+        for (index, &addr) in allowed.iter().enumerate() {
+            let left = deadline.saturating_duration_since(trace::now());
+            let share = left / (allowed.len() - index) as u32;
+            match handshake(addr, target.host, settings, &setup, share, trace).await {
                 Ok(opened) => return Ok(opened),
-                Err(f) => last_failure = Some(f),
+                Err(f) => {
+                    if f.kind == FailureKind::Timeout {
+                        silent.push(addr.to_string());
+                    }
+                    last_failure = Some(f);
+                }
             }
+        }
+        if silent.len() > 1 {
+            last_failure = Some(no_handshake(&silent.join(" or "), settings.phase_limit));
         }
         Err(last_failure
             .unwrap_or_else(|| failure(Phase::Quic, FailureKind::Io, "no address to connect to")))
@@ -229,15 +253,21 @@ impl Connection for H3 {
     }
 
     fn tls_facts(&self) -> Option<TlsInfo> {
-        Some(tls_facts(
-            &self.quic,
-            self.verified,
-            self.zero_rtt_accepted == Some(true),
-        ))
+        Some(tls_facts(&self.quic, self.verified, self.resumed()))
     }
 }
 
 impl H3 {
+    /// Whether the TLS session was resumed (whether or not 0-RTT data was
+    /// taken): the handshake is over and checked no certificate chain.
+    fn resumed(&self) -> bool {
+        let over = self.zero_rtt_pending.is_none();
+        over && self
+            .checks_before
+            .as_ref()
+            .is_some_and(|(configs, before)| configs.checks() == *before)
+    }
+
     /// Moves the connection, if it is still to move, with `bytes` of the body read.
     fn move_once(&mut self, bytes: u64, moving: &mut Option<Moving>) -> Result<(), Failure> {
         if let Some(to) = self.migrate.take() {
@@ -270,17 +300,22 @@ async fn handshake(
     host: &str,
     settings: &ConnectSettings,
     setup: &H3Setup,
+    limit: Duration,
     trace: &mut AttemptTrace,
 ) -> Result<Opened<H3>, Failure> {
     let io_failure =
         |e: &dyn std::error::Error| failure(Phase::Quic, FailureKind::Io, e.to_string());
+    // Read before the first packet leaves, so no check of this handshake is missed.
+    let checks_before = settings
+        .sessions
+        .as_ref()
+        .map(|configs| (configs.clone(), configs.checks()));
     trace.record(TraceEvent::QuicStart);
     let connecting = setup
         .endpoint
         .endpoint
         .connect_with(setup.config.clone(), addr, host)
         .map_err(|e| io_failure(&e))?;
-    let limit = settings.phase_limit;
     // With a resumable session the request can leave in the first flight (0-RTT):
     // the connection is usable at once, and the handshake finishes alongside.
     // A request that may not be replayed waits for the full handshake instead.
@@ -294,16 +329,7 @@ async fn handshake(
         Err(connecting) => {
             let quic = tokio::time::timeout(limit, connecting)
                 .await
-                .map_err(|_| {
-                    failure(
-                        Phase::Quic,
-                        FailureKind::Timeout,
-                        format!(
-                            "no QUIC handshake with {addr} within {} ms: UDP may be blocked on the path",
-                            limit.as_millis()
-                        ),
-                    )
-                })?
+                .map_err(|_| no_handshake(&addr.to_string(), limit))?
                 .map_err(|e| connection_failure(&e))?;
             (quic, None)
         }
@@ -335,12 +361,25 @@ async fn handshake(
             quic,
             zero_rtt_pending,
             zero_rtt_accepted: None,
+            checks_before,
             verified: !settings.insecure,
             endpoint: setup.endpoint.clone(),
             migrate: settings.migrate.clone(),
             _driver: driver,
         },
     })
+}
+
+/// The QUIC handshake with `addresses` did not finish within `limit`.
+fn no_handshake(addresses: &str, limit: Duration) -> Failure {
+    failure(
+        Phase::Quic,
+        FailureKind::Timeout,
+        format!(
+            "no QUIC handshake with {addresses} within {} ms: UDP may be blocked on the path",
+            limit.as_millis()
+        ),
+    )
 }
 
 /// TLS facts of a QUIC connection; before a 0-RTT handshake completes, the

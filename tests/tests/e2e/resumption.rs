@@ -3,29 +3,9 @@
 //! 0-RTT over QUIC), for all three protocols.
 
 use crate::support::{SERIAL, probe, run};
+use h123_shared::network::NetworkProfile;
 use h123_shared::{Attempt, ConnectionMode, Phase, Protocol};
 use h123_target::{TargetConfig, TestTarget};
-
-fn handshake_ms(attempt: &Attempt, protocol: Protocol) -> f64 {
-    let phase = if protocol == Protocol::H3 {
-        Phase::Quic
-    } else {
-        Phase::Tls
-    };
-    attempt
-        .phases
-        .get(phase)
-        .expect("a new connection")
-        .duration()
-        .as_ms()
-}
-
-/// The fastest of `values`: the handshake least disturbed by whatever else
-/// the two cores were doing (the median of sub-millisecond handshakes moves
-/// with the machine's load).
-fn fastest(values: Vec<f64>) -> f64 {
-    values.into_iter().fold(f64::INFINITY, f64::min)
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resumed_connections_skip_the_full_handshake() {
@@ -83,22 +63,58 @@ async fn resumed_connections_skip_the_full_handshake() {
             }
         }
         assert_eq!(first.quic.as_ref().and_then(|q| q.zero_rtt_accepted), None);
-        let full = fastest(
-            cold.attempts
-                .iter()
-                .map(|a| handshake_ms(a, protocol))
-                .collect(),
-        );
-        let short = fastest(
-            resumed.attempts[1..]
-                .iter()
-                .map(|a| handshake_ms(a, protocol))
-                .collect(),
-        );
-        println!("{protocol}: fastest handshake cold {full:.3} ms, resumed {short:.3} ms");
-        assert!(
-            short < full,
-            "{protocol}: resumed {short:.3} ms is not shorter than cold {full:.3} ms"
-        );
+        // No figure is compared here: over loopback a resumed TLS 1.3 handshake saves only
+        // the certificate's signature and its check (tens of microseconds with P-256), less
+        // than what a busy machine adds to any one handshake. What resumption saves in round
+        // trips is measured where a round trip costs something (tests/e2e/netem.rs).
     }
+}
+
+/// Time from the start of the connection to the response's first byte.
+fn to_first_byte_ms(attempt: &Attempt) -> f64 {
+    [Phase::Quic, Phase::Send, Phase::Wait]
+        .into_iter()
+        .filter_map(|phase| attempt.phases.get(phase))
+        .map(|span| span.duration().as_ms())
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zero_rtt_saves_the_handshakes_round_trip() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let arm = |mode| {
+        move |o: &mut h123_shared::ProbeOptions| {
+            o.protocols = vec![Protocol::H3];
+            o.mode = mode;
+            o.repeat = 5;
+            o.network = Some(NetworkProfile::parse("rtt=60ms").unwrap());
+        }
+    };
+    let cold = probe(&target, arm(ConnectionMode::Cold)).await;
+    let resumed = probe(&target, arm(ConnectionMode::Resumed)).await;
+    let median = |attempts: &[Attempt]| {
+        let mut values: Vec<f64> = attempts.iter().map(to_first_byte_ms).collect();
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    let full = median(&run(&cold, Protocol::H3).attempts);
+    let early = &run(&resumed, Protocol::H3).attempts[1..];
+    assert!(
+        early
+            .iter()
+            .all(|a| { a.quic.as_ref().and_then(|q| q.zero_rtt_accepted) == Some(true) })
+    );
+    let early = median(early);
+    println!("first byte after {full:.1} ms cold, {early:.1} ms with 0-RTT");
+    // Cold: the handshake's round trip, then the request's. 0-RTT: the request rides the
+    // first flight, one round trip in all. Each is allowed a quarter of a round trip.
+    assert!(
+        (full - 120.0).abs() < 15.0,
+        "cold: {full:.1} ms, expected 120"
+    );
+    assert!(
+        (early - 60.0).abs() < 15.0,
+        "0-RTT: {early:.1} ms, expected 60"
+    );
 }
