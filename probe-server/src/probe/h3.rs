@@ -18,6 +18,8 @@ use super::resumption::ResumableConfigs;
 use super::trace::{self, AttemptTrace};
 use crate::bench::load::{Load, Reply};
 use bytes::{Buf, Bytes};
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use h123_shared::migration::Migrate;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Micros, Phase, QuicInfo, TlsInfo, TtfbSource};
@@ -93,39 +95,22 @@ impl Connection for H3 {
                 ),
             ));
         }
-        // One phase timeout for the handshake, however many addresses it
-        // tries: each gets an equal share of what is left, so a silent UDP
-        // port on every address of a dual-stack name costs the timeout once.
-        let deadline = trace::now() + settings.phase_limit;
         let allowed: Vec<SocketAddr> = target
             .addrs
             .iter()
             .copied()
             .filter(|&addr| settings.policy.check(addr).is_ok())
             .collect();
-        let mut last_failure = target.addrs.iter().find_map(|&addr| {
-            let reason = settings.policy.check(addr).err()?;
-            Some(blocked(Phase::Quic, addr, &reason))
-        });
-        let mut silent = Vec::new();
-        for (index, &addr) in allowed.iter().enumerate() {
-            let left = deadline.saturating_duration_since(trace::now());
-            let share = left / (allowed.len() - index) as u32;
-            match handshake(addr, target.host, settings, &setup, share, trace).await {
-                Ok(opened) => return Ok(opened),
-                Err(f) => {
-                    if f.kind == FailureKind::Timeout {
-                        silent.push(addr.to_string());
-                    }
-                    last_failure = Some(f);
-                }
-            }
+        if allowed.is_empty() {
+            let refused = target.addrs.iter().find_map(|&addr| {
+                let reason = settings.policy.check(addr).err()?;
+                Some(blocked(Phase::Quic, addr, &reason))
+            });
+            return Err(refused.unwrap_or_else(|| {
+                failure(Phase::Quic, FailureKind::Io, "no address to connect to")
+            }));
         }
-        if silent.len() > 1 {
-            last_failure = Some(no_handshake(&silent.join(" or "), settings.phase_limit));
-        }
-        Err(last_failure
-            .unwrap_or_else(|| failure(Phase::Quic, FailureKind::Io, "no address to connect to")))
+        handshake(&allowed, target.host, settings, &setup, trace).await
     }
 
     async fn ready(&mut self, _limit: Duration) -> bool {
@@ -293,47 +278,22 @@ async fn send_body(
     stream.finish().await
 }
 
-/// One QUIC handshake to `addr` over `setup`'s endpoint, recording
-/// `QuicStart`/`QuicDone`.
+/// One QUIC handshake, to the first of `addrs` that answers (see
+/// [`connect`]), over `setup`'s endpoint, recording `QuicStart`/`QuicDone`.
 async fn handshake(
-    addr: SocketAddr,
+    addrs: &[SocketAddr],
     host: &str,
     settings: &ConnectSettings,
     setup: &H3Setup,
-    limit: Duration,
     trace: &mut AttemptTrace,
 ) -> Result<Opened<H3>, Failure> {
-    let io_failure =
-        |e: &dyn std::error::Error| failure(Phase::Quic, FailureKind::Io, e.to_string());
     // Read before the first packet leaves, so no check of this handshake is missed.
     let checks_before = settings
         .sessions
         .as_ref()
         .map(|configs| (configs.clone(), configs.checks()));
     trace.record(TraceEvent::QuicStart);
-    let connecting = setup
-        .endpoint
-        .endpoint
-        .connect_with(setup.config.clone(), addr, host)
-        .map_err(|e| io_failure(&e))?;
-    // With a resumable session the request can leave in the first flight (0-RTT):
-    // the connection is usable at once, and the handshake finishes alongside.
-    // A request that may not be replayed waits for the full handshake instead.
-    let early = if settings.early_data {
-        connecting.into_0rtt()
-    } else {
-        Err(connecting)
-    };
-    let (quic, zero_rtt_pending) = match early {
-        Ok((quic, accepted)) => (quic, Some(accepted)),
-        Err(connecting) => {
-            let quic = tokio::time::timeout(limit, connecting)
-                .await
-                .map_err(|_| no_handshake(&addr.to_string(), limit))?
-                .map_err(|e| connection_failure(&e))?;
-            (quic, None)
-        }
-    };
+    let (addr, quic, zero_rtt_pending) = connect(addrs, host, settings, setup).await?;
     trace.record(TraceEvent::QuicDone);
     // The HTTP/3 layer's setup (control and QPACK streams, SETTINGS) is
     // the first thing sent on the new connection: the start of `send`.
@@ -368,6 +328,84 @@ async fn handshake(
             _driver: driver,
         },
     })
+}
+
+/// How long a handshake to one address goes unanswered before the next
+/// address starts its own alongside (RFC 8305's connection attempt delay).
+const NEXT_ADDRESS_AFTER: Duration = Duration::from_millis(250);
+
+/// A QUIC connection to the first of `addrs` to complete its handshake, and
+/// where it went. Addresses race as Happy Eyeballs does: each starts when the
+/// one before failed or has been silent for [`NEXT_ADDRESS_AFTER`], and all
+/// share one phase timeout, so a dead UDP port on one family costs a quarter
+/// of a second and on every family the timeout once. With a resumable
+/// session (and a request that may be replayed) the first address takes the
+/// request at once, as 0-RTT data, the handshake finishing alongside.
+async fn connect(
+    addrs: &[SocketAddr],
+    host: &str,
+    settings: &ConnectSettings,
+    setup: &H3Setup,
+) -> Result<
+    (
+        SocketAddr,
+        quinn::Connection,
+        Option<quinn::ZeroRttAccepted>,
+    ),
+    Failure,
+> {
+    let start = |addr: SocketAddr| {
+        setup
+            .endpoint
+            .endpoint
+            .connect_with(setup.config.clone(), addr, host)
+            .map_err(|e| failure(Phase::Quic, FailureKind::Io, e.to_string()))
+    };
+    let deadline = tokio::time::Instant::from_std(trace::now() + settings.phase_limit);
+    let mut first = start(addrs[0])?;
+    if settings.early_data {
+        match first.into_0rtt() {
+            Ok((quic, accepted)) => return Ok((addrs[0], quic, Some(accepted))),
+            Err(connecting) => first = connecting,
+        }
+    }
+    let arm =
+        |addr: SocketAddr, connecting: quinn::Connecting| async move { (addr, connecting.await) };
+    let mut racing = FuturesUnordered::new();
+    racing.push(arm(addrs[0], first));
+    let mut waiting = addrs[1..].iter().copied();
+    let mut started = vec![addrs[0]];
+    let mut answered = Vec::new();
+    loop {
+        let next = tokio::select! {
+            Some((addr, done)) = racing.next() => match done {
+                Ok(quic) => return Ok((addr, quic, None)),
+                Err(e) => {
+                    answered.push(addr);
+                    if !racing.is_empty() {
+                        continue;
+                    }
+                    match waiting.next() {
+                        Some(next) => next,
+                        None => return Err(connection_failure(&e)),
+                    }
+                }
+            },
+            _ = tokio::time::sleep(NEXT_ADDRESS_AFTER), if waiting.len() > 0 => {
+                waiting.next().expect("an address waits")
+            }
+            _ = tokio::time::sleep_until(deadline) => {
+                let silent: Vec<String> = started
+                    .iter()
+                    .filter(|a| !answered.contains(a))
+                    .map(SocketAddr::to_string)
+                    .collect();
+                return Err(no_handshake(&silent.join(" or "), settings.phase_limit));
+            }
+        };
+        racing.push(arm(next, start(next)?));
+        started.push(next);
+    }
 }
 
 /// The QUIC handshake with `addresses` did not finish within `limit`.

@@ -349,3 +349,27 @@ async fn a_silent_udp_port_on_both_families_costs_one_phase_timeout() {
     let discovery = h3.discovery.as_ref().expect("discovery");
     assert_eq!(discovery.outcome, h123_shared::H3Outcome::UdpSilent);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quic_races_past_a_silent_family() {
+    let _serial = SERIAL.lock().await;
+    // HTTP/3 answers on 127.0.0.1 only: nothing listens on [::1]'s UDP port.
+    let target = dual_target(None).await;
+    let result = probe(&target, |o| {
+        dual(&target, o);
+        o.protocols = vec![Protocol::H3];
+        o.family = AddressFamily::Any;
+        o.phase_timeout_ms = 3_000;
+        o.repeat = 3;
+        o.mode = ConnectionMode::Cold;
+    })
+    .await;
+    let h3 = run(&result, Protocol::H3);
+    assert_ok(&h3.attempts, "h3");
+    for a in &h3.attempts {
+        assert_eq!(remote_ip(a), v4());
+        let quic = a.phases.quic.expect("a quic phase").duration().as_ms();
+        println!("h3 #{}: QUIC phase {quic:.1} ms", a.attempt);
+        assert!(quic < 1_000.0, "raced past [::1], took {quic:.1} ms");
+    }
+}

@@ -114,12 +114,13 @@ async fn a_late_reader_holds_send_and_the_body_arrives_whole() {
         );
         // The hold lands in send: send lasts the hold the server measured, plus
         // the head's way there and the body's tail after it. The tail is the part
-        // over the flow-control window, so it costs at most what the whole send
-        // costs unheld (QUIC's user-space transfer is the slowest of the three),
-        // plus the 2 ms the timing tests allow.
+        // over the flow-control window: what the whole send costs unheld, plus
+        // the window updates that restart it one round trip at a time (QUIC's
+        // user-space ones cost most on a busy machine), within 5 ms; a hold that
+        // did not land in send would be 50 ms off.
         assert!(
-            (0.0..=quick + 2.0).contains(&off),
-            "{protocol}: send is {off:+.3} ms off the server's hold (median), over {quick:.3} + 2 ms"
+            (0.0..=quick + 5.0).contains(&off),
+            "{protocol}: send is {off:+.3} ms off the server's hold (median), over {quick:.3} + 5 ms"
         );
     }
 }
