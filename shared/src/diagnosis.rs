@@ -23,6 +23,7 @@ mod h3;
 mod http;
 mod migration;
 mod offered;
+mod quic_race;
 mod slow;
 mod streams;
 
@@ -105,6 +106,7 @@ pub fn diagnose(result: &ProbeResult) -> Vec<Finding> {
     failure::failures(result, &mut findings);
     offered::not_offered(result, &mut findings);
     addresses::families(result, &mut findings);
+    quic_race::silent_addresses(result, &mut findings);
     truncated(result, &mut findings);
     capped(result, &mut findings);
     migration::migration(result, &mut findings);

@@ -1212,6 +1212,10 @@ pub struct QuicInfo {
     /// Bytes declared lost so far.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost_bytes: Option<u64>,
+    /// The name's other addresses that had not answered the QUIC handshake
+    /// when this connection's did (each had 250 ms before the next started).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub silent_addresses: Vec<String>,
 }
 
 /// Response facts.

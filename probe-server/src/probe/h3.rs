@@ -36,6 +36,8 @@ pub struct H3 {
     /// Resolves once the handshake ends, to whether the server took our 0-RTT data.
     zero_rtt_pending: Option<quinn::ZeroRttAccepted>,
     zero_rtt_accepted: Option<bool>,
+    /// The name's addresses still silent when this connection's answered.
+    silent_addresses: Vec<String>,
     /// The run's resumable configurations and their count of checked chains
     /// before this handshake (resumed mode): a resumed handshake checks none.
     checks_before: Option<(Arc<ResumableConfigs>, u64)>,
@@ -234,6 +236,7 @@ impl Connection for H3 {
             cwnd_bytes: Some(stats.path.cwnd),
             current_mtu: Some(stats.path.current_mtu),
             lost_bytes: Some(stats.path.lost_bytes),
+            silent_addresses: self.silent_addresses.clone(),
         })
     }
 
@@ -293,7 +296,12 @@ async fn handshake(
         .as_ref()
         .map(|configs| (configs.clone(), configs.checks()));
     trace.record(TraceEvent::QuicStart);
-    let (addr, quic, zero_rtt_pending) = connect(addrs, host, settings, setup).await?;
+    let Raced {
+        addr,
+        quic,
+        zero_rtt_pending,
+        silent,
+    } = connect(addrs, host, settings, setup).await?;
     trace.record(TraceEvent::QuicDone);
     // The HTTP/3 layer's setup (control and QPACK streams, SETTINGS) is
     // the first thing sent on the new connection: the start of `send`.
@@ -321,6 +329,7 @@ async fn handshake(
             quic,
             zero_rtt_pending,
             zero_rtt_accepted: None,
+            silent_addresses: silent.iter().map(SocketAddr::to_string).collect(),
             checks_before,
             verified: !settings.insecure,
             endpoint: setup.endpoint.clone(),
@@ -334,26 +343,30 @@ async fn handshake(
 /// address starts its own alongside (RFC 8305's connection attempt delay).
 const NEXT_ADDRESS_AFTER: Duration = Duration::from_millis(250);
 
+/// The QUIC connection that won the race of a name's addresses.
+struct Raced {
+    addr: SocketAddr,
+    quic: quinn::Connection,
+    /// Whether the server takes the 0-RTT request, once the handshake ends.
+    zero_rtt_pending: Option<quinn::ZeroRttAccepted>,
+    /// The addresses started before it that had not answered.
+    silent: Vec<SocketAddr>,
+}
+
 /// A QUIC connection to the first of `addrs` to complete its handshake, and
 /// where it went. Addresses race as Happy Eyeballs does: each starts when the
 /// one before failed or has been silent for [`NEXT_ADDRESS_AFTER`], and all
 /// share one phase timeout, so a dead UDP port on one family costs a quarter
 /// of a second and on every family the timeout once. With a resumable
-/// session (and a request that may be replayed) the first address takes the
-/// request at once, as 0-RTT data, the handshake finishing alongside.
+/// session (and a request that may be replayed) the address that issued it
+/// (or a name's only address) takes the request at once, as 0-RTT data, the
+/// handshake finishing alongside: early data cannot wait for a race.
 async fn connect(
     addrs: &[SocketAddr],
     host: &str,
     settings: &ConnectSettings,
     setup: &H3Setup,
-) -> Result<
-    (
-        SocketAddr,
-        quinn::Connection,
-        Option<quinn::ZeroRttAccepted>,
-    ),
-    Failure,
-> {
+) -> Result<Raced, Failure> {
     let start = |addr: SocketAddr| {
         setup
             .endpoint
@@ -362,10 +375,28 @@ async fn connect(
             .map_err(|e| failure(Phase::Quic, FailureKind::Io, e.to_string()))
     };
     let deadline = tokio::time::Instant::from_std(trace::now() + settings.phase_limit);
+    let issuer = settings
+        .sessions
+        .as_ref()
+        .and_then(|s| s.last_answered())
+        .filter(|a| addrs.contains(a));
+    let early_to = issuer.or((addrs.len() == 1).then(|| addrs[0]));
+    let mut addrs = addrs.to_vec();
+    if let Some(early_to) = early_to {
+        addrs.retain(|a| *a != early_to);
+        addrs.insert(0, early_to);
+    }
     let mut first = start(addrs[0])?;
-    if settings.early_data {
+    if settings.early_data && early_to.is_some() {
         match first.into_0rtt() {
-            Ok((quic, accepted)) => return Ok((addrs[0], quic, Some(accepted))),
+            Ok((quic, accepted)) => {
+                return Ok(Raced {
+                    addr: addrs[0],
+                    quic,
+                    zero_rtt_pending: Some(accepted),
+                    silent: Vec::new(),
+                });
+            }
             Err(connecting) => first = connecting,
         }
     }
@@ -379,7 +410,17 @@ async fn connect(
     loop {
         let next = tokio::select! {
             Some((addr, done)) = racing.next() => match done {
-                Ok(quic) => return Ok((addr, quic, None)),
+                Ok(quic) => {
+                    if let Some(sessions) = &settings.sessions {
+                        sessions.answered_at(addr);
+                    }
+                    let silent = started
+                        .iter()
+                        .filter(|a| **a != addr && !answered.contains(*a))
+                        .copied()
+                        .collect();
+                    return Ok(Raced { addr, quic, zero_rtt_pending: None, silent });
+                }
                 Err(e) => {
                     answered.push(addr);
                     if !racing.is_empty() {

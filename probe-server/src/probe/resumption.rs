@@ -13,6 +13,7 @@ use rustls::client::{
 };
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, NamedGroup, SignatureScheme};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -29,6 +30,9 @@ const TICKETS_PER_SERVER: usize = 8;
 pub struct ResumableConfigs {
     built: Mutex<Vec<BuiltConfig>>,
     checks: Arc<AtomicU64>,
+    /// The address whose handshake last completed: where the run's tickets
+    /// come from, so where 0-RTT data can go without a race.
+    answered: Mutex<Option<SocketAddr>>,
 }
 
 /// A configuration built for one ALPN list, and what its store holds.
@@ -81,6 +85,16 @@ impl ResumableConfigs {
     /// that leaves the count alone was resumed.
     pub fn checks(&self) -> u64 {
         self.checks.load(Ordering::SeqCst)
+    }
+
+    /// Notes that a handshake with `addr` completed.
+    pub fn answered_at(&self, addr: SocketAddr) {
+        *self.answered.lock().unwrap_or_else(|e| e.into_inner()) = Some(addr);
+    }
+
+    /// The address whose handshake last completed, if one did.
+    pub fn last_answered(&self) -> Option<SocketAddr> {
+        *self.answered.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Waits up to `limit` until `alpn`'s store holds a session to resume;

@@ -371,5 +371,51 @@ async fn quic_races_past_a_silent_family() {
         let quic = a.phases.quic.expect("a quic phase").duration().as_ms();
         println!("h3 #{}: QUIC phase {quic:.1} ms", a.attempt);
         assert!(quic < 1_000.0, "raced past [::1], took {quic:.1} ms");
+        let silent = &a.quic.as_ref().expect("QUIC facts").silent_addresses;
+        assert_eq!(silent.len(), 1, "{silent:?}");
+        assert!(silent[0].starts_with("[::1]:"), "{silent:?}");
+    }
+    let findings = h123_shared::diagnosis::diagnose(&result);
+    let warning = findings
+        .iter()
+        .find(|f| f.id == "h3_address_silent")
+        .expect("the silent address is a finding");
+    assert!(
+        warning
+            .evidence
+            .detail
+            .starts_with("3 of 3 new HTTP/3 connection(s) waited on [::1]:"),
+        "{}",
+        warning.evidence.detail
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zero_rtt_goes_where_the_ticket_came_from() {
+    let _serial = SERIAL.lock().await;
+    // HTTP/3 answers on 127.0.0.1 only; [::1] comes first and is silent. The
+    // early request must go to the address that issued the ticket, not wait
+    // out a phase timeout on the first address.
+    let target = dual_target(None).await;
+    let result = probe(&target, |o| {
+        dual(&target, o);
+        o.protocols = vec![Protocol::H3];
+        o.family = AddressFamily::Any;
+        o.phase_timeout_ms = 3_000;
+        o.rounds = 1;
+        o.repeat = 4;
+        o.mode = ConnectionMode::Resumed;
+    })
+    .await;
+    let h3 = run(&result, Protocol::H3);
+    assert_ok(&h3.attempts, "h3");
+    let early: Vec<Option<bool>> = h3
+        .attempts
+        .iter()
+        .map(|a| a.quic.as_ref().and_then(|q| q.zero_rtt_accepted))
+        .collect();
+    assert_eq!(early, [None, Some(true), Some(true), Some(true)]);
+    for a in &h3.attempts {
+        assert_eq!(remote_ip(a), v4());
     }
 }

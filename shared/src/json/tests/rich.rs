@@ -127,6 +127,7 @@ pub(super) fn attempt(n: u32) -> Attempt {
             cwnd_bytes: Some(12_000),
             current_mtu: Some(1_452),
             lost_bytes: Some(1_200),
+            silent_addresses: vec!["[::1]:443".into()],
         }),
         failure: Some(failure("reset by the proxy 日本")),
         tcp_info: Some(TcpInfoSnapshots {
