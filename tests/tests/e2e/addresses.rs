@@ -350,24 +350,34 @@ async fn a_silent_udp_port_on_both_families_costs_one_phase_timeout() {
     assert_eq!(discovery.outcome, h123_shared::H3Outcome::UdpSilent);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn quic_races_past_a_silent_family() {
-    let _serial = SERIAL.lock().await;
-    // HTTP/3 answers on 127.0.0.1 only: nothing listens on [::1]'s UDP port.
+/// HTTP/3 over a dual-stack name whose QUIC answers on 127.0.0.1 only
+/// (nothing listens on [::1]'s UDP port), `mode` for `rounds` × `repeat`;
+/// every attempt answered from 127.0.0.1.
+async fn probe_v4_only_quic(mode: ConnectionMode, rounds: u32, repeat: u32) -> ProbeResult {
     let target = dual_target(None).await;
     let result = probe(&target, |o| {
         dual(&target, o);
         o.protocols = vec![Protocol::H3];
         o.family = AddressFamily::Any;
         o.phase_timeout_ms = 3_000;
-        o.repeat = 3;
-        o.mode = ConnectionMode::Cold;
+        o.rounds = rounds;
+        o.repeat = repeat;
+        o.mode = mode;
     })
     .await;
     let h3 = run(&result, Protocol::H3);
     assert_ok(&h3.attempts, "h3");
     for a in &h3.attempts {
         assert_eq!(remote_ip(a), v4());
+    }
+    result
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quic_races_past_a_silent_family() {
+    let _serial = SERIAL.lock().await;
+    let result = probe_v4_only_quic(ConnectionMode::Cold, 1, 3).await;
+    for a in &run(&result, Protocol::H3).attempts {
         let quic = a.phases.quic.expect("a quic phase").duration().as_ms();
         println!("h3 #{}: QUIC phase {quic:.1} ms", a.attempt);
         assert!(quic < 1_000.0, "raced past [::1], took {quic:.1} ms");
@@ -393,29 +403,13 @@ async fn quic_races_past_a_silent_family() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zero_rtt_goes_where_the_ticket_came_from() {
     let _serial = SERIAL.lock().await;
-    // HTTP/3 answers on 127.0.0.1 only; [::1] comes first and is silent. The
-    // early request must go to the address that issued the ticket, not wait
-    // out a phase timeout on the first address.
-    let target = dual_target(None).await;
-    let result = probe(&target, |o| {
-        dual(&target, o);
-        o.protocols = vec![Protocol::H3];
-        o.family = AddressFamily::Any;
-        o.phase_timeout_ms = 3_000;
-        o.rounds = 1;
-        o.repeat = 4;
-        o.mode = ConnectionMode::Resumed;
-    })
-    .await;
-    let h3 = run(&result, Protocol::H3);
-    assert_ok(&h3.attempts, "h3");
-    let early: Vec<Option<bool>> = h3
+    // [::1] comes first and is silent: the early request must go to the
+    // address that issued the ticket, not wait out a phase timeout on it.
+    let result = probe_v4_only_quic(ConnectionMode::Resumed, 1, 4).await;
+    let early: Vec<Option<bool>> = run(&result, Protocol::H3)
         .attempts
         .iter()
         .map(|a| a.quic.as_ref().and_then(|q| q.zero_rtt_accepted))
         .collect();
     assert_eq!(early, [None, Some(true), Some(true), Some(true)]);
-    for a in &h3.attempts {
-        assert_eq!(remote_ip(a), v4());
-    }
 }

@@ -22,6 +22,12 @@ use std::time::Duration;
 /// Probes in a series.
 const RUNS: usize = 20;
 
+/// How many of [`RUNS`] must agree for the test to pass. The goal is 19 (met
+/// on a busy 2-core machine: 20 and 19, see the README); a coin-flip verdict
+/// gave 10 to 15 before, and 17 keeps that out while one runner's hiccups
+/// cannot fail CI.
+const AGREE_AT_LEAST: usize = 17;
+
 /// What a verdict concludes, without its figures: its kind and, per
 /// connection state, the protocols it calls faster (none when it calls nothing).
 type Answer = (VerdictKind, Vec<(ConnState, Vec<Protocol>)>);
@@ -91,7 +97,6 @@ async fn series(label: &str, target: &TestTarget, url: String) -> BTreeMap<Strin
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a measurement: the goal (19 of 20) is not met yet, see issue 32's note"]
 async fn default_probes_of_one_url_give_one_answer() {
     let _serial = SERIAL.lock().await;
     let target = TestTarget::start(TargetConfig::default()).await.unwrap();
@@ -101,11 +106,13 @@ async fn default_probes_of_one_url_give_one_answer() {
     );
     let answers = series("same path", &target, url).await;
     let most = answers.values().max().copied().unwrap_or(0);
-    assert!(most >= RUNS - 1, "{most} of {RUNS} agree: {answers:?}");
+    assert!(
+        most >= AGREE_AT_LEAST,
+        "{most} of {RUNS} agree: {answers:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a measurement: the goal (19 of 20) is not met yet, see issue 32's note"]
 async fn a_delay_on_http3s_path_alone_is_named_every_time() {
     let _serial = SERIAL.lock().await;
     // HTTP/3 reaches the target through a relay adding 10 ms each way (its
@@ -138,7 +145,7 @@ async fn a_delay_on_http3s_path_alone_is_named_every_time() {
         .map(|(_, n)| n)
         .sum();
     assert!(
-        slower >= RUNS - 1,
+        slower >= AGREE_AT_LEAST,
         "HTTP/3 named slower in {slower} of {RUNS}: {answers:?}"
     );
 }
