@@ -258,3 +258,31 @@ async fn a_hostile_agent_s_events_and_result_are_held_to_the_probe_and_the_cap()
     );
     eprintln!("record: {} bytes; near: {problem}", stored.body.len());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_with_a_token_under_the_server_s_minimum_stops_at_once() {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"))
+        .args([
+            "agent",
+            "--server",
+            "http://127.0.0.1:9",
+            "--name",
+            "near",
+            "--token",
+            "short",
+        ])
+        .env_remove("H123_AGENT_TOKEN")
+        .output();
+    let output = tokio::time::timeout(std::time::Duration::from_secs(10), output)
+        .await
+        .expect("the agent exits instead of retrying")
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(said.trim().lines().count(), 1, "{said}");
+    assert!(
+        said.starts_with("h123 agent: --token must be at least 16 printable ASCII characters"),
+        "{said}"
+    );
+    assert!(!said.contains("short"), "the token is not printed: {said}");
+}
