@@ -28,6 +28,7 @@ pub mod static_files;
 pub mod svg;
 pub mod vantages;
 pub mod view;
+pub mod web_root;
 
 use crate::server::AppState;
 use axum::Router;

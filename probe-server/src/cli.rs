@@ -15,6 +15,7 @@ pub mod safety_args;
 pub mod serve_cmd;
 pub mod slo_text;
 pub mod text;
+pub mod usage_error;
 
 use clap::{Parser, Subcommand};
 

@@ -1,10 +1,12 @@
 //! The `h123` binary: parses the command line and hands over to the library.
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = h123::cli::Cli::parse();
+    let cli = match h123::cli::usage_error::parse::<h123::cli::Cli>() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     // A probe runs its requests one after another: on one thread, every phase
     // end is seen by the task that waits for it, with no cross-thread wake-up
     // in the measured path. The bench and the server want every core.

@@ -1,6 +1,7 @@
 //! The probe service behind the API: configuration, shared state, admission
 //! of new probes (and of the one bench at a time), running them, and graceful shutdown.
 
+pub mod agent_part;
 pub mod agents;
 pub mod bench_slot;
 pub mod client;

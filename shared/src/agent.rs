@@ -39,6 +39,32 @@ pub struct AgentJob {
     /// How long the job stays the agent's without a word from it, in
     /// milliseconds: every post of events (an empty batch too) renews it.
     pub lease_ms: u64,
+    /// What the server lets this job reach: the agent checks every address
+    /// it dials (redirect hops, HTTP/3 endpoints, other addresses) against
+    /// these rules as well as its own. Missing (an older server): public
+    /// addresses only.
+    #[serde(default)]
+    pub rules: TargetRules,
+}
+
+/// The server's own rules for what a probe may reach (`h123 serve`'s
+/// `--allow-private`, `--allow-target`, `--only-allowed-targets` and
+/// `--allow-port`), carried in each job so an agent keeps them too. The
+/// default is the strictest: public addresses only, any port.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default)]
+pub struct TargetRules {
+    /// Every address may be reached, private and loopback ones included.
+    pub allow_private: bool,
+    /// Addresses reachable besides public ones, as `ADDR` or `ADDR:PORT`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow_targets: Vec<String>,
+    /// Only `allow_targets` may be reached, public addresses included.
+    pub only_allowed_targets: bool,
+    /// The ports every dialled address must use (any when empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow_ports: Vec<u16>,
 }
 
 /// `POST /api/v1/agent/jobs/{id}/result`: how the job ended at the agent.

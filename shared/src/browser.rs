@@ -281,7 +281,7 @@ impl BrowserRun {
             .unwrap_or(Micros(0))
     }
 
-    /// A short name for the browser, from its user agent (e.g. `Chrome 131`), else `your browser`.
+    /// A short name for the browser, from its user agent (e.g. `Chrome 131`), else `a browser`.
     pub fn browser_name(&self) -> String {
         let ua = &self.user_agent;
         let named = |token: &str, name: &str| {
@@ -293,7 +293,7 @@ impl BrowserRun {
             .or_else(|| named("HeadlessChrome/", "Headless Chrome"))
             .or_else(|| named("Chrome/", "Chrome"))
             .or_else(|| ua.contains("Safari/").then(|| "Safari".to_owned()))
-            .unwrap_or_else(|| "your browser".to_owned())
+            .unwrap_or_else(|| "a browser".to_owned())
     }
 }
 
@@ -395,7 +395,7 @@ pub fn rows(run: &BrowserRun, axis_us: Micros) -> Vec<BrowserRow> {
                 label: format!("#{n}"),
                 protocol: a.protocol.clone(),
                 description: format!(
-                    "Request {n} from your browser ({how}): total {}",
+                    "Request {n} from the owner's browser ({how}): total {}",
                     ms(a.total_us)
                 ),
                 hidden: !a.visible() && a.error.is_none(),
@@ -428,6 +428,11 @@ pub struct BrowserFinding {
     pub summary: String,
     /// One sentence per protocol the server measured.
     pub lines: Vec<String>,
+    /// The measurement cannot be what a browser measured beside the
+    /// server's figures ([`plausible::implausible`]): the summary says why,
+    /// and it is not drawn as a finding.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub implausible: bool,
 }
 
 /// The browser's requests that completed, with totals, in a connection state (any when `None`).
@@ -457,11 +462,22 @@ fn same_kind(a: ConnState, b: ConnState) -> bool {
 /// is placed against the server's new and reused medians. A difference is called only by
 /// [`significant`].
 pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
+    if let Some(why) = plausible::implausible(run, result) {
+        return BrowserFinding {
+            summary: format!(
+                "Not compared: the probe owner's browser measurement is implausible beside the server's figures ({why})."
+            ),
+            lines: Vec::new(),
+            implausible: true,
+        };
+    }
     let Some(all_mine) = PhaseStats::from_values(totals(run, None)) else {
         return BrowserFinding {
-            summary: "Your browser completed no request, so there is nothing to compare."
-                .to_owned(),
+            summary:
+                "The probe owner's browser completed no request, so there is nothing to compare."
+                    .to_owned(),
             lines: Vec::new(),
+            implausible: false,
         };
     };
     let visible = run
@@ -497,7 +513,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                 let gap = Micros(mine.median.0.abs_diff(server.median.0));
                 let fewest = server.count.min(mine.count);
                 let what = format!(
-                    "on {} your browser's median is {} (n={}), the server's {} (n={})",
+                    "on {} the owner's browser's median is {} (n={}), the server's {} (n={})",
                     state.phrase(),
                     ms(mine.median),
                     mine.count,
@@ -510,7 +526,10 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                     } else {
                         "faster"
                     };
-                    parts.push(format!("{what}: your browser is {who} by {}", ms(gap)));
+                    parts.push(format!(
+                        "{what}: the owner's browser is {who} by {}",
+                        ms(gap)
+                    ));
                     called.push((protocol, mine.median > server.median));
                 } else {
                     parts.push(format!("{what}: no difference beyond the noise"));
@@ -533,7 +552,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
             let slowest = new.or(reused).map(|s| s.median).unwrap_or_default();
             let fastest = reused.or(new).map(|s| s.median).unwrap_or_default();
             let figures = format!(
-                "your browser's median is {} (n={}), the server's {}",
+                "the owner's browser's median is {} (n={}), the server's {}",
                 ms(mine.median),
                 mine.count,
                 [("new", new), ("reused", reused)]
@@ -551,7 +570,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                 && significant(mine.median.saturating_sub(slowest), noise, fewest)
             {
                 parts.push(format!(
-                    "{figures}: your browser is slower even than the server's new connections, by {}",
+                    "{figures}: the owner's browser is slower even than the server's new connections, by {}",
                     ms(mine.median.saturating_sub(slowest))
                 ));
                 called.push((protocol, true));
@@ -559,7 +578,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                 && significant(fastest.saturating_sub(mine.median), noise, fewest)
             {
                 parts.push(format!(
-                    "{figures}: your browser is faster even than the server's reused connections, by {}",
+                    "{figures}: the owner's browser is faster even than the server's reused connections, by {}",
                     ms(fastest.saturating_sub(mine.median))
                 ));
                 called.push((protocol, false));
@@ -584,6 +603,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
     BrowserFinding {
         summary: summary(&called, &used, visible),
         lines,
+        implausible: false,
     }
 }
 
@@ -596,8 +616,8 @@ fn summary(called: &[(Protocol, bool)], used: &[&str], visible: bool) -> String 
     };
     if called.is_empty() {
         return format!(
-            "Your browser's totals are within the noise of the server's{hidden}: what the probe \
-             measured is what you get from here."
+            "The probe owner's browser's totals are within the noise of the server's{hidden}: what the probe \
+             measured is what the owner gets from there."
         );
     }
     let over = if used.is_empty() {
@@ -611,18 +631,20 @@ fn summary(called: &[(Protocol, bool)], used: &[&str], visible: bool) -> String 
     let slower = called.iter().filter(|(_, slower)| *slower).count();
     let direction = if slower == called.len() {
         format!(
-            "slower than the server's {vs}: the path from you to the target (or your browser's \
+            "slower than the server's {vs}: the path from the owner to the target (or the browser's \
              own work) costs more than the server's"
         )
     } else if slower == 0 {
         format!(
-            "faster than the server's {vs}: you are closer to the target than the probe server is"
+            "faster than the server's {vs}: the owner is closer to the target than the probe server is"
         )
     } else {
         format!("faster than the server over some protocols and slower over others ({vs})")
     };
-    format!("Your browser{over} is {direction}{hidden}.")
+    format!("The probe owner's browser{over} is {direction}{hidden}.")
 }
+
+pub mod plausible;
 
 #[cfg(test)]
 mod tests;

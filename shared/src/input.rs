@@ -95,6 +95,23 @@ pub fn is_forbidden_header(name: &str) -> bool {
         || FORBIDDEN_HEADERS.contains(&lower.as_str())
 }
 
+/// `Ok` when `value` may be sent as header `name`'s value: ASCII only, since
+/// a header value travels as bytes and a receiver would read raw UTF-8 as
+/// Latin-1 or refuse it.
+///
+/// # Errors
+/// The first non-ASCII character, named, and how to send it instead.
+pub fn check_header_value(name: &str, value: &str) -> Result<(), String> {
+    match value.chars().find(|c| !c.is_ascii()) {
+        None => Ok(()),
+        Some(c) => Err(format!(
+            "the value of `{name}` has a non-ASCII character ({c:?}, U+{:04X}): header values are \
+             ASCII, so encode it first (percent-encoding, or RFC 8187's `UTF-8''...` in a parameter)",
+            u32::from(c)
+        )),
+    }
+}
+
 /// Parses the advanced section's headers, one `Name: value` per line (blank
 /// lines ignored).
 ///
@@ -119,6 +136,7 @@ pub fn parse_headers(text: &str) -> Result<Vec<Header>, String> {
                     name.to_ascii_lowercase()
                 ));
             }
+            check_header_value(name, value.trim()).map_err(|e| format!("{e}."))?;
             Ok(Header {
                 name: name.to_ascii_lowercase(),
                 value: value.trim().to_string(),
@@ -129,6 +147,18 @@ pub fn parse_headers(text: &str) -> Result<Vec<Header>, String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_non_ascii_header_value_is_refused_by_name() {
+        let said = parse_headers("X-Name: Zoë").unwrap_err();
+        assert!(
+            said.starts_with("the value of `X-Name` has a non-ASCII character ('ë', U+00EB)"),
+            "{said}"
+        );
+        assert!(parse_headers("X-Name: Zoe%C3%AB").is_ok());
+        assert!(check_header_value("x", "caf\u{e9}").is_err());
+    }
+
     use super::*;
 
     #[test]

@@ -103,7 +103,9 @@ pub async fn agent_claim(State(state): State<AppState>, request: Request) -> Res
         .await
         .map_err(|e| queue_error(&name, e))?
     {
-        Some(job) => {
+        Some(mut job) => {
+            // The agent keeps this server's rules on every address it dials, as well as its own.
+            job.rules = state.config.guard.policy.rules();
             state.metrics.agent_job(AgentJobEvent::Claimed);
             state.agents.touch(&name);
             Ok(axum::Json(job).into_response())

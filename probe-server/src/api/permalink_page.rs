@@ -115,9 +115,7 @@ fn admitted(state: &AppState, request: &Parts) -> Option<tokio::sync::OwnedSemap
 
 /// `index.html` with `preview` and `body` filled in.
 async fn page(root: &Path, preview: &Preview, body: &str, request: &Parts) -> Option<String> {
-    let index = tokio::fs::read_to_string(root.join("index.html"))
-        .await
-        .ok()?;
+    let index = String::from_utf8(super::web_root::read(root, "index.html").await?).ok()?;
     Some(fill(
         &index,
         preview,

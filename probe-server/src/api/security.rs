@@ -74,23 +74,24 @@ fn inline_scripts(html: &str) -> impl Iterator<Item = &str> {
 /// Where the web UI's page comes from, for its policy.
 #[derive(Clone, Debug)]
 pub struct UiPolicy {
-    index: Option<PathBuf>,
+    /// The web root, whose `index.html` is read (inside the root only) per page.
+    root: Option<PathBuf>,
 }
 
 impl UiPolicy {
     /// The policy of the UI served from `web_root` (the built-in page when `None`).
     pub fn new(web_root: Option<&Path>) -> Self {
         UiPolicy {
-            index: web_root.map(|root| root.join("index.html")),
+            root: web_root.map(Path::to_path_buf),
         }
     }
 
     /// The policy header for the page as it is on disk now, connecting to `connect` too.
     fn header(&self, connect: &ConnectSources) -> HeaderValue {
         let page = self
-            .index
-            .as_ref()
-            .and_then(|path| std::fs::read_to_string(path).ok())
+            .root
+            .as_deref()
+            .and_then(|root| super::web_root::read_text_blocking(root, "index.html"))
             .unwrap_or_else(|| super::static_files::BUILTIN_PAGE.to_owned());
         HeaderValue::from_str(&ui_csp(&page, connect))
             .unwrap_or_else(|_| HeaderValue::from_static(API_CSP))

@@ -11,6 +11,7 @@ use super::conditional;
 use super::encoding::{self, Encoding};
 use super::permalink_page;
 use super::security::ConnectSources;
+use super::web_root;
 use crate::server::AppState;
 use axum::Router;
 use axum::body::Body;
@@ -116,17 +117,12 @@ fn file_name(path: &str) -> Option<String> {
 /// Serves the file `name` under `root` in the best encoding the client
 /// accepts that exists on disk; `None` when the file does not exist.
 async fn file(root: &Path, name: &str, headers: &HeaderMap, method: &Method) -> Option<Response> {
-    let original = root.join(name);
-    if !tokio::fs::metadata(&original).await.ok()?.is_file() {
-        return None;
-    }
+    web_root::inside(root, name).await?;
     for encoding in Encoding::PREFERENCE {
         if !encoding::accepts(headers, encoding) {
             continue;
         }
-        let mut variant = original.clone().into_os_string();
-        variant.push(encoding.suffix());
-        let Ok(body) = tokio::fs::read(&variant).await else {
+        let Some(body) = web_root::read(root, format!("{name}{}", encoding.suffix())).await else {
             continue;
         };
         let cache = if is_hashed(name) { IMMUTABLE } else { NO_CACHE };

@@ -1,7 +1,8 @@
 //! `h123 agent`: probes from this machine for an h123 server. It connects
 //! out (no listening port, so it works behind NAT), claims jobs with its
 //! token, runs each with its own engine under its own safety policy (built
-//! as `serve` builds it), streams the phase events as they happen and posts
+//! as `serve` builds it) joined to the server's rules the job carries (an
+//! address is dialled only when both allow it), streams the phase events as they happen and posts
 //! the result. A server that cannot be reached is retried with capped,
 //! jittered exponential backoff; a refused token (401) or version (426)
 //! ends the agent with one line (exit 2).
@@ -10,9 +11,11 @@ use super::remote::{RemoteError, base_url, connect, read_all, request, trouble, 
 use super::safety_args::SafetyArgs;
 use super::serve_cmd::dns_server;
 use crate::probe::Engine;
+use crate::probe::guard::ConnectPolicy;
 use crate::probe::plan::{Limits, Plan};
 use crate::probe::tls::TrustSettings;
 use crate::probe::trace::Progress;
+use crate::server::agents::{MIN_TOKEN_LEN, valid_token};
 use crate::server::target_guard::TargetGuard;
 use bytes::Bytes;
 use clap::Args;
@@ -83,8 +86,9 @@ struct Setup {
     server_cacert: Option<PathBuf>,
     token: String,
     claim: AgentClaim,
-    engine: Engine,
-    guard: TargetGuard,
+    trust: TrustSettings,
+    /// This agent's own policy (its `--allow-*` flags).
+    policy: ConnectPolicy,
     dns: Option<SocketAddr>,
 }
 
@@ -137,6 +141,13 @@ fn setup(args: &AgentArgs) -> Result<Setup, String> {
             args.name
         ));
     }
+    let token = args.token.trim();
+    if !valid_token(token) {
+        return Err(format!(
+            "--token must be at least {MIN_TOKEN_LEN} printable ASCII characters, as the server requires (this one has {})",
+            token.chars().count()
+        ));
+    }
     let server = base_url(&args.server).map_err(|e| match e {
         RemoteError::Refused(s) | RemoteError::Trouble(s) => s,
     })?;
@@ -149,14 +160,14 @@ fn setup(args: &AgentArgs) -> Result<Setup, String> {
     Ok(Setup {
         server,
         server_cacert: args.server_cacert.clone(),
-        token: args.token.trim().to_owned(),
+        token: token.to_owned(),
         claim: AgentClaim {
             name: args.name.clone(),
             label: args.label.clone(),
             tags: args.tags.clone(),
         },
-        engine: Engine::new(trust, policy.clone()),
-        guard: TargetGuard { policy },
+        trust,
+        policy,
         dns,
     })
 }
@@ -189,28 +200,41 @@ async fn worker(setup: &Setup) -> String {
     }
 }
 
-/// Runs one job: checks it against this agent's limits and policy, runs
+/// Runs one job: checks it against this agent's limits, its policy and the
+/// server's rules, runs
 /// it while streaming its events, and reports how it ended.
 async fn run_job(setup: &Setup, client: &mut Client<'_>, job: AgentJob) {
     let lease = Duration::from_millis(job.lease_ms.max(100));
     let events_path = format!("api/v1/agent/jobs/{}/events", job.job_id);
     let result_path = format!("api/v1/agent/jobs/{}/result", job.job_id);
+    // The stricter of the two: an address passes only when this agent's
+    // policy and the server's rules both allow it.
+    let policy = setup
+        .policy
+        .clone()
+        .and(ConnectPolicy::from_rules(&job.rules));
+    let guard = TargetGuard {
+        policy: policy.clone(),
+    };
     let report = match Plan::new(job.options, &Limits::default()) {
         Err(e) => AgentReport {
             result: None,
             problem: Some(format!("its limits refuse the options: {e}")),
         },
-        Ok(mut plan) => match setup.guard.check(&plan, setup.dns).await {
+        Ok(mut plan) => match guard.check(&plan, setup.dns).await {
             Err(reason) => AgentReport {
                 result: None,
-                problem: Some(format!("its safety policy refuses the target: {reason}")),
+                problem: Some(format!(
+                    "its safety policy or the server's rules refuse the target: {reason}"
+                )),
             },
             Ok(()) => {
                 if plan.dns_server.is_none() {
                     plan.dns_server = setup.dns;
                 }
                 let (sender, receiver) = mpsc::unbounded_channel::<ProbeEvent>();
-                let probe = setup.engine.run_observed(&plan, Progress::to(sender));
+                let engine = Engine::new(setup.trust.clone(), policy);
+                let probe = engine.run_observed(&plan, Progress::to(sender));
                 let forward = forward(client, &events_path, receiver, lease / 3);
                 let (result, ()) = tokio::join!(probe, forward);
                 AgentReport {

@@ -10,6 +10,8 @@
 //! IPv6 address that carries an IPv4 one (mapped, compatible, SIIT, NAT64,
 //! 6to4) is also judged by the IPv4 address it carries.
 
+mod rules;
+
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 /// Which targets may be connected to.
@@ -19,6 +21,8 @@ pub struct ConnectPolicy {
     allowed: Vec<AllowedTarget>,
     only_listed: bool,
     ports: Vec<u16>,
+    /// Another policy every address must pass as well (an agent's server's).
+    also: Option<Box<ConnectPolicy>>,
 }
 
 /// One explicitly allowed target: an address, and optionally one port.
@@ -136,6 +140,7 @@ impl ConnectPolicy {
             allowed: Vec::new(),
             only_listed: false,
             ports: Vec::new(),
+            also: None,
         }
     }
 
@@ -146,6 +151,7 @@ impl ConnectPolicy {
             allowed,
             only_listed: false,
             ports: Vec::new(),
+            also: None,
         }
     }
 
@@ -157,6 +163,7 @@ impl ConnectPolicy {
             allowed,
             only_listed: true,
             ports: Vec::new(),
+            also: None,
         }
     }
 
@@ -173,6 +180,9 @@ impl ConnectPolicy {
     /// # Errors
     /// The reason, as a sentence listing the allowed ports.
     pub fn check_port(&self, port: u16) -> Result<(), String> {
+        if let Some(also) = &self.also {
+            also.check_port(port)?;
+        }
         if self.ports.is_empty() || self.ports.contains(&port) {
             return Ok(());
         }
@@ -189,7 +199,17 @@ impl ConnectPolicy {
 
     /// Whether this policy lets every address through (`--allow-private`).
     pub fn allows_private(&self) -> bool {
-        self.allow_private
+        self.allow_private && self.also.as_ref().is_none_or(|also| also.allows_private())
+    }
+
+    /// The same policy with `other` checked as well: an address passes only
+    /// when both let it through (an agent keeps its server's rules this way).
+    pub fn and(mut self, other: ConnectPolicy) -> Self {
+        self.also = Some(Box::new(match self.also.take() {
+            Some(also) => also.and(other),
+            None => other,
+        }));
+        self
     }
 
     /// `Ok` when `addr` may be connected to, else the reason it may not,
@@ -201,6 +221,9 @@ impl ConnectPolicy {
     /// The reason, as a sentence naming the address and its range.
     pub fn check(&self, addr: SocketAddr) -> Result<(), String> {
         self.check_port(addr.port())?;
+        if let Some(also) = &self.also {
+            also.check(addr)?;
+        }
         if self.allow_private {
             return Ok(());
         }

@@ -2,7 +2,7 @@
 //! can run, or a clear error naming what is wrong.
 
 use bytes::Bytes;
-use h123_shared::input::{FORBIDDEN_HEADER_WHY, is_forbidden_header};
+use h123_shared::input::{FORBIDDEN_HEADER_WHY, check_header_value, is_forbidden_header};
 use h123_shared::migration::Migrate;
 use h123_shared::{Method, ProbeOptions, Protocol, RequestBody};
 use http::header::{HeaderName, HeaderValue};
@@ -348,6 +348,8 @@ impl Plan {
                         shorten(&h.name)
                     ))
                 })?;
+                check_header_value(name.as_str(), h.value.trim())
+                    .map_err(PlanError::InvalidHeader)?;
                 let value = HeaderValue::from_str(h.value.trim()).map_err(|_| {
                     PlanError::InvalidHeader(format!(
                         "the value of `{name}` has invalid characters"

@@ -26,6 +26,12 @@ pub const AGENTS_ENV: &str = "H123_AGENTS";
 /// The shortest agent token accepted (16 characters).
 pub const MIN_TOKEN_LEN: usize = 16;
 
+/// Whether `token` may be an agent's: at least [`MIN_TOKEN_LEN`] printable
+/// ASCII characters (the server's check, and the agent's at start).
+pub fn valid_token(token: &str) -> bool {
+    token.len() >= MIN_TOKEN_LEN && token.chars().all(|c| c.is_ascii_graphic())
+}
+
 /// One configured agent: its name and its token's digest.
 #[derive(Clone, PartialEq, Eq)]
 pub struct AgentSpec {
@@ -57,7 +63,7 @@ impl std::str::FromStr for AgentSpec {
                 "agent name `{shown}` must be 1 to 32 letters, digits, `-` or `_`"
             ));
         }
-        if token.len() < MIN_TOKEN_LEN || token.chars().any(|c| !c.is_ascii_graphic()) {
+        if !valid_token(token) {
             return Err(format!(
                 "agent {name}'s token must be at least {MIN_TOKEN_LEN} printable ASCII characters"
             ));

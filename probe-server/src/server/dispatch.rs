@@ -50,7 +50,7 @@ async fn complete(
         result.vantage = Some(state.agents.vantage(vantage));
         result
     });
-    if let Some(record) = live.complete_vantage(vantage, outcome) {
+    if let Some(record) = live.complete_agent(vantage, outcome) {
         store_final(state, live, record).await;
     }
 }

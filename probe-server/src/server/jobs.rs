@@ -10,7 +10,7 @@
 //! shared instead (`server::queue`), under the same rules.
 
 use h123_shared::ProbeOptions;
-use h123_shared::agent::AgentJob;
+use h123_shared::agent::{AgentJob, TargetRules};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -143,6 +143,7 @@ impl Jobs {
             probe_id: job.probe_id.clone(),
             options: job.options.clone(),
             lease_ms: u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX),
+            rules: TargetRules::default(),
         })
     }
 

@@ -15,7 +15,7 @@ use super::cluster::Cluster;
 use super::jobs::{Expired, Jobs, MAX_CLAIMS, MAX_JOB_EVENTS, NotHeld, ended_reason};
 use crate::store::StoreError;
 use crate::store::postgres::jobs::{Claimed, NewJob, PostKind, Refused};
-use h123_shared::agent::AgentJob;
+use h123_shared::agent::{AgentJob, TargetRules};
 use h123_shared::api::ProbeEvent;
 use h123_shared::{ProbeOptions, ProbeResult};
 use std::time::Duration;
@@ -325,6 +325,7 @@ impl SharedJobs {
             probe_id: claimed.probe_id.clone(),
             options: serde_json::from_slice(&plain).ok()?,
             lease_ms: u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX),
+            rules: TargetRules::default(),
         })
     }
 }

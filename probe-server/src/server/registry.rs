@@ -6,6 +6,7 @@
 //! the final record are shared (`Arc`): a subscriber copies pointers, never
 //! the history itself.
 
+use super::agent_part;
 use super::client::ClientKey;
 use super::share::{self, EventShares};
 use h123_shared::ProbeResult;
@@ -179,6 +180,35 @@ impl LiveProbe {
             share::fit(&mut result, bytes);
             h123_shared::analysis::analyzed(result)
         });
+        self.set_vantage(name, outcome)
+    }
+
+    /// Sets agent `name`'s final result, held to the probe asked for and to
+    /// the vantage's share of the record ([`agent_part::checked`]: a result
+    /// beyond either becomes the vantage's problem), or why it has none;
+    /// returns the finished record as [`LiveProbe::complete_vantage`] does.
+    pub fn complete_agent(
+        &self,
+        name: &str,
+        outcome: Result<ProbeResult, String>,
+    ) -> Option<ProbeRecord> {
+        let (bytes, options) = {
+            let state = lock(&self.state);
+            (
+                share::vantage_bytes(&state.record),
+                state.record.options.clone(),
+            )
+        };
+        let outcome = outcome.and_then(|result| {
+            agent_part::checked(result, &options, bytes)
+                .map_err(|why| format!("agent {name}: {why}"))
+        });
+        self.set_vantage(name, outcome)
+    }
+
+    /// Sets vantage `name`'s (analyzed) final result or problem; the finished
+    /// record once every vantage has its answer.
+    fn set_vantage(&self, name: &str, outcome: Result<ProbeResult, String>) -> Option<ProbeRecord> {
         let mut state = lock(&self.state);
         if state.finished {
             return None;

@@ -6,10 +6,11 @@
 //! same attempts, so the record, its event history in memory and the events
 //! published to other instances all stay within the one cap.
 
+use super::agent_part::{Shape, Tally};
 use crate::probe::budget::{MAX_RECORD_BYTES, RecordBudget};
 use h123_shared::agent::VantageEvent;
 use h123_shared::api::{ProbeEvent, ProbeRecord};
-use h123_shared::{ProbeOptions, ProbeResult, Protocol};
+use h123_shared::{Attempt, ProbeOptions, ProbeResult, Protocol};
 use std::collections::HashMap;
 
 /// The bytes one vantage's result may take in `record` (the whole cap when
@@ -25,6 +26,12 @@ pub fn vantage_bytes(record: &ProbeRecord) -> usize {
 /// What each vantage's live events have taken of its share so far.
 pub struct EventShares {
     options: ProbeOptions,
+    /// The server's own vantage (its events are its engine's, shaped by construction).
+    own: Option<String>,
+    /// What the probe asks for, which agents' events are held to.
+    shape: Shape,
+    /// Each agent's events so far.
+    tallies: HashMap<Option<String>, Tally>,
     bytes: usize,
     attempts: HashMap<(Option<String>, Protocol), RecordBudget>,
     /// Bytes left per vantage for its other events (phases, skips, stops).
@@ -36,6 +43,9 @@ impl EventShares {
     pub fn new(record: &ProbeRecord) -> Self {
         EventShares {
             options: record.options.clone(),
+            own: super::partial::own_vantage(record),
+            shape: Shape::of(&record.options),
+            tallies: HashMap::new(),
             bytes: vantage_bytes(record),
             attempts: HashMap::new(),
             others: HashMap::new(),
@@ -43,9 +53,16 @@ impl EventShares {
     }
 
     /// Whether `event` fits its vantage's share (taking its room if so). An
-    /// attempt fits while its protocol's part of the share has room, as in
+    /// agent's event must belong to the probe asked for ([`Tally::admit`]);
+    /// an attempt fits while its protocol's part of the share has room, as in
     /// the engine; other events while they take no more than the share again.
     pub fn admit(&mut self, event: &VantageEvent) -> bool {
+        if event.vantage != self.own {
+            let tally = self.tallies.entry(event.vantage.clone()).or_default();
+            if !tally.admit(&self.shape, &event.event) {
+                return false;
+            }
+        }
         let size = serde_json::to_vec(&event.event).map_or(usize::MAX, |v| v.len() + 1);
         if let ProbeEvent::Attempt { protocol, attempt } = &event.event {
             return self
@@ -74,20 +91,32 @@ impl EventShares {
 pub fn fit(result: &mut ProbeResult, bytes: usize) -> bool {
     let mut cut = false;
     for run in &mut result.runs {
+        // Other addresses' attempts share their protocol's part, as in the engine.
         let budget = RecordBudget::within(&result.options, bytes);
-        let Some(kept) = run.attempts.iter().position(|a| !budget.take(a)) else {
-            continue;
-        };
-        let made = run.attempts.len();
-        run.attempts.truncate(kept);
-        run.cut_short = Some(format!(
-            "kept its first {kept} of {made} attempts: this vantage's share of the record's size cap ({} KiB of {} KiB) was reached",
-            bytes / 1024,
-            MAX_RECORD_BYTES / 1024
-        ));
-        cut = true;
+        if let Some(said) = cut_to(&mut run.attempts, &budget, bytes) {
+            run.cut_short = Some(said);
+            cut = true;
+        }
+        for other in &mut run.other_addresses {
+            if let Some(said) = cut_to(&mut other.attempts, &budget, bytes) {
+                other.cut_short = Some(said);
+                cut = true;
+            }
+        }
     }
     cut
+}
+
+/// Cuts `attempts` to those `budget` has room for; what it says when it cut.
+fn cut_to(attempts: &mut Vec<Attempt>, budget: &RecordBudget, bytes: usize) -> Option<String> {
+    let kept = attempts.iter().position(|a| !budget.take(a))?;
+    let made = attempts.len();
+    attempts.truncate(kept);
+    Some(format!(
+        "kept its first {kept} of {made} attempts: this vantage's share of the record's size cap ({} KiB of {} KiB) was reached",
+        bytes / 1024,
+        MAX_RECORD_BYTES / 1024
+    ))
 }
 
 #[cfg(test)]
@@ -127,16 +156,21 @@ mod tests {
 
     /// An attempt of about `kib` KiB (its URL carries the bulk).
     fn attempt(kib: usize) -> Attempt {
-        let url = format!("https://example.com/{}", "x".repeat(kib * 1024));
-        Attempt::started(1, 0, url)
+        numbered(1, kib)
     }
 
-    fn attempt_event(vantage: &str, protocol: Protocol, kib: usize) -> VantageEvent {
+    /// Attempt `n`, of about `kib` KiB.
+    fn numbered(n: u32, kib: usize) -> Attempt {
+        let url = format!("https://example.com/{}", "x".repeat(kib * 1024));
+        Attempt::started(n, 0, url)
+    }
+
+    fn attempt_event(vantage: &str, protocol: Protocol, n: u32, kib: usize) -> VantageEvent {
         VantageEvent {
             vantage: Some(vantage.into()),
             event: ProbeEvent::Attempt {
                 protocol,
-                attempt: Box::new(attempt(kib)),
+                attempt: Box::new(numbered(n, kib)),
             },
         }
     }
@@ -154,21 +188,28 @@ mod tests {
     fn live_attempts_are_let_in_per_vantage_and_protocol_until_their_part_is_full() {
         // 1 MiB / 3 = 341 KiB a vantage, less 32 KiB of envelope: 103 KiB a protocol.
         let mut shares = EventShares::new(&record(&["server", "fra1"]));
-        let admitted = (0..4)
-            .filter(|_| shares.admit(&attempt_event("fra1", Protocol::H1, 40)))
+        let admitted = (1..=4)
+            .filter(|n| shares.admit(&attempt_event("fra1", Protocol::H1, *n, 40)))
             .count();
         assert_eq!(admitted, 2);
-        assert!(shares.admit(&attempt_event("fra1", Protocol::H2, 40)));
-        assert!(shares.admit(&attempt_event("server", Protocol::H1, 40)));
-        let phase = VantageEvent {
+        assert!(shares.admit(&attempt_event("fra1", Protocol::H2, 1, 40)));
+        assert!(shares.admit(&attempt_event("server", Protocol::H1, 1, 40)));
+        let end = |event| VantageEvent {
             vantage: Some("fra1".into()),
-            event: ProbeEvent::Skipped {
-                protocol: Protocol::H3,
-                reason: "y".repeat(200 * 1024),
-            },
+            event,
         };
-        assert!(shares.admit(&phase));
-        assert!(!shares.admit(&phase), "other events stop at the share too");
+        let reason = "y".repeat(200 * 1024);
+        assert!(shares.admit(&end(ProbeEvent::Skipped {
+            protocol: Protocol::H3,
+            reason: reason.clone(),
+        })));
+        assert!(
+            !shares.admit(&end(ProbeEvent::Stopped {
+                protocol: Protocol::H3,
+                reason,
+            })),
+            "other events stop at the share too"
+        );
     }
 
     #[test]

@@ -124,7 +124,7 @@ pub async fn until_online(server: SocketAddr, names: &[&str]) -> VantageList {
 }
 
 /// POSTs `body` to `path` as an agent with `token` and `version`.
-async fn as_agent(
+pub async fn as_agent(
     server: SocketAddr,
     token: &str,
     version: &str,

@@ -53,6 +53,7 @@ fn measured(wait: f64) -> BrowserRun {
         finding: Some(h123_shared::browser::BrowserFinding {
             summary: "forged".into(),
             lines: Vec::new(),
+            implausible: false,
         }),
     }
 }
@@ -177,8 +178,9 @@ async fn the_owner_adds_one_browser_measurement_to_a_finished_probe() {
         finding.lines
     );
     assert!(
-        finding.lines[1]
-            .starts_with("HTTP/2: on a new connection your browser's median is 35.0 ms (n=1)"),
+        finding.lines[1].starts_with(
+            "HTTP/2: on a new connection the owner's browser's median is 35.0 ms (n=1)"
+        ),
         "{:?}",
         finding.lines
     );
@@ -232,7 +234,7 @@ async fn the_owner_adds_one_browser_measurement_to_a_finished_probe() {
     .await;
     let picture = svg.text();
     assert!(
-        picture.contains("From your browser · Headless Chrome 131"),
+        picture.contains("From the probe owner's browser · Headless Chrome 131"),
         "{picture}"
     );
     assert_eq!(picture.matches(r#"<g class="browser-row">"#).count(), 5);

@@ -4,6 +4,7 @@
 //! Tests that compare timings, or load both cores, hold `support::SERIAL`.
 
 mod agent;
+mod agent_rules;
 mod agent_shared;
 mod api;
 mod bench_api;

@@ -106,7 +106,7 @@ fn a_hidden_entry_keeps_only_its_total() {
     assert!(
         rows[1]
             .description
-            .starts_with("Request 2 from your browser (failed: xxx")
+            .starts_with("Request 2 from the owner's browser (failed: xxx")
     );
 }
 
@@ -171,28 +171,29 @@ fn like_is_compared_with_like_and_called_beyond_the_spread() {
     }));
     let f = compare(&browser(attempts), &s);
     assert!(
-        f.summary
-            .starts_with("Your browser (over HTTP/2) is slower than the server's HTTP/2: "),
+        f.summary.starts_with(
+            "The probe owner's browser (over HTTP/2) is slower than the server's HTTP/2: "
+        ),
         "{}",
         f.summary
     );
     let line = &f.lines[0];
     assert!(
-        line.contains("on a new connection your browser's median is 47.0 ms (n=1)"),
+        line.contains("on a new connection the owner's browser's median is 47.0 ms (n=1)"),
         "{line}"
     );
     assert!(
-        line.contains("on a reused connection your browser's median is 41.1 ms (n=4)"),
+        line.contains("on a reused connection the owner's browser's median is 41.1 ms (n=4)"),
         "{line}"
     );
     assert!(line.contains("slower by"), "{line}");
     let (new, reused) = line.split_once("; ").unwrap();
     assert!(
-        !new.contains("your browser is"),
+        !new.contains("owner's browser is"),
         "one new attempt calls nothing: {line}"
     );
     assert!(
-        reused.contains("(n=4): your browser is slower by"),
+        reused.contains("(n=4): the owner's browser is slower by"),
         "{line}"
     );
 
@@ -204,7 +205,7 @@ fn like_is_compared_with_like_and_called_beyond_the_spread() {
     let f = compare(&browser(same), &s);
     assert!(
         f.summary
-            .starts_with("Your browser's totals are within the noise"),
+            .starts_with("The probe owner's browser's totals are within the noise"),
         "{}",
         f.summary
     );
@@ -249,7 +250,7 @@ fn hidden_totals_are_placed_between_the_servers_new_and_reused() {
     );
     // Three hidden totals are too few to call the same gap.
     let f = compare(&slow(3), &s);
-    assert!(!f.lines[0].contains("your browser is"), "{}", f.lines[0]);
+    assert!(!f.lines[0].contains("owner's browser is"), "{}", f.lines[0]);
     assert!(!f.summary.contains("is slower than"), "{}", f.summary);
     let failed = browser(vec![BrowserAttempt::failed(
         1.0,
@@ -314,4 +315,42 @@ fn the_measuring_page_is_asked_for_by_its_query() {
     assert!(asks_to_measure("a=1&measure=browser"));
     assert!(!asks_to_measure("?measure=browsers"));
     assert!(!asks_to_measure(""));
+}
+
+#[test]
+fn an_implausible_measurement_is_not_drawn_as_a_finding() {
+    use crate::browser::plausible::implausible;
+    // The server's HTTP/1.1-only finding of a 300 ms target: HTTP/3 measured and not available.
+    let mut result = result(vec![
+        run(Protocol::H1, vec![fresh(1, 1_000, 1_000, 3_000, 300_000)]),
+        run(Protocol::H3, Vec::new()),
+    ]);
+    result.runs[1].skipped = Some("HTTP/3 not advertised".into());
+    let fake = |protocol: &str, wait_ms: f64| {
+        browser(
+            (0..5)
+                .map(|_| BrowserAttempt::from_marks(&marks(protocol, 0.1, 0.1, 0.1, wait_ms)))
+                .collect(),
+        )
+    };
+    let h3_fast = fake("h3", 0.5);
+    let why = implausible(&h3_fast, &result).expect("implausible");
+    assert!(
+        why.contains("HTTP/3, which the probe found unavailable"),
+        "{why}"
+    );
+    let finding = compare(&h3_fast, &result);
+    assert!(finding.implausible && finding.lines.is_empty());
+    assert!(
+        finding.summary.starts_with("Not compared:"),
+        "{}",
+        finding.summary
+    );
+    let h1_fast = fake("http/1.1", 0.5);
+    let why = implausible(&h1_fast, &result).expect("implausible");
+    assert!(why.contains("over 10 times faster"), "{why}");
+    // A browser a few times faster (closer to the target) is plausible.
+    let h1_near = fake("http/1.1", 100.0);
+    assert_eq!(implausible(&h1_near, &result), None);
+    assert!(!compare(&h1_near, &result).implausible);
 }

@@ -1,6 +1,6 @@
 //! The owner's browser measurement in a probe's HAR 1.2 export.
 //!
-//! One more page, `browser` (title `Your browser (Chrome 131) URL`), and an entry per request
+//! One more page, `browser` (title `The probe owner's browser (Chrome 131) URL`), and an entry per request
 //! on it: `timings` from the phases the browser showed (`connect` includes `ssl`, or QUIC's
 //! handshake; `send` is 0, since the browser counts sending in the wait), or, when the target
 //! hid them, the whole time as `wait` with a `comment` saying so. The answer is opaque to the
@@ -23,7 +23,7 @@ pub fn add(har: &mut Value, run: &BrowserRun, url: &str) {
         pages.push(json!({
             "startedDateTime": iso8601(run.measured_at_unix_ms),
             "id": PAGE_ID,
-            "title": format!("Your browser ({}) {url}", run.browser_name()),
+            "title": format!("The probe owner's browser ({}) {url}", run.browser_name()),
             "pageTimings": { "onContentLoad": -1, "onLoad": -1 },
         }));
     }
@@ -125,7 +125,7 @@ mod tests {
         assert_eq!(log["pages"][0]["id"], PAGE_ID);
         assert_eq!(
             log["pages"][0]["title"],
-            "Your browser (Chrome 131) https://example.com/"
+            "The probe owner's browser (Chrome 131) https://example.com/"
         );
         let e = &log["entries"];
         assert_eq!(e.as_array().unwrap().len(), 3);

@@ -4,7 +4,19 @@
 use super::escape;
 use crate::api::{ProbeLinks, ProbeRecord};
 use crate::curl::curl_command;
+use crate::{ProbeOptions, Visibility};
 use std::fmt::Write as _;
+
+/// The options "Run again" posts: the measurement's, with the visibility left
+/// to the clicker (the default, unlisted), never the author's `public`.
+pub fn rerun_options(options: &ProbeOptions) -> String {
+    let options = ProbeOptions {
+        visibility: Visibility::default(),
+        ..options.clone()
+    };
+    // Serializing options (plain data, string keys) cannot fail.
+    serde_json::to_string(&options).unwrap_or_default()
+}
 
 /// The actions bar of a result (`done`: it has finished, so its JSON is complete), the texts the
 /// copy buttons copy (the permalink as a path, which the page prefixes with its origin), and the
@@ -22,8 +34,7 @@ pub fn actions(record: &ProbeRecord, done: bool) -> String {
         .join("\n");
     // Escaped line by line: `escape` would make the line breaks spaces.
     let curl = curl.split('\n').map(escape).collect::<Vec<_>>().join("\n");
-    // Serializing options (plain data, string keys) cannot fail.
-    let options = serde_json::to_string(&record.options).unwrap_or_default();
+    let options = rerun_options(&record.options);
     let mut out = String::from(
         r#"<nav class="actions" aria-label="Result actions"><button type="button" data-action="copy" data-copy="permalink">Copy permalink</button><button type="button" data-action="copy" data-copy="curl">Copy curl command</button>"#,
     );
@@ -52,4 +63,28 @@ pub fn actions(record: &ProbeRecord, done: bool) -> String {
         curl
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_again_takes_the_options_but_not_the_author_s_visibility() {
+        let options = ProbeOptions {
+            url: "https://example.com/".into(),
+            repeat: 3,
+            visibility: Visibility::Public,
+            ..ProbeOptions::default()
+        };
+        let again: ProbeOptions = serde_json::from_str(&rerun_options(&options)).unwrap();
+        assert_eq!(again.visibility, Visibility::Unlisted);
+        assert_eq!(
+            again,
+            ProbeOptions {
+                visibility: Visibility::Unlisted,
+                ..options
+            }
+        );
+    }
 }

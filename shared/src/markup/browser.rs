@@ -1,4 +1,4 @@
-//! "From your browser" as markup: the owner's own browser measurement beside the server's, on
+//! "From the probe owner's browser" as markup: the owner's own browser measurement beside the server's, on
 //! the same time axis, what a browser hides, and the finding the server computed; or, before
 //! there is one, the hidden offer to measure, which the page shows only to the browser that made
 //! the probe.
@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 pub fn group(run: &BrowserRun, span: Micros) -> String {
     let (axis_us, ticks) = waterfall::axis(span);
     let mut out = String::from(
-        r#"<section class="browser-group" aria-labelledby="browser-title"><h2 id="browser-title">From your browser"#,
+        r#"<section class="browser-group" aria-labelledby="browser-title"><h2 id="browser-title">From the probe owner's browser"#,
     );
     let _ = write!(
         out,
@@ -26,12 +26,12 @@ pub fn group(run: &BrowserRun, span: Micros) -> String {
         time(run.measured_at_unix_ms)
     );
     if let Some(finding) = &run.finding {
-        element(
-            &mut out,
-            "p",
-            r#" class="verdict-summary browser-finding""#,
-            &finding.summary,
-        );
+        let class = if finding.implausible {
+            r#" class="browser-implausible""#
+        } else {
+            r#" class="verdict-summary browser-finding""#
+        };
+        element(&mut out, "p", class, &finding.summary);
         out.push_str(r#"<ul class="browser-lines">"#);
         for line in &finding.lines {
             element(&mut out, "li", "", line);
@@ -141,9 +141,9 @@ fn notes(out: &mut String, run: &BrowserRun) {
         .iter()
         .any(|a| a.error.is_none() && !a.visible())
     {
-        out.push_str("<li><strong>Only totals:</strong> the target sends no <code>Timing-Allow-Origin</code> header, so your browser shows another site's requests to this page as a total alone: no phases, no protocol, no connection state.</li>");
+        out.push_str("<li><strong>Only totals:</strong> the target sends no <code>Timing-Allow-Origin</code> header, so a browser shows another site's requests to a page as a total alone: no phases, no protocol, no connection state.</li>");
     }
-    out.push_str("<li>Your browser chooses its own protocol (HTTP/3 only after the site advertises it with <code>Alt-Svc</code>) and may reuse a connection it already had; the server measured each protocol on purpose.</li>");
+    out.push_str("<li>A browser chooses its own protocol (HTTP/3 only after the site advertises it with <code>Alt-Svc</code>) and may reuse a connection it already had; the server measured each protocol on purpose.</li>");
     out.push_str("<li>Requests went without cookies, past the browser's cache; another site's answer is opaque to this page, so its status is not known here.</li>");
-    out.push_str("<li>Stored with this result: these timings and your browser's user agent, not your address.</li></ul>");
+    out.push_str("<li>Stored with this result: these timings and the owner's browser's user agent, not its address.</li></ul>");
 }

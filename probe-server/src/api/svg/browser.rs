@@ -19,7 +19,7 @@ pub fn rows_height(run: &BrowserRun) -> f64 {
 pub fn draw(svg: &mut String, run: &BrowserRun, axis_us: Micros, top: f64) -> f64 {
     let _ = write!(
         svg,
-        r##"<line x1="16" y1="{top}" x2="{x2}" y2="{top}" stroke="#9ca3af"/><text x="16" y="{y}" font-weight="bold" fill="#111827">From your browser · {}</text>"##,
+        r##"<line x1="16" y1="{top}" x2="{x2}" y2="{top}" stroke="#9ca3af"/><text x="16" y="{y}" font-weight="bold" fill="#111827">From the probe owner's browser · {}</text>"##,
         escape(&run.browser_name()),
         x2 = WIDTH - 16.0,
         y = top + ROW_H / 2.0 + 4.0

@@ -361,6 +361,7 @@ pub(super) fn record(id: &str) -> ProbeRecord {
             finding: Some(BrowserFinding {
                 summary: "your browser agrees".into(),
                 lines: vec!["h3 in both".into()],
+                implausible: true,
             }),
         }),
     }
