@@ -24,6 +24,7 @@ mod privacy;
 mod reads;
 mod remote;
 mod retention;
+mod shape_redaction;
 mod store;
 mod store_serve;
 mod streams;
