@@ -219,10 +219,16 @@ pub async fn vantages() -> Result<Vec<VantageInfo>> {
 /// # Errors
 /// [`Error::Api`] when benches are off (403), one runs already (409), or the options are refused.
 pub async fn create_bench(options: &BenchOptions) -> Result<BenchCreated> {
-    let request = Request::post(&api_url("/api/v1/benches"))
+    let mut builder = Request::post(&api_url("/api/v1/benches"));
+    if let Some(token) = owner_token() {
+        builder = builder.header(OWNER_HEADER, &token);
+    }
+    let request = builder
         .json(options)
         .map_err(|e| Error::Fetch(e.to_string()))?;
-    read(&answer(request.send().await).await?)
+    let created: BenchCreated = read(&answer(request.send().await).await?)?;
+    remember_owner_token(&created.owner_token);
+    Ok(created)
 }
 
 /// `GET /api/v1/benches/{id}`: a bench's record, with progress while it runs.

@@ -152,11 +152,12 @@ pub trait Store: Send + Sync + 'static {
     /// When the database fails.
     fn cancel_running(&self) -> Result<usize>;
 
-    /// Stores a new bench (normally `running`, without a result).
+    /// Stores a new bench (normally `running`, without a result), owned by the token
+    /// whose hash is `owner_hash`; its visibility is `record.options.visibility`.
     ///
     /// # Errors
     /// When the id exists already or the database fails.
-    fn insert_bench(&self, record: &BenchRecord) -> Result<()>;
+    fn insert_bench(&self, record: &BenchRecord, owner_hash: Option<&str>) -> Result<()>;
 
     /// Stores the final state (`done` with its result, or `cancelled`) of a running bench.
     ///
@@ -170,11 +171,17 @@ pub trait Store: Send + Sync + 'static {
     /// When the database fails or the record is unreadable.
     fn get_bench(&self, id: &str) -> Result<Option<BenchRecord>>;
 
-    /// Up to `limit` benches, newest first, older than `before` when given.
+    /// Up to `limit` benches, newest first, older than `before` when given: the public ones
+    /// and those owned by `owner_hash`.
     ///
     /// # Errors
     /// [`StoreError::UnknownCursor`] when `before` is not a stored bench id.
-    fn list_benches(&self, limit: usize, before: Option<&str>) -> Result<Vec<BenchSummary>>;
+    fn list_benches(
+        &self,
+        limit: usize,
+        before: Option<&str>,
+        owner_hash: Option<&str>,
+    ) -> Result<Vec<BenchSummary>>;
 
     /// Marks every bench still `running` as `cancelled` at `now_unix_ms`
     /// (called at start-up) and returns how many there were.
@@ -365,14 +372,21 @@ impl SharedStore {
         dispatch!(self, |s| s.cancel_running(), |pg| pg.cancel_running().await)
     }
 
-    /// Stores a new bench (normally `running`, without a result).
+    /// Stores a new bench (normally `running`, without a result), owned by the token whose
+    /// hash is `owner_hash`.
     ///
     /// # Errors
     /// When the id exists already or the database fails.
-    pub async fn insert_bench(&self, record: BenchRecord) -> Result<()> {
-        dispatch!(self, |s| s.insert_bench(&record), |pg| pg
-            .insert_bench(&record)
-            .await)
+    pub async fn insert_bench(
+        &self,
+        record: BenchRecord,
+        owner_hash: Option<String>,
+    ) -> Result<()> {
+        dispatch!(
+            self,
+            |s| s.insert_bench(&record, owner_hash.as_deref()),
+            |pg| pg.insert_bench(&record, owner_hash.as_deref()).await
+        )
     }
 
     /// Stores the final state (`done` with its result, or `cancelled`) of a running bench.
@@ -393,7 +407,8 @@ impl SharedStore {
         dispatch!(self, |s| s.get_bench(&id), |pg| pg.get_bench(&id).await)
     }
 
-    /// Up to `limit` benches, newest first, older than `before` when given.
+    /// Up to `limit` benches, newest first, older than `before` when given: the public ones
+    /// and those owned by `owner_hash`.
     ///
     /// # Errors
     /// [`StoreError::UnknownCursor`] when `before` is not a stored bench id.
@@ -401,10 +416,15 @@ impl SharedStore {
         &self,
         limit: usize,
         before: Option<String>,
+        owner_hash: Option<String>,
     ) -> Result<Vec<BenchSummary>> {
-        dispatch!(self, |s| s.list_benches(limit, before.as_deref()), |pg| pg
-            .list_benches(limit, before.as_deref())
-            .await)
+        dispatch!(
+            self,
+            |s| s.list_benches(limit, before.as_deref(), owner_hash.as_deref()),
+            |pg| pg
+                .list_benches(limit, before.as_deref(), owner_hash.as_deref())
+                .await
+        )
     }
 
     /// Marks as `cancelled` at `now_unix_ms` the benches no live server runs

@@ -265,6 +265,9 @@ pub struct BenchCreated {
     pub status: ProbeStatus,
     /// Where to find it.
     pub links: BenchLinks,
+    /// The owner token, as a probe's ([`ProbeCreated::owner_token`]): send it back as
+    /// `X-H123-Owner` to see this bench in `GET /api/v1/benches`. The server keeps only its hash.
+    pub owner_token: String,
 }
 
 /// One line of the bench list.
@@ -281,6 +284,9 @@ pub struct BenchSummary {
     pub status: ProbeStatus,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_at_unix_ms: u64,
+    /// Whether everyone's list shows it, or only its owner's.
+    #[serde(default)]
+    pub visibility: Visibility,
 }
 
 /// A page of `GET /api/v1/benches`, newest first.

@@ -54,6 +54,13 @@ pub struct BenchOptions {
     /// `network` (a decay curve); none: one bench.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sweep: Option<crate::sweep::Sweep>,
+    /// Who may find the bench in a server's list (the permalink opens it either way), as a
+    /// probe's [`crate::ProbeOptions::visibility`].
+    pub visibility: crate::Visibility,
+    /// Credential-looking headers or query parameters to keep in the record, as a probe's
+    /// [`crate::ProbeOptions::keep_secret`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keep_secret: Vec<String>,
 }
 
 impl Default for BenchOptions {
@@ -74,6 +81,8 @@ impl Default for BenchOptions {
             insecure: false,
             network: None,
             sweep: None,
+            visibility: crate::Visibility::Unlisted,
+            keep_secret: Vec::new(),
         }
     }
 }

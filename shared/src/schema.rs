@@ -382,6 +382,13 @@ pub struct ProbeOptions {
     /// head-of-line blocking made visible, under loss above all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<u32>,
+    /// Names of credential-looking headers or query parameters to keep in the record (case-
+    /// insensitive, at most [`crate::redact::MAX_KEEP_SECRET`]): by default every one whose name
+    /// looks like a credential's (`api_key`, `token`, `X-Api-Key`, ...) is redacted
+    /// ([`crate::redact`]). `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and
+    /// URL passwords are redacted whatever this says.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keep_secret: Vec<String>,
 }
 
 /// Most addresses besides the main run's that one protocol probes with
@@ -520,6 +527,7 @@ impl Default for ProbeOptions {
             network: None,
             migrate: None,
             streams: None,
+            keep_secret: Vec::new(),
         }
     }
 }

@@ -282,7 +282,7 @@ pub fn ProbeForm(
                     "Also measure from this browser once the probe has finished (its timings and user agent, not your address, are stored with the result)"
                 </label>
                 <p class="field-note">
-                    "Authorization and Cookie headers, Set-Cookie answers and URL passwords are sent but never stored: the result shows [redacted]."
+                    "Authorization and Cookie headers, Set-Cookie answers, URL passwords and credential-looking headers and query parameters (api_key, token, X-Api-Key, ...) are sent but never stored: the result shows [redacted]."
                 </p>
                 <p class="field-note">
                     "Certificates are verified against the system's public roots (and the CA its operator gave "

@@ -139,7 +139,10 @@ pub async fn agent_events(
     let (name, _) = authenticated(&state, request.headers())?;
     let ApiJson(events) = ApiJson::<Vec<ProbeEvent>>::from_request(request, &()).await?;
     let mut events = events;
-    events.iter_mut().for_each(redact::redact_event);
+    // Redacted with nothing kept: the probe's own `keep_secret` applies when its record is stored.
+    events
+        .iter_mut()
+        .for_each(|event| redact::redact_event(event, &[]));
     let posted = state
         .jobs
         .post_events(&id, &name, events)
@@ -178,13 +181,15 @@ pub async fn agent_result(
     let ApiJson(report) = ApiJson::<AgentReport>::from_request(request, &()).await?;
     let outcome = match (report.result, report.problem) {
         (Some(mut result), None) => {
-            // Redacted before it is kept anywhere, the database's queue included.
+            // Redacted before it is kept anywhere, the database's queue included, with nothing
+            // kept (the agent's options are replaced by the record's later).
+            result.options.keep_secret.clear();
             redact::redact_result(&mut result);
             Ok(result)
         }
         (None, Some(problem)) => Err(format!(
             "agent {name}: {}",
-            redact::redact_urls_in(&problem.chars().take(500).collect::<String>())
+            redact::redact_urls_in(&problem.chars().take(500).collect::<String>(), &[])
         )),
         _ => {
             return Err(ApiError::InvalidBody(

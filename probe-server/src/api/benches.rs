@@ -4,12 +4,12 @@
 
 use super::conditional::{Representation, respond};
 use super::error::{ApiError, Result, rate_headers};
-use super::extract::{ApiJson, BenchId, ClientIp};
+use super::extract::{ApiJson, BenchId, ClientIp, OwnerToken};
 use super::probes::{ListQuery, list_page, next_before};
 use crate::bench::BenchPlan;
 use crate::server::AppState;
-use crate::server::bench_slot;
 use crate::server::target_guard::check_bench;
+use crate::server::{bench_slot, owner};
 use crate::store::{is_valid_id, new_id};
 use axum::extract::{FromRequest, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -18,14 +18,17 @@ use h123_shared::api::{
     ApiError as ErrorBody, BenchCreated, BenchLinks, BenchList, BenchRecord, ProbeStatus,
 };
 use h123_shared::bench::BenchOptions;
+use h123_shared::redact;
 
 /// Starts a bench and answers at once with its id and links.
 #[utoipa::path(
     post,
     path = "/api/v1/benches",
     tag = "benches",
+    params(("X-H123-Owner" = Option<String>, Header,
+        description = "An owner token (22 to 128 base64url characters) to make the bench under; without it a new one is made. `Authorization: Bearer TOKEN` works too.")),
     request_body(content = BenchOptions, content_type = "application/json",
-        description = "What to load and how; every field but `url` is optional. Set `duration_ms` or `requests`. `sweep` (\"rtt=0,50,100ms\" or \"loss=0,1,5%\") runs the whole bench at each step, on top of `network`; it needs network conditions enabled.",
+        description = "What to load and how; every field but `url` is optional. Set `duration_ms` or `requests`. `visibility` is `unlisted` (the default: only the owner's list shows it, the permalink opens it for anyone) or `public`; `authorization`, `proxy-authorization` and `cookie` headers, URL passwords and credential-looking headers and query parameters (`api_key`, `token`, `X-Api-Key`, ...; keep one by naming it in `keep_secret`) are sent but redacted from everything stored or served. `sweep` (\"rtt=0,50,100ms\" or \"loss=0,1,5%\") runs the whole bench at each step, on top of `network`; it needs network conditions enabled.",
         example = json!({"url": "https://10.0.0.7:8443/", "protocols": ["h1", "h2", "h3"], "concurrency": 16, "duration_ms": 10000})),
     responses(
         (status = 202, description = "Accepted and started; poll `links.self` until `status` is no longer `running`.", body = BenchCreated,
@@ -50,6 +53,7 @@ use h123_shared::bench::BenchOptions;
 pub async fn benches_create(
     State(state): State<AppState>,
     ClientIp(client): ClientIp,
+    OwnerToken(token): OwnerToken,
     request: Request,
 ) -> Result<Response> {
     if state.is_shutting_down() {
@@ -76,12 +80,21 @@ pub async fn benches_create(
         .await
         .map_err(ApiError::BlockedTarget)?;
     let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
+    let token = match token {
+        Some(token) => token,
+        None => {
+            owner::new_token().map_err(|e| ApiError::Internal(format!("random source: {e}")))?
+        }
+    };
+    // The plan keeps the real credentials (the bench sends them); the record never has them.
+    let mut options = plan.options().clone();
+    redact::redact_bench_options(&mut options);
     let record = BenchRecord {
         id: id.clone(),
         status: ProbeStatus::Running,
         created_at_unix_ms: crate::probe::trace::unix_ms(),
         finished_at_unix_ms: None,
-        options: plan.options().clone(),
+        options,
         progress: None,
         result: None,
         steps: Vec::new(),
@@ -94,7 +107,8 @@ pub async fn benches_create(
             state.metrics.rejected("bench_busy");
             ApiError::BenchBusy(busy.retry_after_secs)
         })?;
-    if let Err(e) = state.store.insert_bench(record).await {
+    let owner_hash = Some(owner::token_hash(&token));
+    if let Err(e) = state.store.insert_bench(record, owner_hash).await {
         state.bench.release(&id);
         return Err(e.into());
     }
@@ -106,6 +120,7 @@ pub async fn benches_create(
         id,
         status: ProbeStatus::Running,
         links,
+        owner_token: token,
     };
     let mut response = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
     response.headers_mut().insert(header::LOCATION, location);
@@ -113,19 +128,22 @@ pub async fn benches_create(
     Ok(response)
 }
 
-/// The record: running (with progress) or finished, from memory or the store.
+/// The record: running (with progress) or finished, from memory or the store; redacted (a
+/// running sweep's steps carry the options the bench runs with).
 pub async fn load(state: &AppState, id: &str) -> Result<BenchRecord> {
     if !is_valid_id(id) {
         return Err(ApiError::no_bench(id));
     }
-    if let Some(live) = state.bench.get(id).filter(|b| !b.is_finished()) {
-        return Ok(live.record());
-    }
-    state
-        .store
-        .get_bench(id.to_owned())
-        .await?
-        .ok_or_else(|| ApiError::no_bench(id))
+    let mut record = match state.bench.get(id).filter(|b| !b.is_finished()) {
+        Some(live) => live.record(),
+        None => state
+            .store
+            .get_bench(id.to_owned())
+            .await?
+            .ok_or_else(|| ApiError::no_bench(id))?,
+    };
+    redact::redact_bench_record(&mut record);
+    Ok(record)
 }
 
 /// The bench's record: options, status, progress while it runs, the result once done.
@@ -201,12 +219,14 @@ pub async fn benches_decay_svg(
     ))
 }
 
-/// Recent benches, newest first.
+/// Recent benches, newest first: the public ones and the caller's own.
 #[utoipa::path(
     get,
     path = "/api/v1/benches",
     tag = "benches",
-    params(ListQuery),
+    params(ListQuery,
+        ("X-H123-Owner" = Option<String>, Header,
+            description = "The owner token from `POST /api/v1/benches`: adds the benches made under it (public or not). `Authorization: Bearer TOKEN` works too.")),
     responses(
         (status = 200, description = "A page of benches", body = BenchList),
         (status = 400, description = "Bad `limit` or unknown `before` (`invalid_query`)", body = ErrorBody),
@@ -218,11 +238,16 @@ pub async fn benches_decay_svg(
 )]
 pub async fn benches_list(
     State(state): State<AppState>,
+    OwnerToken(token): OwnerToken,
     query: std::result::Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response> {
     let Query(query) = query.map_err(|e| ApiError::InvalidQuery(e.body_text()))?;
     let limit = query.page_size()?;
-    let items = state.store.list_benches(limit, query.before).await?;
+    let owner_hash = token.as_deref().map(owner::token_hash);
+    let items = state
+        .store
+        .list_benches(limit, query.before, owner_hash)
+        .await?;
     let next_before = next_before(items.len(), limit, items.last().map(|s| &s.id));
     Ok(list_page(BenchList { items, next_before }))
 }

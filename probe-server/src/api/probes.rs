@@ -78,7 +78,7 @@ pub fn list_page(page: impl serde::Serialize) -> Response {
     params(("X-H123-Owner" = Option<String>, Header,
         description = "An owner token (22 to 128 base64url characters) to make the probe under; without it a new one is made. `Authorization: Bearer TOKEN` works too.")),
     request_body(content = ProbeOptions, content_type = "application/json",
-        description = "What to measure; every field but `url` is optional. `visibility` is `unlisted` (the default: only the owner's list shows it, the permalink opens it for anyone) or `public`. `authorization`, `proxy-authorization` and `cookie` headers and URL passwords are sent by the probe but redacted from everything stored or served.",
+        description = "What to measure; every field but `url` is optional. `visibility` is `unlisted` (the default: only the owner's list shows it, the permalink opens it for anyone) or `public`. `authorization`, `proxy-authorization` and `cookie` headers, URL passwords and credential-looking headers and query parameters (`api_key`, `token`, `sig`, `X-Api-Key`, `*-Token`, ...; keep one by naming it in `keep_secret`) are sent by the probe but redacted from everything stored or served.",
         example = json!({"url": "https://example.com/", "protocols": ["h1", "h2", "h3"], "repeat": 3})),
     responses(
         (status = 202, description = "Accepted and started; follow `links.events` for progress.", body = ProbeCreated,

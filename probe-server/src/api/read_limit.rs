@@ -3,7 +3,8 @@
 //! A record can be large, and serialising it (or its HAR) costs memory and
 //! CPU per reader; without a bound, a few clients reading one big record in
 //! a loop could exhaust the server. Creation has its own limiter
-//! (`probes_create`); this one counts only `GET`s of probes and benches.
+//! (`probes_create`); this one counts only `GET`s of probes, benches and comparisons (two
+//! whole records and their comparison built at once).
 //! Event streams count against the rate but not the in-flight cap (a stream
 //! holds no copy of the history: it reads from a cursor over the shared one; a
 //! view stream holds one folded state, bounded by the record's limits, and draws
@@ -29,7 +30,8 @@ fn classify(method: &Method, path: &str) -> Option<bool> {
     }
     let rest = path
         .strip_prefix("/api/v1/probes")
-        .or_else(|| path.strip_prefix("/api/v1/benches"))?;
+        .or_else(|| path.strip_prefix("/api/v1/benches"))
+        .or_else(|| path.strip_prefix("/api/v1/compare/"))?;
     if rest.ends_with("/events") {
         return Some(false);
     }
@@ -74,6 +76,7 @@ mod tests {
         assert_eq!(classify(&get, "/api/v1/probes"), Some(true));
         assert_eq!(classify(&get, "/api/v1/probes/abc/har"), Some(true));
         assert_eq!(classify(&get, "/api/v1/benches/abc"), Some(true));
+        assert_eq!(classify(&get, "/api/v1/compare/abc/def"), Some(true));
         assert_eq!(classify(&get, "/api/v1/probes/abc/events"), Some(false));
         assert_eq!(classify(&get, "/api/v1/probes/abc/view"), Some(true));
         assert_eq!(

@@ -55,6 +55,7 @@ impl BenchPlan {
                 phase_timeout_ms: options.timeout_ms,
                 insecure: options.insecure,
                 network: options.network.clone(),
+                keep_secret: options.keep_secret.clone(),
                 ..ProbeOptions::default()
             },
             // A bench sends no bodies: GET and HEAD only.

@@ -118,6 +118,8 @@ impl BenchArgs {
             insecure: self.insecure,
             network: self.network.clone(),
             sweep: self.sweep.clone(),
+            visibility: h123_shared::Visibility::Unlisted,
+            keep_secret: Vec::new(),
         })
     }
 }

@@ -76,6 +76,10 @@ pub struct ProbeArgs {
     /// Extra request header, "Name: value" (repeatable).
     #[arg(short = 'H', long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
+    /// A credential-looking header or query parameter to keep in a server's record
+    /// (repeatable; by default `api_key`, `token`, `X-Api-Key`, ... are redacted there).
+    #[arg(long = "keep-secret", value_name = "NAME")]
+    pub keep_secret: Vec<String>,
     /// Limit on each request, in seconds.
     #[arg(long, default_value_t = 30.0, value_name = "SECS")]
     pub timeout: f64,
@@ -266,6 +270,7 @@ impl ProbeArgs {
             network: self.network.clone(),
             migrate: self.migrate.clone(),
             streams: self.streams,
+            keep_secret: self.keep_secret.clone(),
         })
     }
 }

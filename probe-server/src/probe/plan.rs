@@ -4,6 +4,7 @@
 use bytes::Bytes;
 use h123_shared::input::{FORBIDDEN_HEADER_WHY, check_header_value, is_forbidden_header};
 use h123_shared::migration::Migrate;
+use h123_shared::redact;
 use h123_shared::{Method, ProbeOptions, Protocol, RequestBody};
 use http::header::{HeaderName, HeaderValue};
 use sha2::{Digest, Sha256};
@@ -214,6 +215,29 @@ pub struct Plan {
     pub idle_gap: Duration,
 }
 
+/// `Ok` when `keep_secret` lists at most [`redact::MAX_KEEP_SECRET`] names, each a plain
+/// header or parameter name of at most 128 bytes.
+///
+/// # Errors
+/// [`PlanError::OutOfRange`] for too many names, [`PlanError::InvalidHeader`] for a bad one.
+pub fn keep_secret_checked(keep: &[String]) -> Result<(), PlanError> {
+    range(
+        "keep_secret",
+        keep.len() as u64,
+        0,
+        redact::MAX_KEEP_SECRET as u64,
+    )?;
+    match keep.iter().find(|name| {
+        name.is_empty() || name.len() > 128 || name.bytes().any(|b| !b.is_ascii_graphic())
+    }) {
+        Some(name) => Err(PlanError::InvalidHeader(format!(
+            "keep_secret: `{}` is not a header or parameter name",
+            shorten(name)
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `Ok` when `got` is within `min..=max`, else an [`PlanError::OutOfRange`] naming `field`.
 pub(crate) fn range(field: &'static str, got: u64, min: u64, max: u64) -> Result<(), PlanError> {
     if (min..=max).contains(&got) {
@@ -321,6 +345,7 @@ impl Plan {
             0,
             limits.max_idle_gap_ms,
         )?;
+        keep_secret_checked(&options.keep_secret)?;
         if options.headers.len() > limits.max_headers {
             return Err(PlanError::InvalidHeader(format!(
                 "{} headers given, at most {} allowed",

@@ -31,7 +31,7 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
     let forward = async {
         // Events leave the engine here: nothing past this point sees a secret.
         while let Some(mut event) = receiver.recv().await {
-            redact::redact_event(&mut event);
+            redact::redact_event(&mut event, &plan.options.keep_secret);
             live.push(event);
         }
     };

@@ -4,8 +4,8 @@
 use super::{Attached, Result, StoreError};
 use h123_shared::api::{BenchRecord, ProbeRecord, ProbeStatus};
 use h123_shared::bench::{BenchOptions, BenchResult};
-use h123_shared::redact;
 use h123_shared::sweep::SweepStep;
+use h123_shared::{Visibility, redact};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -127,13 +127,13 @@ impl BenchRow {
     /// # Errors
     /// [`StoreError::Corrupt`] when a column does not parse.
     pub fn record(self) -> Result<BenchRecord> {
-        let options = parse::<BenchOptions>(&self.id, &self.options)?;
+        let options = bench_options(&self.id, &self.options)?;
         let (result, steps) = match (&self.result, options.sweep.is_some()) {
             (None, _) => (None, Vec::new()),
             (Some(json), false) => (Some(parse::<BenchResult>(&self.id, json)?), Vec::new()),
             (Some(json), true) => (None, parse::<Vec<SweepStep>>(&self.id, json)?),
         };
-        Ok(BenchRecord {
+        let mut record = BenchRecord {
             status: status_from(&self.id, &self.status)?,
             created_at_unix_ms: to_u64(self.created_at_unix_ms),
             finished_at_unix_ms: self.finished_at_unix_ms.map(to_u64),
@@ -143,8 +143,41 @@ impl BenchRow {
             steps,
             cancel_reason: self.cancel_reason,
             id: self.id,
-        })
+        };
+        // Benches stored before they were redacted are redacted as they are read.
+        redact::redact_bench_record(&mut record);
+        Ok(record)
     }
+}
+
+/// A `visibility` column read back: `public`, else unlisted.
+pub fn visibility_from(column: &str) -> Visibility {
+    if column == "public" {
+        Visibility::Public
+    } else {
+        Visibility::Unlisted
+    }
+}
+
+/// A bench's `options` column read back, redacted (rows stored before benches were redacted
+/// hold their secrets until read).
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when it does not parse.
+pub fn bench_options(id: &str, json: &str) -> Result<BenchOptions> {
+    let mut options = parse::<BenchOptions>(id, json)?;
+    redact::redact_bench_options(&mut options);
+    Ok(options)
+}
+
+/// A bench's options as stored in its `options` column: redacted.
+///
+/// # Errors
+/// When they do not serialise.
+pub fn bench_options_json(record: &BenchRecord) -> Result<String> {
+    let mut options = record.options.clone();
+    redact::redact_bench_options(&mut options);
+    json_of(&record.id, &options)
 }
 
 /// A bench's figures as stored in its `result` column, if it has any: its
@@ -153,6 +186,8 @@ impl BenchRow {
 /// # Errors
 /// When the figures do not serialise.
 pub fn bench_result_json(record: &BenchRecord) -> Result<Option<String>> {
+    let mut record = record.clone();
+    redact::redact_bench_record(&mut record);
     if record.options.sweep.is_some() {
         return match record.steps.is_empty() {
             true => Ok(None),

@@ -18,16 +18,16 @@ pub mod migrate;
 pub mod rate;
 
 use super::codec::{
-    BENCH_COLUMNS, BenchRow, bench_result_json, browser_inserted, browser_refusal, json_of, parse,
-    status_from, to_i64, to_json, to_u64,
+    BENCH_COLUMNS, BenchRow, bench_options, bench_options_json, bench_result_json,
+    browser_inserted, browser_refusal, json_of, parse, status_from, to_i64, to_json, to_u64,
+    visibility_from,
 };
 use super::location::PostgresUrl;
 use super::{Attached, Result, StoreError, new_id, status_str};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeSummary};
-use h123_shared::bench::BenchOptions;
 use h123_shared::browser::BrowserRun;
-use h123_shared::{Protocol, Visibility, redact};
+use h123_shared::{Protocol, redact};
 use instance::Heartbeat;
 use std::sync::Arc;
 use std::time::Duration;
@@ -280,7 +280,7 @@ impl PostgresStore {
                     &to_json(record)?,
                     &record.options.visibility.as_str(),
                     &owner_hash,
-                    &redact::redact_url(&record.options.url),
+                    &redact::redact_url(&record.options.url, &record.options.keep_secret),
                     &json_of(&record.id, &record.options.protocols)?,
                     &self.inner.instance,
                 ],
@@ -391,11 +391,7 @@ impl PostgresStore {
                     protocols: parse::<Vec<Protocol>>(&id, row.get(2))?,
                     status: status_from(&id, row.get(3))?,
                     created_at_unix_ms: to_u64(row.get(4)),
-                    visibility: if row.get::<_, &str>(5) == "public" {
-                        Visibility::Public
-                    } else {
-                        Visibility::Unlisted
-                    },
+                    visibility: visibility_from(row.get(5)),
                     url: row.get(1),
                     id,
                 })
@@ -486,22 +482,24 @@ impl PostgresStore {
     ///
     /// # Errors
     /// When the id exists already or the database fails.
-    pub async fn insert_bench(&self, record: &BenchRecord) -> Result<()> {
+    pub async fn insert_bench(&self, record: &BenchRecord, owner_hash: Option<&str>) -> Result<()> {
         let client = self.client().await?;
         client
             .execute(
                 "INSERT INTO benches (id, created_at_unix_ms, finished_at_unix_ms, status, \
-                 options, result, cancel_reason, instance_id) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                 options, result, cancel_reason, instance_id, visibility, owner_hash) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 &[
                     &record.id,
                     &to_i64(record.created_at_unix_ms),
                     &record.finished_at_unix_ms.map(to_i64),
                     &status_str(record.status),
-                    &json_of(&record.id, &record.options)?,
+                    &bench_options_json(record)?,
                     &bench_result_json(record)?,
                     &record.cancel_reason,
                     &self.inner.instance,
+                    &record.options.visibility.as_str(),
+                    &owner_hash,
                 ],
             )
             .await?;
@@ -566,26 +564,29 @@ impl PostgresStore {
         &self,
         limit: usize,
         before: Option<&str>,
+        owner_hash: Option<&str>,
     ) -> Result<Vec<BenchSummary>> {
         let client = self.client().await?;
         let upper = cursor(&client, "benches", before).await?;
         let rows = client
             .query(
-                "SELECT id, created_at_unix_ms, status, options FROM benches \
-                 WHERE seq < $1 ORDER BY seq DESC LIMIT $2",
-                &[&upper, &limit_of(limit)],
+                "SELECT id, created_at_unix_ms, status, options, visibility FROM benches \
+                 WHERE seq < $1 AND (visibility = 'public' OR owner_hash = $3) \
+                 ORDER BY seq DESC LIMIT $2",
+                &[&upper, &limit_of(limit), &owner_hash],
             )
             .await?;
         rows.into_iter()
             .map(|row| {
                 let id: String = row.get(0);
-                let options: BenchOptions = parse(&id, row.get(3))?;
+                let options = bench_options(&id, row.get(3))?;
                 Ok(BenchSummary {
                     status: status_from(&id, row.get(2))?,
                     created_at_unix_ms: to_u64(row.get(1)),
                     url: options.url,
                     protocols: options.protocols,
                     id,
+                    visibility: visibility_from(row.get(4)),
                 })
             })
             .collect()

@@ -1,14 +1,14 @@
 //! The SQLite [`Store`]: WAL, `synchronous=FULL`, versioned migrations, immutable finished records.
 
 use super::codec::{
-    BENCH_COLUMNS, BenchRow, bench_result_json, browser_inserted, browser_refusal, json_of, parse,
-    status_from, to_i64, to_json, with_browser,
+    BENCH_COLUMNS, BenchRow, bench_options, bench_options_json, bench_result_json,
+    browser_inserted, browser_refusal, json_of, parse, status_from, to_i64, to_json,
+    visibility_from, with_browser,
 };
 use super::{Attached, Result, Store, StoreError, status_str};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
-use h123_shared::bench::BenchOptions;
 use h123_shared::browser::BrowserRun;
-use h123_shared::{Protocol, Visibility, redact};
+use h123_shared::{Protocol, redact};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, mpsc};
@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0002_benches.sql"),
     include_str!("../../migrations/0003_visibility.sql"),
     include_str!("../../migrations/0004_browser_runs.sql"),
+    include_str!("../../migrations/0005_bench_owner.sql"),
 ];
 
 /// The trigger migration 3 drops while its rows are redacted and backfilled.
@@ -179,7 +180,7 @@ fn redact_and_summarise(tx: &rusqlite::Transaction<'_>) -> Result<()> {
             params![
                 id,
                 to_json(&record)?,
-                redact::redact_url(&record.options.url),
+                redact::redact_url(&record.options.url, &record.options.keep_secret),
                 json_of(&id, &record.options.protocols)?
             ],
         )?;
@@ -217,7 +218,7 @@ impl Store for SqliteStore {
                 json: to_json(record)?,
                 visibility: record.options.visibility.as_str(),
                 owner_hash: owner_hash.map(str::to_owned),
-                url: redact::redact_url(&record.options.url),
+                url: redact::redact_url(&record.options.url, &record.options.keep_secret),
                 protocols: json_of(&record.id, &record.options.protocols)?,
                 done,
             });
@@ -323,11 +324,7 @@ impl Store for SqliteStore {
                 protocols: parse::<Vec<Protocol>>(&id, &protocols)?,
                 status: status_from(&id, &status)?,
                 created_at_unix_ms: u64::try_from(created).unwrap_or(0),
-                visibility: if visibility == "public" {
-                    Visibility::Public
-                } else {
-                    Visibility::Unlisted
-                },
+                visibility: visibility_from(&visibility),
                 url,
                 id,
             });
@@ -398,18 +395,20 @@ impl Store for SqliteStore {
         Ok(stale.len())
     }
 
-    fn insert_bench(&self, record: &BenchRecord) -> Result<()> {
+    fn insert_bench(&self, record: &BenchRecord, owner_hash: Option<&str>) -> Result<()> {
         let result = bench_result_json(record)?;
         self.writer().execute(
-            "INSERT INTO benches (id, created_at_unix_ms, finished_at_unix_ms, status, options, result) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO benches (id, created_at_unix_ms, finished_at_unix_ms, status, options, \
+             result, visibility, owner_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 record.id,
                 to_i64(record.created_at_unix_ms),
                 record.finished_at_unix_ms.map(to_i64),
                 status_str(record.status),
-                json_of(&record.id, &record.options)?,
+                bench_options_json(record)?,
                 result,
+                record.options.visibility.as_str(),
+                owner_hash,
             ],
         )?;
         Ok(())
@@ -442,7 +441,12 @@ impl Store for SqliteStore {
         row.map(BenchRow::record).transpose()
     }
 
-    fn list_benches(&self, limit: usize, before: Option<&str>) -> Result<Vec<BenchSummary>> {
+    fn list_benches(
+        &self,
+        limit: usize,
+        before: Option<&str>,
+        owner_hash: Option<&str>,
+    ) -> Result<Vec<BenchSummary>> {
         let conn = self.reader();
         let upper: i64 = match before {
             None => i64::MAX,
@@ -454,30 +458,33 @@ impl Store for SqliteStore {
                 .ok_or_else(|| StoreError::UnknownCursor(id.chars().take(40).collect()))?,
         };
         let mut statement = conn.prepare_cached(
-            "SELECT id, created_at_unix_ms, status, options FROM benches \
-             WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2",
+            "SELECT id, created_at_unix_ms, status, options, visibility FROM benches \
+             WHERE seq < ?1 AND (visibility = 'public' OR owner_hash = ?3) \
+             ORDER BY seq DESC LIMIT ?2",
         )?;
         let rows = statement.query_map(
-            params![upper, i64::try_from(limit).unwrap_or(i64::MAX)],
+            params![upper, i64::try_from(limit).unwrap_or(i64::MAX), owner_hash],
             |row| {
                 Ok((
                     row.get::<_, String>(0)?,
                     row.get::<_, i64>(1)?,
                     row.get::<_, String>(2)?,
                     row.get::<_, String>(3)?,
+                    row.get::<_, String>(4)?,
                 ))
             },
         )?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, created, status, options) = row?;
-            let options: BenchOptions = parse(&id, &options)?;
+            let (id, created, status, options, visibility) = row?;
+            let options = bench_options(&id, &options)?;
             out.push(BenchSummary {
                 status: status_from(&id, &status)?,
                 created_at_unix_ms: u64::try_from(created).unwrap_or(0),
                 url: options.url,
                 protocols: options.protocols,
                 id,
+                visibility: visibility_from(&visibility),
             });
         }
         Ok(out)

@@ -228,7 +228,12 @@ async fn a_real_bench_runs_one_at_a_time_and_survives_restarts() {
     let server = ServerProcess::start(&target, &db, &flags).await;
     let from: IpAddr = "127.0.0.1".parse().unwrap();
     let protocols = ["h1", "h2", "h3"];
-    let body = bench_body(&target.https_url("/bytes/1000"), &protocols, 1000);
+    // Public, so the list (read without an owner token below) shows it.
+    let body = bench_body(&target.https_url("/bytes/1000"), &protocols, 1000).replacen(
+        '{',
+        r#"{"visibility":"public","#,
+        1,
+    );
     let answer = http(
         server.addr,
         from,
@@ -518,4 +523,80 @@ fn bench_flags_that_do_not_go_together_stop_the_start() {
         );
     }
     assert!(!db.exists(), "nothing was started");
+}
+
+#[tokio::test]
+async fn a_bench_is_as_private_as_a_probe() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = state(bench_config(&target), &dir);
+    let secrets = [
+        "URLPASS-BENCH-1a",
+        "AUTH-BENCH-2b",
+        "COOKIE-BENCH-3c",
+        "QUERY-BENCH-4d",
+        "KEY-BENCH-5e",
+    ];
+    let url = target
+        .https_url(&format!("/?token={}&q=1", secrets[3]))
+        .replacen("://", &format!("://alice:{}@", secrets[0]), 1);
+    let body = serde_json::json!({
+        "url": url, "protocols": ["h1"], "concurrency": 1, "requests": 4, "timeout_ms": 5000,
+        "headers": [
+            {"name": "Authorization", "value": format!("Bearer {}", secrets[1])},
+            {"name": "Cookie", "value": format!("sid={}", secrets[2])},
+            {"name": "X-Api-Key", "value": secrets[4]},
+        ],
+    })
+    .to_string();
+    let created = create(&state, &body).await;
+    assert!(created.owner_token.len() >= 22, "a fresh owner token");
+    let path = format!("/api/v1/benches/{}", created.id);
+    let stranger: IpAddr = "127.0.0.11".parse().unwrap();
+    let clean = |what: &str, bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        for secret in secrets {
+            assert!(!text.contains(secret), "{what} holds {secret}");
+        }
+    };
+    // While it runs and once it is done, a stranger reads no secret.
+    let running = call(&state, get(&path), stranger).await;
+    clean("the running bench", &running.body);
+    let record = finished(|| async {
+        let answer = call(&state, get(&path), stranger).await;
+        clean("the bench", &answer.body);
+        serde_json::from_slice::<BenchRecord>(&answer.body).unwrap()
+    })
+    .await;
+    assert_eq!(record.status, ProbeStatus::Done, "{record:?}");
+    assert!(
+        record.result.as_ref().unwrap().runs[0].successes > 0,
+        "the bench sent the real values"
+    );
+    assert!(record.options.url.contains("alice:[redacted]@"));
+    assert!(record.options.url.contains("token=[redacted]&q=1"));
+
+    // Unlisted: the stranger's list does not show it, the owner's does.
+    let list = call(&state, get("/api/v1/benches"), stranger).await;
+    assert_eq!(
+        list.json()["items"].as_array().unwrap().len(),
+        0,
+        "{}",
+        list.text()
+    );
+    let mut own = get("/api/v1/benches");
+    own.headers_mut()
+        .insert("x-h123-owner", created.owner_token.parse().unwrap());
+    let list = call(&state, own, CLIENT).await;
+    assert_eq!(list.json()["items"][0]["id"], created.id.as_str());
+    clean("the owner's list", &list.body);
+
+    // Nor does the database hold them.
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let entry = entry.unwrap();
+        clean(
+            &entry.path().display().to_string(),
+            &std::fs::read(entry.path()).unwrap(),
+        );
+    }
 }

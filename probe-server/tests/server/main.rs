@@ -25,6 +25,7 @@ mod privacy;
 mod reads;
 mod remote;
 mod retention;
+mod shape_redaction;
 mod store;
 mod store_serve;
 mod streams;

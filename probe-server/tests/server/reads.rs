@@ -96,3 +96,48 @@ async fn an_ipv6_64_is_one_client_for_the_limits() {
     .await;
     assert_eq!(next_64.status, StatusCode::ACCEPTED, "another /64");
 }
+
+#[tokio::test]
+async fn a_flood_of_comparisons_is_refused_while_health_answers() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&target);
+    // The server's defaults (the tests' own configuration reads without a limit).
+    config.read_rate = RateConfig {
+        burst: 120,
+        per_minute: 1200,
+    };
+    let state = state(config, &dir);
+    let body = probe_body(&target.https_url("/"), &["h1"], 1);
+    let (a, _) = probe_to_the_end(&state, &body, CLIENT).await;
+    let (b, _) = probe_to_the_end(&state, &body, CLIENT).await;
+    let path = format!("/api/v1/compare/{a}/{b}");
+    // From one client and from four: each is refused once its burst is spent.
+    for clients in [1u8, 4] {
+        let mut refused = 0;
+        let mut slowest_health = std::time::Duration::ZERO;
+        for round in 0..200 {
+            for c in 0..clients {
+                let from = IpAddr::V4(Ipv4Addr::new(127, 0, clients, 20 + c));
+                let answer = call(&state, get(&path), from).await;
+                if answer.status == StatusCode::TOO_MANY_REQUESTS
+                    || answer.status == StatusCode::SERVICE_UNAVAILABLE
+                {
+                    refused += 1;
+                }
+            }
+            if round % 20 == 0 {
+                let started = h123::probe::trace::now();
+                let health = call(&state, get("/healthz"), CLIENT).await;
+                slowest_health = slowest_health.max(started.elapsed());
+                assert_eq!(health.status, StatusCode::OK);
+            }
+        }
+        println!("{clients} client(s): {refused} refused, /healthz at most {slowest_health:?}");
+        assert!(refused >= 50 * usize::from(clients), "{clients}: {refused}");
+        assert!(
+            slowest_health < std::time::Duration::from_secs(1),
+            "{slowest_health:?}"
+        );
+    }
+}

@@ -281,7 +281,7 @@ async fn benches_round_trip_apart_from_probes_and_become_immutable(f: &Fixture) 
         .insert(record("same", ProbeStatus::Running), None)
         .await
         .unwrap();
-    store.insert_bench(bench("same")).await.unwrap();
+    store.insert_bench(bench("same"), None).await.unwrap();
     assert_eq!(
         store.get_bench("same".into()).await.unwrap(),
         Some(bench("same"))
@@ -309,7 +309,7 @@ async fn benches_round_trip_apart_from_probes_and_become_immutable(f: &Fixture) 
     // A sweep keeps its steps where a bench keeps its result.
     let mut sweep = bench("sweep");
     sweep.options.sweep = Some(h123_shared::sweep::Sweep::parse("loss=0,1%").unwrap());
-    store.insert_bench(sweep.clone()).await.unwrap();
+    store.insert_bench(sweep.clone(), None).await.unwrap();
     sweep.status = ProbeStatus::Done;
     sweep.finished_at_unix_ms = Some(9);
     sweep.steps = [0, 100]
@@ -326,9 +326,28 @@ async fn benches_round_trip_apart_from_probes_and_become_immutable(f: &Fixture) 
 async fn bench_list_pages_newest_first(f: &Fixture) {
     let store = &f.store;
     for id in ["a", "b", "c"] {
-        store.insert_bench(bench(id)).await.unwrap();
+        store
+            .insert_bench(bench(id), Some("owner".into()))
+            .await
+            .unwrap();
     }
-    let list = |before: Option<&str>| store.list_benches(2, before.map(Into::into));
+    // Unlisted: a stranger's list shows none of them, a public one only.
+    let stranger = |before: Option<&str>| store.list_benches(9, before.map(Into::into), None);
+    assert!(stranger(None).await.unwrap().is_empty());
+    let mut public = bench("p");
+    public.options.visibility = h123_shared::Visibility::Public;
+    store.insert_bench(public, None).await.unwrap();
+    assert_eq!(bench_ids(stranger(None).await.unwrap()), ["p"]);
+    let list =
+        |before: Option<&str>| store.list_benches(2, before.map(Into::into), Some("owner".into()));
+    assert_eq!(bench_ids(list(None).await.unwrap()), ["p", "c"]);
+    let list = |before: Option<&str>| {
+        store.list_benches(
+            2,
+            before.or(Some("p")).map(Into::into),
+            Some("owner".into()),
+        )
+    };
     assert_eq!(bench_ids(list(None).await.unwrap()), ["c", "b"]);
     assert_eq!(bench_ids(list(Some("b")).await.unwrap()), ["a"]);
     assert_eq!(list(None).await.unwrap()[0].url, "https://example.com/");
@@ -353,7 +372,7 @@ async fn pruning_by_age_and_size_keeps_running_and_recent_records(f: &Fixture) {
     old_bench.status = ProbeStatus::Cancelled;
     old_bench.created_at_unix_ms = 1_000;
     old_bench.finished_at_unix_ms = Some(1_001);
-    store.insert_bench(old_bench).await.unwrap();
+    store.insert_bench(old_bench, None).await.unwrap();
     assert_eq!(store.prune(Some(2_000), None).await.unwrap(), 2);
     assert!(store.get("old".into()).await.unwrap().is_none());
     assert!(store.get_bench("oldbench".into()).await.unwrap().is_none());
@@ -404,7 +423,7 @@ async fn leftovers_of_a_stopped_server_are_cancelled(f: &Fixture) {
         .insert(record("d", ProbeStatus::Done), None)
         .await
         .unwrap();
-    first.insert_bench(bench("b")).await.unwrap();
+    first.insert_bench(bench("b"), None).await.unwrap();
     drop(first);
     // A new server on the same database; the old one's lease runs out.
     let second = f.another(Duration::from_secs(3600)).await;
@@ -531,12 +550,12 @@ mod instances {
             .insert(record("live", ProbeStatus::Running), None)
             .await
             .unwrap();
-        alive.insert_bench(bench("livebench")).await.unwrap();
+        alive.insert_bench(bench("livebench"), None).await.unwrap();
         dying
             .insert(record("dead", ProbeStatus::Running), None)
             .await
             .unwrap();
-        dying.insert_bench(bench("deadbench")).await.unwrap();
+        dying.insert_bench(bench("deadbench"), None).await.unwrap();
 
         // A third instance starting now cancels nothing: both others are alive.
         let starting = f.another(Duration::from_secs(3600)).await;

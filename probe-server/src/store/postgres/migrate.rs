@@ -27,6 +27,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0004_browser_runs",
         include_str!("../../../migrations/postgres/0004_browser_runs.sql"),
     ),
+    (
+        5,
+        "0005_bench_owner",
+        include_str!("../../../migrations/postgres/0005_bench_owner.sql"),
+    ),
 ];
 
 /// The advisory lock key migrations hold ("h123" in ASCII).

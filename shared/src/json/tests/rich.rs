@@ -190,6 +190,7 @@ pub(super) fn options() -> ProbeOptions {
         network: NetworkProfile::named("lossy-mobile"),
         migrate: Some(Migrate::Port),
         streams: Some(6),
+        keep_secret: vec!["X-Api-Key".into()],
     }
 }
 
@@ -423,6 +424,8 @@ fn bench_options() -> BenchOptions {
         insecure: true,
         network: NetworkProfile::named("satellite"),
         sweep: Some(Sweep::new(SweepAxis::Rtt, vec![0, 25, 50]).unwrap()),
+        visibility: Visibility::Public,
+        keep_secret: vec!["api_key".into()],
     }
 }
 

@@ -127,6 +127,7 @@ fn created_answers_read_back() {
         id: "xyz".into(),
         status: ProbeStatus::Running,
         links: BenchLinks::for_id("xyz"),
+        owner_token: "secret".into(),
     });
 }
 
