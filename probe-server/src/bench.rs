@@ -132,6 +132,7 @@ impl Bencher {
                 early_data: true,
                 link: None,
                 migrate: None,
+                egress: None,
             },
         })
     }
