@@ -99,6 +99,9 @@ pub struct BenchConfig {
     pub targets: Vec<AllowedTarget>,
     /// Bounds on each bench's options.
     pub limits: BenchLimits,
+    /// Most bytes one bench (every protocol and sweep step) may receive
+    /// from its target; past them it is stopped and stored as cancelled.
+    pub max_bytes: u64,
 }
 
 impl BenchConfig {
@@ -170,6 +173,9 @@ pub const SERVER_MAX_BODY_BYTES: u64 = 1024 * 1024;
 /// Most bytes a server's probe receives from its target over all its
 /// requests by default (8 MiB, `--max-probe-bytes`).
 pub const SERVER_MAX_PROBE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Most bytes one bench receives by default (1 GiB, `--bench-max-bytes`).
+pub const SERVER_BENCH_MAX_BYTES: u64 = 1 << 30;
 
 /// Bytes one client may make a server receive from targets per minute by
 /// default (32 MiB, `--client-bytes-per-minute`): four whole probe budgets.

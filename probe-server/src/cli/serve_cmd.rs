@@ -13,9 +13,9 @@ use crate::server::listener::{self, ListenerConfig};
 use crate::server::retention::{self, Retention};
 use crate::server::target_guard::TargetGuard;
 use crate::server::{
-    AppState, BenchConfig, SERVER_CLIENT_BYTES_PER_MINUTE, SERVER_MAX_BODY_BYTES,
-    SERVER_MAX_PROBE_BYTES, SERVER_MAX_REQUEST_BODY, ServerConfig, server_bench_limits,
-    server_limits,
+    AppState, BenchConfig, SERVER_BENCH_MAX_BYTES, SERVER_CLIENT_BYTES_PER_MINUTE,
+    SERVER_MAX_BODY_BYTES, SERVER_MAX_PROBE_BYTES, SERVER_MAX_REQUEST_BODY, ServerConfig,
+    server_bench_limits, server_limits,
 };
 use crate::store::SharedStore;
 use crate::store::location::DbLocation;
@@ -125,6 +125,10 @@ pub struct ServeArgs {
     /// Longest a bench may measure each protocol, in seconds.
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub bench_max_secs: u64,
+    /// Most bytes one bench (every protocol and sweep step) may receive from
+    /// its target; then it is stopped and stored as cancelled.
+    #[arg(long, default_value_t = SERVER_BENCH_MAX_BYTES, value_name = "BYTES")]
+    pub bench_max_bytes: u64,
     /// Longest a client may take to send a request header (a silent or trickling socket is closed then).
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     pub header_timeout_secs: u64,
@@ -244,6 +248,7 @@ impl ServeArgs {
                     network: self.allow_network,
                     ..server_bench_limits()
                 },
+                max_bytes: self.bench_max_bytes.max(1),
             }),
             (false, true) => None,
         };

@@ -211,3 +211,53 @@ async fn a_client_past_its_bytes_per_minute_gets_429_with_retry_after() {
     let again = call(&state, post_json("/api/v1/probes", &body), CLIENT).await;
     assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.text());
 }
+
+#[tokio::test]
+async fn a_bench_stops_at_its_byte_budget() {
+    let _alone = SERIAL.lock().await;
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let budget: u64 = 4 * 1024 * 1024;
+    let config = ServerConfig {
+        bench: Some(h123::server::BenchConfig {
+            targets: allowed(&target),
+            limits: h123::server::server_bench_limits(),
+            max_bytes: budget,
+        }),
+        ..config(&target)
+    };
+    let state = state(config, &dir);
+    let body = serde_json::json!({
+        "url": target.https_url("/bytes/1048576"),
+        "protocols": ["h1", "h2", "h3"],
+        "concurrency": 4,
+        "duration_ms": 5000,
+        "timeout_ms": 5000,
+    })
+    .to_string();
+    let started = h123::probe::trace::now();
+    let created = call(&state, post_json("/api/v1/benches", &body), CLIENT).await;
+    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let record = loop {
+        let record = call(&state, get(&format!("/api/v1/benches/{id}")), CLIENT)
+            .await
+            .json();
+        if record["status"] != "running" {
+            break record;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let took = started.elapsed();
+    let received = target_bytes(&state).await;
+    eprintln!("bench budget {budget}: received {received} bytes, stopped after {took:?}");
+    assert_eq!(record["status"], "cancelled", "stopped by its budget");
+    assert!(
+        took.as_secs() < 10,
+        "well before its 15 s of measuring: {took:?}"
+    );
+    assert!(
+        received <= budget + 256 * 1024,
+        "received {received}, over the budget of {budget}"
+    );
+}
