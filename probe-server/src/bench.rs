@@ -19,6 +19,7 @@ pub use plan::{BenchLimits, BenchPlan};
 
 use crate::probe::connection::ConnectSettings;
 use crate::probe::dns::NameResolver;
+use crate::probe::egress::Egress;
 use crate::probe::guard::ConnectPolicy;
 use crate::probe::tls::TrustSettings;
 use crate::probe::trace::{self, AttemptTrace};
@@ -36,6 +37,7 @@ pub struct Bencher {
     trust: TrustSettings,
     policy: ConnectPolicy,
     dns_server: Option<SocketAddr>,
+    egress: Option<Arc<Egress>>,
 }
 
 impl Bencher {
@@ -45,6 +47,16 @@ impl Bencher {
             trust,
             policy,
             dns_server: None,
+            egress: None,
+        }
+    }
+
+    /// The same bencher, every connection's reads charged to `egress` (a
+    /// server's bench: its reads stop when the budget is spent).
+    pub fn with_egress(self, egress: Arc<Egress>) -> Self {
+        Bencher {
+            egress: Some(egress),
+            ..self
         }
     }
 
@@ -132,6 +144,7 @@ impl Bencher {
                 early_data: true,
                 link: None,
                 migrate: None,
+                egress: self.egress.clone(),
             },
         })
     }

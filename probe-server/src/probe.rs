@@ -8,6 +8,7 @@ pub mod cert;
 pub mod connection;
 pub mod discover;
 pub mod dns;
+pub mod egress;
 pub mod failure;
 pub mod guard;
 pub mod h1;
@@ -98,6 +99,7 @@ impl Engine {
             early_data: true,
             link: None,
             migrate: plan.options.migrate.clone(),
+            egress: plan.egress.clone(),
         };
         // HTTP/3 runs last in each round, so the h1/h2 responses of the first
         // can advertise it (Alt-Svc); the result keeps the order asked for.

@@ -7,6 +7,7 @@ pub mod bench_slot;
 pub mod client;
 pub mod cluster;
 pub mod dispatch;
+pub mod egress_quota;
 pub mod event_relay;
 pub mod fair;
 pub mod forwarded;
@@ -62,6 +63,9 @@ pub struct ServerConfig {
     pub max_queued: usize,
     /// Probes one client may have in flight (running or queued).
     pub per_client_probes: usize,
+    /// Running slots only a client with no probe running may take (at most
+    /// a quarter of `max_running`), so a newcomer need not wait for a slow probe.
+    pub reserved_slots: usize,
     /// IPv6 clients are one client per prefix of this many bits.
     pub ipv6_client_prefix: u8,
     /// How fast one client may create probes.
@@ -72,6 +76,9 @@ pub struct ServerConfig {
     pub max_concurrent_reads: usize,
     /// Longest a whole probe may take; it is then stopped and stored as cancelled.
     pub max_probe_time: Duration,
+    /// Bytes one client may make the server receive from targets per
+    /// minute (each probe reserves its `limits.max_probe_bytes` up front).
+    pub client_bytes_per_minute: u64,
     /// Benches (load comparisons): `None` unless `h123 serve --enable-bench`.
     pub bench: Option<BenchConfig>,
     /// The server's own vantage: its name, label and tags, stamped on what it measures.
@@ -93,6 +100,9 @@ pub struct BenchConfig {
     pub targets: Vec<AllowedTarget>,
     /// Bounds on each bench's options.
     pub limits: BenchLimits,
+    /// Most bytes one bench (every protocol and sweep step) may receive
+    /// from its target; past them it is stopped and stored as cancelled.
+    pub max_bytes: u64,
 }
 
 impl BenchConfig {
@@ -115,6 +125,7 @@ impl Default for ServerConfig {
             max_running: 16,
             max_queued: 256,
             per_client_probes: 4,
+            reserved_slots: 2,
             ipv6_client_prefix: client::DEFAULT_IPV6_PREFIX,
             rate: RateConfig {
                 burst: 10,
@@ -126,6 +137,7 @@ impl Default for ServerConfig {
             },
             max_concurrent_reads: 32,
             max_probe_time: Duration::from_secs(120),
+            client_bytes_per_minute: SERVER_CLIENT_BYTES_PER_MINUTE,
             bench: None,
             vantage: Vantage::named(OWN_VANTAGE),
             agents: Vec::new(),
@@ -141,7 +153,7 @@ pub fn server_limits() -> Limits {
         max_repeat: 10,
         max_redirects: 10,
         max_timeout_ms: 30_000,
-        max_body_bytes: 10 * 1024 * 1024,
+        max_body_bytes: SERVER_MAX_BODY_BYTES,
         max_idle_gap_ms: 10_000,
         max_url_len: 2048,
         max_headers: 20,
@@ -151,8 +163,24 @@ pub fn server_limits() -> Limits {
         allow_network: false,
         allow_migrate_address: false,
         max_streams: SERVER_MAX_STREAMS,
+        max_probe_bytes: Some(SERVER_MAX_PROBE_BYTES),
     }
 }
+
+/// Largest body a server's probe reads per answer by default, in bytes
+/// (1 MiB, `--max-body-bytes`): enough to time a page, not a download.
+pub const SERVER_MAX_BODY_BYTES: u64 = 1024 * 1024;
+
+/// Most bytes a server's probe receives from its target over all its
+/// requests by default (8 MiB, `--max-probe-bytes`).
+pub const SERVER_MAX_PROBE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Most bytes one bench receives by default (1 GiB, `--bench-max-bytes`).
+pub const SERVER_BENCH_MAX_BYTES: u64 = 1 << 30;
+
+/// Bytes one client may make a server receive from targets per minute by
+/// default (32 MiB, `--client-bytes-per-minute`): four whole probe budgets.
+pub const SERVER_CLIENT_BYTES_PER_MINUTE: u64 = 32 * 1024 * 1024;
 
 /// Most requests a server's probe sends at once per protocol (`streams`):
 /// as many HTTP/1.1 connections to one target as a few browsers would open.
@@ -206,6 +234,8 @@ pub struct Shared {
     pub metrics: Metrics,
     /// Running slots, shared fairly between clients; a probe waits for one in its client's queue.
     pub slots: FairSlots,
+    /// Per-client bytes from targets over time.
+    pub egress_quota: Arc<egress_quota::EgressQuota>,
     /// Probes holding a slot now.
     pub running: AtomicUsize,
     /// The bench engine, with the server's trust store and the bench allow list;
@@ -241,7 +271,8 @@ impl AppState {
                 reads: Arc::new(tokio::sync::Semaphore::new(
                     config.max_concurrent_reads.max(1),
                 )),
-                slots: FairSlots::new(config.max_running),
+                slots: FairSlots::new(config.max_running, config.reserved_slots),
+                egress_quota: egress_quota::EgressQuota::new(config.client_bytes_per_minute),
                 engine,
                 store,
                 registry: Registry::default(),

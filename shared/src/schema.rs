@@ -1285,6 +1285,9 @@ pub enum FailureKind {
     ProxyRefused,
     /// Any other I/O error.
     Io,
+    /// The probe's byte budget from the target (a server's
+    /// `--max-probe-bytes`) was spent: the server stopped reading.
+    Budget,
 }
 
 impl FailureKind {
@@ -1303,6 +1306,7 @@ impl FailureKind {
             FailureKind::Unsupported => "unsupported",
             FailureKind::ProxyRefused => "proxy_refused",
             FailureKind::Io => "io",
+            FailureKind::Budget => "budget",
         }
     }
 }

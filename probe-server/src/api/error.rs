@@ -86,6 +86,12 @@ pub enum ApiError {
     /// 429 `rate_limited`: too many requests from this client.
     #[error("too many requests: try again in {} s", .0.retry_after_secs)]
     RateLimited(RateDecision),
+    /// 429 `egress_budget_spent`: this client's bytes from targets for now
+    /// are spent (`--client-bytes-per-minute`); the seconds until they are back.
+    #[error(
+        "your probes have used the bytes this server fetches for one client per minute: try again in {0} s"
+    )]
+    EgressSpent(u64),
     /// 429 `too_many_probes`: this client has its maximum of probes in flight.
     #[error("you have {0} probes in flight already, the most allowed: wait for one to finish")]
     TooManyProbes(usize),
@@ -148,7 +154,9 @@ impl ApiError {
             | ApiError::BrowserWindowClosed(_) => StatusCode::CONFLICT,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::RateLimited(_) | ApiError::TooManyProbes(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RateLimited(_) | ApiError::TooManyProbes(_) | ApiError::EgressSpent(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             ApiError::ServerBusy | ApiError::ShuttingDown | ApiError::StoreUnavailable(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -185,6 +193,7 @@ impl ApiError {
             ApiError::MethodNotAllowed => "method_not_allowed",
             ApiError::RateLimited(_) => "rate_limited",
             ApiError::TooManyProbes(_) => "too_many_probes",
+            ApiError::EgressSpent(_) => "egress_budget_spent",
             ApiError::ServerBusy => "server_busy",
             ApiError::ShuttingDown => "shutting_down",
             ApiError::StoreUnavailable(_) => "store_unavailable",
@@ -250,6 +259,9 @@ impl IntoResponse for ApiError {
                     header::RETRY_AFTER,
                     HeaderValue::from(decision.retry_after_secs),
                 );
+            }
+            ApiError::EgressSpent(secs) => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(*secs));
             }
             ApiError::TooManyProbes(_) | ApiError::ServerBusy => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(2u32));

@@ -99,7 +99,7 @@ pub fn list_page(page: impl serde::Serialize) -> Response {
         (status = 413, description = "The body is too large (`payload_too_large`), or the request body in it is over the server's `--max-request-body` (`body_too_large`).", body = ErrorBody),
         (status = 415, description = "The body is not declared as JSON.", body = ErrorBody),
         (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `out_of_range`, `invalid_header`, `forbidden_header` (framing, hop-by-hop, proxy or pseudo-header), `method_not_allowed` (outside the server's `--allow-methods`, see `/api/v1/config`), `invalid_request_body` (neither or both of text and base64, bad base64, a body with GET or HEAD), `unknown_vantage` (a name `GET /api/v1/vantages` does not list), ...", body = ErrorBody),
-        (status = 429, description = "`rate_limited` or `too_many_probes`; see `Retry-After`.", body = ErrorBody,
+        (status = 429, description = "`rate_limited`, `too_many_probes` or `egress_budget_spent` (the client's bytes from targets per minute are spent); see `Retry-After`.", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 503, description = "`server_busy` (queue full) or `shutting_down`.", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
@@ -140,6 +140,15 @@ pub async fn probes_create(
     if plan.dns_server.is_none() {
         plan.dns_server = default_dns;
     }
+    // The server's own run takes its whole byte budget from the client's
+    // bytes per minute now; what it does not receive comes back when it ends.
+    let reservation = match plan.egress.clone().filter(|_| server_runs) {
+        Some(egress) => Some(state.egress_quota.reserve(client, egress).map_err(|wait| {
+            state.metrics.rejected("client_bytes");
+            ApiError::EgressSpent(crate::server::limit::whole_secs(wait))
+        })?),
+        None => None,
+    };
     let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
     let token = match token {
         Some(token) => token,
@@ -215,7 +224,7 @@ pub async fn probes_create(
         }
     }
     if server_runs {
-        runner::spawn(state.clone(), live, plan);
+        runner::spawn(state.clone(), live, plan, reservation);
     }
     let links = ProbeLinks::for_id(&id);
     let location = HeaderValue::from_str(&links.self_)

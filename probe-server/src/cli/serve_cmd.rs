@@ -13,8 +13,9 @@ use crate::server::listener::{self, ListenerConfig};
 use crate::server::retention::{self, Retention};
 use crate::server::target_guard::TargetGuard;
 use crate::server::{
-    AppState, BenchConfig, SERVER_MAX_REQUEST_BODY, ServerConfig, server_bench_limits,
-    server_limits,
+    AppState, BenchConfig, SERVER_BENCH_MAX_BYTES, SERVER_CLIENT_BYTES_PER_MINUTE,
+    SERVER_MAX_BODY_BYTES, SERVER_MAX_PROBE_BYTES, SERVER_MAX_REQUEST_BODY, ServerConfig,
+    server_bench_limits, server_limits,
 };
 use crate::store::SharedStore;
 use crate::store::location::DbLocation;
@@ -55,9 +56,18 @@ pub struct ServeArgs {
     /// Longest per-attempt timeout a probe may ask for, in milliseconds.
     #[arg(long, default_value_t = 30_000, value_name = "MS")]
     pub max_timeout_ms: u64,
-    /// Largest body a probe may read, in bytes.
-    #[arg(long, default_value_t = 10 * 1024 * 1024, value_name = "BYTES")]
+    /// Largest body a probe may read per answer, in bytes (a page, not a download).
+    #[arg(long, default_value_t = SERVER_MAX_BODY_BYTES, value_name = "BYTES")]
     pub max_body_bytes: u64,
+    /// Most bytes one probe may receive from its target over all its
+    /// requests (attempts, redirects, streams, addresses, protocols).
+    #[arg(long, default_value_t = SERVER_MAX_PROBE_BYTES, value_name = "BYTES")]
+    pub max_probe_bytes: u64,
+    /// Bytes one client (IPv4 address or IPv6 prefix) may make the server
+    /// receive from targets per minute; each probe reserves --max-probe-bytes
+    /// of it when created (else 429 with Retry-After) and gets back what it did not use.
+    #[arg(long, default_value_t = SERVER_CLIENT_BYTES_PER_MINUTE, value_name = "BYTES")]
+    pub client_bytes_per_minute: u64,
     /// Methods probes may use, comma-separated: a public server does not send
     /// POST, PUT, PATCH or DELETE to strangers unless its operator says so.
     #[arg(long, value_delimiter = ',', default_value = "GET,HEAD,OPTIONS")]
@@ -81,6 +91,10 @@ pub struct ServeArgs {
     /// Probes one client (IP address) may have in flight.
     #[arg(long, default_value_t = 4)]
     pub per_client_probes: usize,
+    /// Running slots kept for clients with no probe running (at most a
+    /// quarter of --max-running), so a newcomer starts while others hold the rest.
+    #[arg(long, default_value_t = 2)]
+    pub reserved_slots: usize,
     /// Probe creations one client may burst.
     #[arg(long, default_value_t = 10)]
     pub rate_burst: u32,
@@ -111,6 +125,10 @@ pub struct ServeArgs {
     /// Longest a bench may measure each protocol, in seconds.
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub bench_max_secs: u64,
+    /// Most bytes one bench (every protocol and sweep step) may receive from
+    /// its target; then it is stopped and stored as cancelled.
+    #[arg(long, default_value_t = SERVER_BENCH_MAX_BYTES, value_name = "BYTES")]
+    pub bench_max_bytes: u64,
     /// Longest a client may take to send a request header (a silent or trickling socket is closed then).
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     pub header_timeout_secs: u64,
@@ -230,6 +248,7 @@ impl ServeArgs {
                     network: self.allow_network,
                     ..server_bench_limits()
                 },
+                max_bytes: self.bench_max_bytes.max(1),
             }),
             (false, true) => None,
         };
@@ -252,7 +271,14 @@ impl ServeArgs {
                 ));
             }
         }
+        if self.client_bytes_per_minute < self.max_probe_bytes {
+            return Err(format!(
+                "--client-bytes-per-minute ({}) must hold at least one probe's --max-probe-bytes ({})",
+                self.client_bytes_per_minute, self.max_probe_bytes
+            ));
+        }
         let mut limits = server_limits();
+        limits.max_probe_bytes = Some(self.max_probe_bytes.max(1));
         limits.max_repeat = self.max_repeat.max(1);
         limits.max_timeout_ms = self.max_timeout_ms.max(1);
         limits.max_body_bytes = self.max_body_bytes.max(1);
@@ -267,6 +293,7 @@ impl ServeArgs {
             max_running: self.max_running.max(1),
             max_queued: self.max_queued,
             per_client_probes: self.per_client_probes.max(1),
+            reserved_slots: self.reserved_slots,
             ipv6_client_prefix: self.ipv6_client_prefix,
             rate: RateConfig {
                 burst: self.rate_burst,
@@ -278,6 +305,7 @@ impl ServeArgs {
             },
             max_concurrent_reads: self.max_concurrent_reads.max(1),
             max_probe_time: Duration::from_secs(self.max_probe_secs.max(1)),
+            client_bytes_per_minute: self.client_bytes_per_minute,
             bench,
             vantage: h123_shared::vantage::Vantage {
                 name: self.vantage_name.clone(),

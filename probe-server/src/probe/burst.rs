@@ -7,6 +7,7 @@
 //! are not followed: each request is the URL's own.
 
 use super::connection::{ConnectSettings, Target};
+use super::egress;
 use super::failure::{failure, timed_out};
 use super::plan::Plan;
 use super::run::request_spec;
@@ -71,40 +72,55 @@ async fn burst<C: Load>(
     limit: Duration,
 ) -> StreamBurst {
     let connections = if C::ONE_AT_A_TIME { count } else { 1 };
+    let egress = settings.egress.as_deref();
+    let spent = |phase| egress.map(|e| e.failure(phase));
     let opening = trace::now();
     let opened = tokio::time::timeout(
         limit,
-        try_join_all((0..connections).map(|_| C::open_for_load(target, settings))),
+        egress::within(
+            egress,
+            try_join_all((0..connections).map(|_| C::open_for_load(target, settings))),
+        ),
     )
     .await;
     let setup_us = trace::between(opening, trace::now());
     let handles = match opened {
-        Ok(Ok(handles)) => handles,
-        Ok(Err(f)) => return not_sent(connections, setup_us, f),
+        Ok(Some(Ok(handles))) => handles,
+        Ok(Some(Err(f))) => return not_sent(connections, setup_us, f),
+        Ok(None) => {
+            let f = spent(Phase::Connect).unwrap_or_else(|| timed_out(Phase::Connect, limit));
+            return not_sent(connections, setup_us, f);
+        }
         Err(_) => return not_sent(connections, setup_us, timed_out(Phase::Connect, limit)),
     };
     let sent = trace::now();
     let streams = join_all((0..count as usize).map(|i| {
         let mut handle = handles[i % handles.len()].clone();
         async move {
-            let outcome = tokio::time::timeout(limit, C::send(&mut handle, spec)).await;
+            let send = egress::within(egress, C::send(&mut handle, spec));
+            let outcome = match tokio::time::timeout(limit, send).await {
+                Ok(Some(Ok(reply))) => Ok(reply),
+                Ok(Some(Err(f))) => Err(match egress.filter(|e| e.is_spent()) {
+                    Some(e) => e.failure(f.phase),
+                    None => f,
+                }),
+                Ok(None) => {
+                    Err(spent(Phase::Receive).unwrap_or_else(|| timed_out(Phase::Receive, limit)))
+                }
+                Err(_) => Err(timed_out(Phase::Receive, limit)),
+            };
             let done_us = trace::between(sent, trace::now());
             match outcome {
-                Ok(Ok(reply)) => StreamTiming {
+                Ok(reply) => StreamTiming {
                     first_byte_us: Some(trace::between(sent, reply.headers_at)),
                     done_us,
                     status: Some(reply.status),
                     body_bytes: reply.body_bytes,
                     failure: None,
                 },
-                Ok(Err(f)) => StreamTiming {
+                Err(f) => StreamTiming {
                     done_us,
                     failure: Some(f),
-                    ..StreamTiming::default()
-                },
-                Err(_) => StreamTiming {
-                    done_us,
-                    failure: Some(timed_out(Phase::Receive, limit)),
                     ..StreamTiming::default()
                 },
             }

@@ -1,6 +1,7 @@
 //! The one interface every protocol implements, and the TCP+TLS setup that
 //! HTTP/1.1 and HTTP/2 share.
 
+use super::egress::{Egress, Metered};
 use super::guard::ConnectPolicy;
 use super::http::{Exchange, RequestSpec};
 use super::network::Link;
@@ -71,6 +72,9 @@ pub struct ConnectSettings {
     /// Where each new HTTP/3 connection moves during its first response
     /// (`--migrate`); HTTP/1.1 and HTTP/2 cannot move.
     pub migrate: Option<Migrate>,
+    /// The probe's byte budget from its target, charged by every
+    /// connection's reads (a server's probes; `None` reads without a bound).
+    pub egress: Option<Arc<Egress>>,
 }
 
 impl ConnectSettings {
@@ -188,6 +192,9 @@ pub async fn open_tcp_tls(
     let local = dialled.socket.local_addr().ok();
     let remote = dialled.remote;
     let mut stream = dialled.into_io(settings.link.as_ref());
+    if let Some(egress) = &settings.egress {
+        stream = Box::new(Metered::new(stream, egress.clone()));
+    }
     let proxy = match &target.tunnel {
         Some(t) => {
             Some(tunnel::open(&mut stream, t.proxy, t.to, settings.phase_limit, trace).await?)

@@ -63,7 +63,7 @@ impl Connection for H3 {
     const ALPN: &'static [&'static [u8]] = &[b"h3"];
 
     fn prepare(settings: &ConnectSettings) -> Result<H3Setup, Failure> {
-        let endpoint = ClientEndpoint::new(settings.link.clone())
+        let endpoint = ClientEndpoint::new(settings.link.clone(), settings.egress.clone())
             .map_err(|e| failure(Phase::Quic, FailureKind::Io, e.to_string()))?;
         let quic_tls = QuicClientConfig::try_from(settings.tls_config(Self::ALPN))
             .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;

@@ -1,6 +1,7 @@
 //! Validation: turns untrusted [`ProbeOptions`] into a [`Plan`] the engine
 //! can run, or a clear error naming what is wrong.
 
+use super::egress::Egress;
 use bytes::Bytes;
 use h123_shared::input::{FORBIDDEN_HEADER_WHY, check_header_value, is_forbidden_header};
 use h123_shared::migration::Migrate;
@@ -9,6 +10,7 @@ use h123_shared::{Method, ProbeOptions, Protocol, RequestBody};
 use http::header::{HeaderName, HeaderValue};
 use sha2::{Digest, Sha256};
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 use std::time::Duration;
 use url::Url;
 
@@ -21,7 +23,7 @@ pub struct Limits {
     pub max_redirects: u32,
     /// Longest total timeout per attempt, in milliseconds.
     pub max_timeout_ms: u64,
-    /// Largest body cap, in bytes.
+    /// Largest body cap, in bytes: a larger one asked for is lowered to it.
     pub max_body_bytes: u64,
     /// Longest idle gap between attempts, in milliseconds.
     pub max_idle_gap_ms: u64,
@@ -42,6 +44,9 @@ pub struct Limits {
     pub allow_migrate_address: bool,
     /// Most requests sent at once (`streams`), per protocol.
     pub max_streams: u32,
+    /// Most bytes one probe may receive from its target over all its
+    /// requests (a server's `--max-probe-bytes`); `None`: no bound (the CLI).
+    pub max_probe_bytes: Option<u64>,
 }
 
 /// Largest request body the CLI sends, in bytes (100 MiB).
@@ -63,6 +68,7 @@ impl Default for Limits {
             allow_network: true,
             allow_migrate_address: true,
             max_streams: h123_shared::streams::MAX_STREAMS,
+            max_probe_bytes: None,
         }
     }
 }
@@ -213,6 +219,9 @@ pub struct Plan {
     pub phase_limit: Duration,
     /// Pause between attempts.
     pub idle_gap: Duration,
+    /// The probe's byte budget from its target, when its limits set one
+    /// (shared by every copy of the plan: one budget per probe).
+    pub egress: Option<Arc<Egress>>,
 }
 
 /// `Ok` when `keep_secret` lists at most [`redact::MAX_KEEP_SECRET`] names, each a plain
@@ -333,6 +342,9 @@ impl Plan {
             1,
             limits.max_timeout_ms,
         )?;
+        // A cap over the limit is lowered to it (the options' default, 10 MiB,
+        // is over a server's): the record's options say the cap that applied.
+        options.max_body_bytes = options.max_body_bytes.min(limits.max_body_bytes);
         range(
             "max_body_bytes",
             options.max_body_bytes,
@@ -411,6 +423,7 @@ impl Plan {
             timeout: Duration::from_millis(options.timeout_ms),
             phase_limit: Duration::from_millis(options.phase_timeout_ms.min(options.timeout_ms)),
             idle_gap: Duration::from_millis(options.idle_gap_ms),
+            egress: limits.max_probe_bytes.map(Egress::new),
             options,
             url,
             headers,

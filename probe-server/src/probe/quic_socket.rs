@@ -18,6 +18,7 @@
 //! the one that carried them, or a later one read in the same batch (later
 //! by the gap between their arrivals, never earlier).
 
+use super::egress::Egress;
 use super::network::Link;
 use super::network::datagrams::ImpairedSocket;
 use super::trace;
@@ -82,6 +83,28 @@ struct TappedSocket {
     retired: AtomicBool,
     first_received: OnceLock<Instant>,
     arrived: Notify,
+    /// The probe's byte budget: datagrams are charged to it as they arrive,
+    /// and once it is spent the socket is deaf (it drops what comes).
+    egress: Option<Arc<Egress>>,
+}
+
+impl TappedSocket {
+    /// How many of the `count` datagrams just received fit the budget
+    /// (the one that crosses it does), charging them.
+    fn admitted(&self, count: usize, meta: &[RecvMeta]) -> usize {
+        let Some(egress) = &self.egress else {
+            return count;
+        };
+        let mut kept = 0;
+        for m in &meta[..count] {
+            if egress.is_spent() {
+                break;
+            }
+            egress.charge(m.len as u64);
+            kept += 1;
+        }
+        kept
+    }
 }
 
 impl AsyncUdpSocket for TappedSocket {
@@ -105,16 +128,23 @@ impl AsyncUdpSocket for TappedSocket {
             // quinn stops polling a previous socket once it reports an error.
             return Poll::Ready(Err(io::Error::other("the endpoint moved off this socket")));
         }
-        let polled = self.inner.poll_recv(cx, bufs, meta);
-        if let Poll::Ready(Ok(count)) = polled
-            && count > 0
-        {
+        let count = loop {
+            match self.inner.poll_recv(cx, bufs, meta) {
+                Poll::Ready(Ok(count)) => match self.admitted(count, meta) {
+                    // Past the budget: dropped, and the next ones read.
+                    0 if count > 0 => continue,
+                    kept => break kept,
+                },
+                other => return other,
+            }
+        };
+        if count > 0 {
             self.tap.received();
             if self.first_received.set(trace::now()).is_ok() {
                 self.arrived.notify_waiters();
             }
         }
-        polled
+        Poll::Ready(Ok(count))
     }
 
     fn local_addr(&self) -> io::Result<SocketAddr> {
@@ -145,17 +175,19 @@ pub struct ClientEndpoint {
     pub tap: Arc<DatagramTap>,
     socket: Arc<TappedSocket>,
     link: Option<Arc<Link>>,
+    egress: Option<Arc<Egress>>,
 }
 
 impl ClientEndpoint {
     /// An endpoint on a fresh UDP socket: dual-stack where the system allows
     /// it (so one socket, made before the address is known, reaches IPv4 and
-    /// IPv6 alike), else IPv4 only. Its datagrams cross `link` when there is one.
-    pub fn new(link: Option<Arc<Link>>) -> io::Result<ClientEndpoint> {
+    /// IPv6 alike), else IPv4 only. Its datagrams cross `link` when there is
+    /// one, and are charged to `egress` when there is one.
+    pub fn new(link: Option<Arc<Link>>, egress: Option<Arc<Egress>>) -> io::Result<ClientEndpoint> {
         let socket = UdpSocket::bind((Ipv6Addr::UNSPECIFIED, 0))
             .or_else(|_| UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)))?;
         let tap = Arc::new(DatagramTap::default());
-        let tapped = tapped(socket, link.as_ref(), &tap)?;
+        let tapped = tapped(socket, link.as_ref(), &tap, egress.clone())?;
         let endpoint = quinn::Endpoint::new_with_abstract_socket(
             quinn::EndpointConfig::default(),
             None,
@@ -167,6 +199,7 @@ impl ClientEndpoint {
             tap,
             socket: tapped,
             link,
+            egress,
         })
     }
 
@@ -187,7 +220,12 @@ impl ClientEndpoint {
             (Some(IpAddr::V4(v4)), SocketAddr::V6(_)) => IpAddr::V6(v4.to_ipv6_mapped()),
             (Some(ip), _) => ip,
         };
-        let moved = tapped(UdpSocket::bind((ip, 0))?, self.link.as_ref(), &self.tap)?;
+        let moved = tapped(
+            UdpSocket::bind((ip, 0))?,
+            self.link.as_ref(),
+            &self.tap,
+            self.egress.clone(),
+        )?;
         self.endpoint.rebind_abstract(moved.clone())?;
         self.socket.retired.store(true, Ordering::Release);
         self.socket = moved;
@@ -206,11 +244,13 @@ impl ClientEndpoint {
     }
 }
 
-/// `socket` under quinn: across `link` when there is one, reporting to `tap`.
+/// `socket` under quinn: across `link` when there is one, reporting to
+/// `tap`, charging `egress`.
 fn tapped(
     socket: UdpSocket,
     link: Option<&Arc<Link>>,
     tap: &Arc<DatagramTap>,
+    egress: Option<Arc<Egress>>,
 ) -> io::Result<Arc<TappedSocket>> {
     let inner: Arc<dyn AsyncUdpSocket> = match link {
         Some(link) => Arc::new(ImpairedSocket::new(socket, link.clone())?),
@@ -222,6 +262,7 @@ fn tapped(
         retired: AtomicBool::new(false),
         first_received: OnceLock::new(),
         arrived: Notify::new(),
+        egress,
     }))
 }
 
@@ -231,7 +272,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_tap_stamps_only_the_first_send_after_arming() {
-        let client = ClientEndpoint::new(None).unwrap();
+        let client = ClientEndpoint::new(None, None).unwrap();
         let tap = &client.tap;
         assert!(tap.sent_at().is_none());
         tap.sent();

@@ -5,6 +5,7 @@ use super::budget::{MAX_RECORD_BYTES, RecordBudget};
 use super::cert::summarize_chain;
 use super::connection::{ConnectSettings, Connection, Target, Tunnel};
 use super::dns::NameResolver;
+use super::egress;
 use super::failure::{failure, timed_out};
 use super::http::{Exchange, RequestSpec};
 use super::plan::Plan;
@@ -189,6 +190,14 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             if self.ended() {
                 return;
             }
+            if let Some(egress) = self.settings.egress.as_deref().filter(|e| e.is_spent()) {
+                let reason = format!(
+                    "{} before attempt {number}; later attempts were not made",
+                    egress.reason()
+                );
+                self.stop(reason);
+                return;
+            }
             if number > 1 && !self.plan.idle_gap.is_zero() {
                 tokio::time::sleep(self.plan.idle_gap).await;
             }
@@ -222,12 +231,17 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 let silent = silent_setup(&attempt);
                 self.attempts.push(attempt);
                 if let Some(reason) = silent {
-                    let reason = format!("attempt {number} {reason}; later attempts were not made");
-                    self.progress.send(ProbeEvent::Stopped {
-                        protocol: self.protocol,
-                        reason: reason.clone(),
-                    });
-                    self.stopped = Some(reason);
+                    self.stop(format!(
+                        "attempt {number} {reason}; later attempts were not made"
+                    ));
+                    return;
+                }
+                if let Some(egress) = self.settings.egress.as_deref().filter(|e| e.is_spent()) {
+                    let reason = format!(
+                        "{} in attempt {number}; later attempts were not made",
+                        egress.reason()
+                    );
+                    self.stop(reason);
                     return;
                 }
                 match next {
@@ -239,6 +253,15 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 }
             }
         }
+    }
+
+    /// Ends the run for `reason`, saying so to the live view.
+    fn stop(&mut self, reason: String) {
+        self.progress.send(ProbeEvent::Stopped {
+            protocol: self.protocol,
+            reason: reason.clone(),
+        });
+        self.stopped = Some(reason);
     }
 
     /// Whether no more attempts will be made.
@@ -313,6 +336,7 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         let mut found = Findings::default();
         let mut kept = None;
         let limit = self.plan.timeout;
+        let egress = self.settings.egress.clone();
         let steps = async {
             match way {
                 Ok(way) => {
@@ -322,9 +346,17 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 Err(f) => Err(f),
             }
         };
+        let steps = egress::within(egress.as_deref(), steps);
         let failure = match tokio::time::timeout(limit, steps).await {
-            Ok(Ok(())) => None,
-            Ok(Err(f)) => Some(f),
+            Ok(Some(Ok(()))) => None,
+            // A read that failed as the budget ran out failed because of it.
+            Ok(Some(Err(f))) => Some(match egress.as_deref().filter(|e| e.is_spent()) {
+                Some(egress) => egress.failure(f.phase),
+                None => f,
+            }),
+            Ok(None) => egress
+                .as_deref()
+                .map(|e| e.failure(trace.open_phase().unwrap_or(Phase::Receive))),
             Err(_) => {
                 let mut f = timed_out(trace.open_phase().unwrap_or(Phase::Dns), limit);
                 f.message = format!(

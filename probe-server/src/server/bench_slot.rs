@@ -6,6 +6,7 @@
 
 use super::AppState;
 use crate::bench::{BenchLimits, BenchLive, BenchPlan, Bencher};
+use crate::probe::egress::Egress;
 use crate::probe::trace::{now, unix_ms};
 use h123_shared::api::{BenchRecord, ProbeStatus};
 use h123_shared::bench::BenchResult;
@@ -174,17 +175,32 @@ async fn run(state: AppState, bench: Arc<LiveBench>, plan: BenchPlan) {
     let Some(bencher) = state.bencher.clone() else {
         return;
     };
+    // One byte budget for the whole bench: every protocol, every sweep step.
+    let max_bytes = state
+        .config
+        .bench
+        .as_ref()
+        .map_or(u64::MAX, |b| b.max_bytes);
+    let egress = Egress::new(max_bytes);
+    let bencher = bencher.with_egress(egress.clone());
     let engine = measure(&bencher, &plan, &bench);
     tokio::pin!(engine);
-    let record = match tokio::time::timeout(bench.limit, &mut engine).await {
-        Ok(result) => bench.finished_record(ProbeStatus::Done, result),
-        Err(_) => {
-            // Over its limit: the engine stops sending, lets requests in flight
-            // finish (within the request timeout) and returns what it measured.
+    let over = async {
+        tokio::select! {
+            () = tokio::time::sleep(bench.limit) => (),
+            () = egress.spent() => (),
+        }
+    };
+    let record = tokio::select! {
+        result = &mut engine => bench.finished_record(ProbeStatus::Done, result),
+        () = over => {
+            // Over its time or byte limit: the engine stops sending, lets requests
+            // in flight finish (within the request timeout) and returns what it measured.
             bench.live.cancel();
             bench.finished_record(ProbeStatus::Cancelled, engine.await)
         }
     };
+    state.metrics.target_bytes(egress.used());
     if bench.claim_finish()
         && let Err(e) = state.store.finish_bench(record.clone()).await
     {

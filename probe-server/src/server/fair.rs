@@ -1,4 +1,5 @@
-//! Running slots shared fairly: a freed slot goes to the waiting client holding the fewest, round-robin among equals.
+//! Running slots shared fairly: a few slots kept for clients with nothing running, and a freed
+//! slot to the waiting client holding the fewest, round-robin among equals.
 //!
 //! A plain semaphore serves waiters first come, first served, so four
 //! clients that each queue many long probes hold every slot while a fifth
@@ -6,7 +7,11 @@
 //! has its own queue; when a slot frees, the client with the fewest running
 //! probes among those waiting gets it (ties go to the least recently served,
 //! round-robin), so a client never gains a slot beyond its share while
-//! another waits, and a newcomer starts within one slot turnover.
+//! another waits. Granting alone still lets a newcomer wait a whole slow
+//! probe for the next turnover, so the last `reserved` slots go only to a
+//! client with no probe running: clients already running fill the others,
+//! and a newcomer starts at once while fewer than `reserved` other
+//! newcomers hold them.
 
 use super::client::ClientKey;
 use std::collections::{HashMap, VecDeque};
@@ -21,6 +26,8 @@ pub struct FairSlots {
 
 struct State {
     capacity: usize,
+    /// Slots only a client with no probe running may take.
+    reserved: usize,
     running: usize,
     per_client: HashMap<ClientKey, usize>,
     /// Clients with waiting probes, in the order they started waiting.
@@ -51,11 +58,14 @@ fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 impl FairSlots {
-    /// `capacity` slots (at least one).
-    pub fn new(capacity: usize) -> Self {
+    /// `capacity` slots (at least one), the last `reserved` of them (at
+    /// most a quarter) for clients with no probe running.
+    pub fn new(capacity: usize, reserved: usize) -> Self {
+        let capacity = capacity.max(1);
         FairSlots {
             inner: Arc::new(Mutex::new(State {
-                capacity: capacity.max(1),
+                capacity,
+                reserved: reserved.min(capacity / 4),
                 running: 0,
                 per_client: HashMap::new(),
                 turn: VecDeque::new(),
@@ -74,7 +84,10 @@ impl FairSlots {
     pub async fn acquire(&self, client: ClientKey) -> Slot {
         let (receiver, grants) = {
             let mut state = lock(&self.inner);
-            if state.running < state.capacity && state.turn.is_empty() {
+            // Those waiting may not take a free slot (they run probes and
+            // only reserved slots are left); a client running none may.
+            let first = state.turn.is_empty() || !state.per_client.contains_key(&client);
+            if first && state.may_take(client) {
                 state.take(client);
                 return Slot {
                     inner: Some(self.inner.clone()),
@@ -115,6 +128,13 @@ impl State {
         self.grants += 1;
         *self.per_client.entry(client).or_insert(0) += 1;
         self.last_served.insert(client, self.grants);
+    }
+
+    /// Whether `client` may take a free slot now: any when it runs no
+    /// probe, else one beyond the reserved.
+    fn may_take(&self, client: ClientKey) -> bool {
+        let free = self.capacity.saturating_sub(self.running);
+        free > 0 && (!self.per_client.contains_key(&client) || free > self.reserved)
     }
 
     fn give_back(&mut self, client: ClientKey) {
@@ -158,6 +178,10 @@ fn dispatch(state: &mut State, inner: &Arc<Mutex<State>>) -> Vec<Grant> {
         let Some((position, client)) = state.next_client() else {
             break;
         };
+        // The fairest waiter runs probes: so do all, and none may take a reserved slot.
+        if !state.may_take(client) {
+            break;
+        }
         let Some(queue) = state.waiting.get_mut(&client) else {
             state.turn.remove(position);
             continue;
@@ -223,7 +247,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_newcomer_gets_the_next_free_slot_before_busy_clients() {
-        let slots = FairSlots::new(2);
+        let slots = FairSlots::new(2, 0);
         let a1 = slots.acquire(client(1)).await;
         let a2 = slots.acquire(client(1)).await;
         // Client 1 queues two more, then client 2 one.
@@ -251,8 +275,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_reserved_slots_wait_for_clients_running_nothing() {
+        let slots = FairSlots::new(8, 2);
+        let mut held = Vec::new();
+        for n in [1, 1, 1, 2, 2, 2] {
+            held.push(slots.acquire(client(n)).await);
+        }
+        // Six run; client 1's next waits although two slots are free.
+        let s = slots.clone();
+        let queued = tokio::spawn(async move { s.acquire(client(1)).await });
+        while slots.waiting() < 1 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(slots.running(), 6);
+        let newcomer = slots.acquire(client(3)).await;
+        assert_eq!(slots.running(), 7, "a newcomer starts at once");
+        held.push(newcomer);
+        drop(held.remove(0));
+        tokio::task::yield_now().await;
+        assert_eq!(slots.waiting(), 1, "the freed slot is a reserved one");
+        drop(held.remove(0));
+        let queued = queued.await.unwrap();
+        assert_eq!(
+            queued.client,
+            client(1),
+            "a slot past the reserve goes to the waiter"
+        );
+        assert_eq!((slots.running(), slots.waiting()), (6, 0));
+    }
+
+    #[tokio::test]
     async fn equal_clients_take_turns_and_a_dropped_waiter_frees_its_place() {
-        let slots = FairSlots::new(1);
+        let slots = FairSlots::new(1, 0);
         let held = slots.acquire(client(9)).await;
         let mut waiters = Vec::new();
         for n in [1, 1, 2, 2, 3] {

@@ -30,6 +30,7 @@ struct Inner {
     requests: BTreeMap<(String, u16), u64>,
     latency: BTreeMap<String, Histogram>,
     rejections: BTreeMap<&'static str, u64>,
+    target_bytes: u64,
     agent_jobs: BTreeMap<AgentJobEvent, u64>,
 }
 
@@ -151,9 +152,14 @@ impl Metrics {
             .observe(HTTP_BUCKETS, took.as_secs_f64());
     }
 
-    /// Counts a refused request; `reason` is `rate`, `client_probes` or `queue_full`.
+    /// Counts a refused request; `reason` is `rate`, `client_probes`, `client_bytes` or `queue_full`.
     pub fn rejected(&self, reason: &'static str) {
         *self.lock().rejections.entry(reason).or_default() += 1;
+    }
+
+    /// Counts `bytes` the server's probes received from their targets.
+    pub fn target_bytes(&self, bytes: u64) {
+        self.lock().target_bytes += bytes;
     }
 
     /// Counts an agent's job `event`.
@@ -204,11 +210,13 @@ impl Metrics {
                 HTTP_BUCKETS,
             );
         }
-        out.push_str("# HELP h123_rejections_total Probe requests refused by a limit (rate, client_probes, queue_full).\n# TYPE h123_rejections_total counter\n");
-        for reason in ["rate", "client_probes", "queue_full"] {
+        out.push_str("# HELP h123_rejections_total Probe requests refused by a limit (rate, client_probes, client_bytes, queue_full).\n# TYPE h123_rejections_total counter\n");
+        for reason in ["rate", "client_probes", "client_bytes", "queue_full"] {
             let n = inner.rejections.get(reason).copied().unwrap_or(0);
             let _ = writeln!(out, "h123_rejections_total{{reason=\"{reason}\"}} {n}");
         }
+        out.push_str("# HELP h123_target_bytes_total Bytes the server's finished probes received from their targets.\n# TYPE h123_target_bytes_total counter\n");
+        let _ = writeln!(out, "h123_target_bytes_total {}", inner.target_bytes);
         out.push_str("# HELP h123_agent_jobs_total Agents' jobs handed out, reported and expired at this instance.\n# TYPE h123_agent_jobs_total counter\n");
         for event in AgentJobEvent::ALL {
             let n = inner.agent_jobs.get(&event).copied().unwrap_or(0);

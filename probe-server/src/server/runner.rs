@@ -2,6 +2,7 @@
 //! events into the registry, store the final record.
 
 use super::AppState;
+use super::egress_quota::Reservation;
 use super::registry::LiveProbe;
 use crate::probe::plan::Plan;
 use crate::probe::trace::Progress;
@@ -11,12 +12,13 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
 
-/// Starts `plan` in the background for the already registered and stored `live` probe.
-pub fn spawn(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
-    tokio::spawn(run(state, live, plan));
+/// Starts `plan` in the background for the already registered and stored
+/// `live` probe, holding its client's byte `reservation` until it ends.
+pub fn spawn(state: AppState, live: Arc<LiveProbe>, plan: Plan, reservation: Option<Reservation>) {
+    tokio::spawn(run(state, live, plan, reservation));
 }
 
-async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
+async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan, reservation: Option<Reservation>) {
     let queued_at = crate::probe::trace::now();
     let _slot = state.slots.acquire(live.client).await;
     let waited = crate::probe::trace::now().saturating_duration_since(queued_at);
@@ -41,6 +43,11 @@ async fn run(state: AppState, live: Arc<LiveProbe>, plan: Plan) {
     })
     .await;
     state.running.fetch_sub(1, Ordering::Relaxed);
+    if let Some(egress) = &plan.egress {
+        state.metrics.target_bytes(egress.used());
+    }
+    // What the probe did not receive goes back to its client now.
+    drop(reservation);
     // The result as records keep it: stamped with this server's vantage and
     // redacted (then analyzed: here, or by the registry across vantages).
     let outcome = outcome.map(|mut result| {

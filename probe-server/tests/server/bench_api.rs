@@ -17,6 +17,7 @@ fn bench_config(target: &TestTarget) -> ServerConfig {
         bench: Some(BenchConfig {
             targets: allowed(target),
             limits: server_bench_limits(),
+            max_bytes: h123::server::SERVER_BENCH_MAX_BYTES,
         }),
         ..config(target)
     }

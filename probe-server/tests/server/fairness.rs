@@ -98,3 +98,50 @@ async fn a_fifth_client_starts_within_one_slot_turnover() {
         "the first round started at once: {queued:?}"
     );
 }
+
+/// How long each hog's probe holds its slot in the reserve test.
+const SLOW_MS: u64 = 3000;
+
+/// Four clients start four slow probes each on the default 16 slots; a
+/// fifth client's one-attempt probe: how long it waited for a slot.
+async fn victims_wait(target: &h123_target::TestTarget, extra: &[&str]) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::start(target, &dir.path().join("db.sqlite"), extra).await;
+    let addr = server.addr;
+    let slow = probe_body(&target.https_url(&format!("/delay/{SLOW_MS}")), &["h1"], 1);
+    let mut hogs = Vec::new();
+    for _ in 0..4 {
+        for client in 2..=5 {
+            hogs.push(create(addr, from(client), &slow).await);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let quick = probe_body(&target.https_url("/delay/0"), &["h1"], 1);
+    let victim = create(addr, from(6), &quick).await;
+    let record = finished(addr, &victim).await;
+    assert_eq!(record.status, ProbeStatus::Done);
+    for id in &hogs {
+        finished(addr, id).await;
+    }
+    record.queued_ms.expect("queued_ms is recorded")
+}
+
+#[tokio::test]
+async fn a_newcomer_takes_a_reserved_slot_while_four_clients_hold_the_rest() {
+    let _alone = crate::support::SERIAL.lock().await;
+    let target = target().await;
+    let before = victims_wait(&target, &["--reserved-slots", "0"]).await;
+    let after = victims_wait(&target, &[]).await;
+    eprintln!(
+        "the fifth client's wait behind 4 x 4 probes of {SLOW_MS} ms: \
+         {before} ms without reserved slots, {after} ms with the default 2"
+    );
+    assert!(
+        before >= SLOW_MS / 2,
+        "without a reserve it waits for a turnover: {before} ms"
+    );
+    assert!(
+        after < 500,
+        "with the reserve it starts at once: {after} ms"
+    );
+}

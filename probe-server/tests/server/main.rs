@@ -14,6 +14,7 @@ mod cli;
 mod compare;
 mod cors;
 mod durability;
+mod egress;
 mod fairness;
 mod guard;
 mod hardening;

@@ -218,6 +218,10 @@ fn explain(kind: FailureKind, phase: Phase, protocol: Protocol, url: &str) -> (S
             "The proxy refused the tunnel".into(),
             "The proxy answered but did not open a tunnel to the target: check the proxy's address, its credentials (`-x scheme://user:pass@host:port`), and whether its rules allow this host and port.".into(),
         ),
+        FailureKind::Budget => (
+            "Stopped at the server's byte budget".into(),
+            "This server reads at most a set number of bytes from a target per probe (its `--max-probe-bytes`), and this probe's answers spent them. Probe fewer attempts or streams, a smaller page, or run `h123 probe URL` on your own machine.".into(),
+        ),
         FailureKind::Io => (
             "Network error".into(),
             format!("Reproduce with `curl -v {flag} {url}` and check the network path with `mtr {host}`."),

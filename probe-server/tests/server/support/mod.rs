@@ -70,6 +70,8 @@ pub fn config(target: &TestTarget) -> ServerConfig {
             per_minute: 100_000,
         },
         per_client_probes: 100,
+        // Tests make many probes from one client; the egress tests set their own.
+        client_bytes_per_minute: 1 << 40,
         read_rate: h123::server::limit::RateConfig {
             burst: 10_000,
             per_minute: 1_000_000,
@@ -382,6 +384,9 @@ impl ServerProcess {
             .arg(target.ca_file())
             .arg("--web-root")
             .arg(web_root)
+            // Tests make many probes from one client.
+            .arg("--client-bytes-per-minute")
+            .arg((1u64 << 40).to_string())
             .args(extra)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
