@@ -150,16 +150,44 @@ async fn amplification_before_and_after() {
     let mut before = config(&target);
     before.limits.max_body_bytes = 10 * 1024 * 1024;
     before.limits.max_probe_bytes = None;
-    let (record, received, sent) = amplify(before, &target).await;
+    let (record, _, sent) = amplify(before, &target).await;
+    // Without a budget nothing counts the bytes: the bodies are a floor.
+    let bodies = body_bytes(&record);
     eprintln!(
-        "before: {received} bytes ({} of bodies) for {sent}: ratio {:.0}",
-        body_bytes(&record),
-        received as f64 / sent as f64
+        "before: at least {bodies} bytes (bodies) for {sent}: ratio {:.0}",
+        bodies as f64 / sent as f64
     );
     let (record, received, sent) = amplify(config(&target), &target).await;
     eprintln!(
         "after: {received} bytes ({} of bodies) for {sent}: ratio {:.0}",
         body_bytes(&record),
+        received as f64 / sent as f64
+    );
+    // One client's minute: the creation rate's burst of 10 amplifiers at once.
+    let dir = tempfile::tempdir().unwrap();
+    let state = state(
+        ServerConfig {
+            client_bytes_per_minute: h123::server::SERVER_CLIENT_BYTES_PER_MINUTE,
+            ..config(&target)
+        },
+        &dir,
+    );
+    let body = amplifier(&target);
+    let mut accepted = Vec::new();
+    for _ in 0..10 {
+        let created = call(&state, post_json("/api/v1/probes", &body), CLIENT).await;
+        if created.status == StatusCode::ACCEPTED {
+            accepted.push(created.json()["id"].as_str().unwrap().to_owned());
+        }
+    }
+    for id in &accepted {
+        call(&state, get(&format!("/api/v1/probes/{id}/events")), CLIENT).await;
+    }
+    let received = target_bytes(&state).await;
+    let sent = 10 * (body.len() + 120);
+    eprintln!(
+        "one client, 10 amplifiers at once: {} accepted, {received} bytes for {sent}: ratio {:.0}",
+        accepted.len(),
         received as f64 / sent as f64
     );
 }
