@@ -189,10 +189,19 @@ async fn one_probe_from_the_server_and_two_agents_shows_each_place() {
     let dir = tempfile::tempdir().unwrap();
     let near = format!("near={NEAR_TOKEN}");
     let far = format!("far={FAR_TOKEN}");
+    // The far agent dials the relay: the server's rules, which agents keep, allow it too.
+    let relayed = relay.addr.to_string();
     let server = ServerProcess::start(
         &target,
         &dir.path().join("h123.sqlite"),
-        &["--agent", &near, "--agent", &far],
+        &[
+            "--agent",
+            &near,
+            "--agent",
+            &far,
+            "--allow-target",
+            &relayed,
+        ],
     )
     .await;
     let _near = start_near(server.addr, &target);

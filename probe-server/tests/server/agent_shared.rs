@@ -61,6 +61,8 @@ async fn agents_asking_one_instance_run_a_probe_another_accepted() {
         format!("far={FAR_TOKEN}"),
         format!("idle={IDLE_TOKEN}"),
     );
+    // The far agent dials the relay: the server's rules, which agents keep, allow it too.
+    let relayed = relay.addr.to_string();
     let flags = [
         "--agent",
         &near,
@@ -70,6 +72,8 @@ async fn agents_asking_one_instance_run_a_probe_another_accepted() {
         &idle,
         "--agent-lease-ms",
         "2000",
+        "--allow-target",
+        &relayed,
     ];
     let a = ServerProcess::start_with_db(&target, db.as_ref(), &dir.path().join("a"), &flags).await;
     let b = ServerProcess::start_with_db(&target, db.as_ref(), &dir.path().join("b"), &flags).await;

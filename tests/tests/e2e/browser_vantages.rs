@@ -204,10 +204,14 @@ async fn vantage_picker_matrix_and_groups_end_to_end() {
         format!("far={FAR_TOKEN}"),
         format!("gone={GONE_TOKEN}"),
     );
+    // The far agent dials the relay: the server's rules, which agents keep, allow it too.
+    let relayed = relay.addr.to_string();
     let (_server, base) = serve_with(
         &target,
         tmp.path(),
         &[
+            "--allow-target",
+            &relayed,
             "--dns-server",
             &dns,
             "--agent",
