@@ -10,7 +10,7 @@ use crate::net::Tasks;
 use anyhow::Context as _;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream, UdpSocket};
@@ -125,38 +125,60 @@ async fn pipe(
     tokio::join!(reader, writer);
 }
 
+/// Datagrams due to leave, in the order they came: one sender task a
+/// direction sends each `delay` after it arrived, so none overtakes another
+/// (a task a datagram would let timers reorder them).
+type Due = mpsc::UnboundedSender<(std::time::Instant, Vec<u8>)>;
+
+/// Sends what `due` gives, each at its time, through `send`.
+fn in_order<F, Fut>(delay: Duration, send: F) -> Due
+where
+    F: Fn(Vec<u8>) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
+    let (due, mut pending) = mpsc::unbounded_channel::<(std::time::Instant, Vec<u8>)>();
+    tokio::spawn(async move {
+        while let Some((came_at, datagram)) = pending.recv().await {
+            let at = came_at + delay;
+            let now = crate::clock::now();
+            if at > now {
+                tokio::time::sleep(at - now).await;
+            }
+            send(datagram).await;
+        }
+    });
+    due
+}
+
 async fn serve_udp(socket: UdpSocket, upstream: SocketAddr, delay: Duration) {
     let socket = Arc::new(socket);
-    let flows: Arc<Mutex<HashMap<SocketAddr, Arc<UdpSocket>>>> = Arc::default();
+    let mut flows: HashMap<SocketAddr, Due> = HashMap::new();
     let mut buf = vec![0u8; 65_536];
     loop {
         let Ok((len, client)) = socket.recv_from(&mut buf).await else {
             continue;
         };
-        let datagram = buf[..len].to_vec();
-        let known = flows.lock().ok().and_then(|f| f.get(&client).cloned());
-        let flow = match known {
-            Some(flow) => flow,
-            None => {
-                let bind = SocketAddr::new(upstream.ip(), 0);
-                let Ok(out) = UdpSocket::bind(bind).await else {
-                    continue;
-                };
-                if out.connect(upstream).await.is_err() {
-                    continue;
-                }
-                let out = Arc::new(out);
-                if let Ok(mut f) = flows.lock() {
-                    f.insert(client, out.clone());
-                }
-                tokio::spawn(back_to_client(out.clone(), socket.clone(), client, delay));
-                out
+        let came_at = crate::clock::now();
+        if !flows.contains_key(&client) {
+            let Ok(out) = UdpSocket::bind(SocketAddr::new(upstream.ip(), 0)).await else {
+                continue;
+            };
+            if out.connect(upstream).await.is_err() {
+                continue;
             }
-        };
-        tokio::spawn(async move {
-            tokio::time::sleep(delay).await;
-            let _ = flow.send(&datagram).await;
-        });
+            let out = Arc::new(out);
+            tokio::spawn(back_to_client(out.clone(), socket.clone(), client, delay));
+            let forward = in_order(delay, move |datagram| {
+                let out = out.clone();
+                async move {
+                    let _ = out.send(&datagram).await;
+                }
+            });
+            flows.insert(client, forward);
+        }
+        if let Some(flow) = flows.get(&client) {
+            let _ = flow.send((came_at, buf[..len].to_vec()));
+        }
     }
 }
 
@@ -167,16 +189,22 @@ async fn back_to_client(
     client: SocketAddr,
     delay: Duration,
 ) {
+    let back = in_order(delay, move |datagram| {
+        let socket = socket.clone();
+        async move {
+            let _ = socket.send_to(&datagram, client).await;
+        }
+    });
     let mut buf = vec![0u8; 65_536];
     loop {
         let Ok(len) = flow.recv(&mut buf).await else {
             return;
         };
-        let datagram = buf[..len].to_vec();
-        let socket = socket.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(delay).await;
-            let _ = socket.send_to(&datagram, client).await;
-        });
+        if back
+            .send((crate::clock::now(), buf[..len].to_vec()))
+            .is_err()
+        {
+            return;
+        }
     }
 }

@@ -23,7 +23,7 @@ use std::time::Duration;
 const RUNS: usize = 20;
 
 /// How many of [`RUNS`] must agree for the test to pass. The goal is 19
-/// (equal paths gave 20 of 20 on a busy 2-core machine, see the README); a
+/// (both series gave 20 of 20 on a 2-core machine, see the README); a
 /// coin-flip verdict gave 10 to 15 before, and 17 keeps that out while one
 /// runner's hiccups cannot fail CI.
 const AGREE_AT_LEAST: usize = 17;
@@ -113,7 +113,6 @@ async fn default_probes_of_one_url_give_one_answer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a measurement: 19 of 20 on one run, 14 of 20 in CI (new HTTP/3 connections through the relay take 67 or 113 ms, two round trips apart), see issue 32's note"]
 async fn a_delay_on_http3s_path_alone_is_named_every_time() {
     let _serial = SERIAL.lock().await;
     // HTTP/3 reaches the target through a relay adding 10 ms each way (its
