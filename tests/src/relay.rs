@@ -9,6 +9,7 @@ use crate::dns::{DnsStats, Zone};
 use crate::net::Tasks;
 use anyhow::Context as _;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -159,26 +160,26 @@ async fn serve_udp(socket: UdpSocket, upstream: SocketAddr, delay: Duration) {
             continue;
         };
         let came_at = crate::clock::now();
-        if !flows.contains_key(&client) {
-            let Ok(out) = UdpSocket::bind(SocketAddr::new(upstream.ip(), 0)).await else {
-                continue;
-            };
-            if out.connect(upstream).await.is_err() {
-                continue;
-            }
-            let out = Arc::new(out);
-            tokio::spawn(back_to_client(out.clone(), socket.clone(), client, delay));
-            let forward = in_order(delay, move |datagram| {
-                let out = out.clone();
-                async move {
-                    let _ = out.send(&datagram).await;
+        let flow = match flows.entry(client) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(new) => {
+                let Ok(out) = UdpSocket::bind(SocketAddr::new(upstream.ip(), 0)).await else {
+                    continue;
+                };
+                if out.connect(upstream).await.is_err() {
+                    continue;
                 }
-            });
-            flows.insert(client, forward);
-        }
-        if let Some(flow) = flows.get(&client) {
-            let _ = flow.send((came_at, buf[..len].to_vec()));
-        }
+                let out = Arc::new(out);
+                tokio::spawn(back_to_client(out.clone(), socket.clone(), client, delay));
+                new.insert(in_order(delay, move |datagram| {
+                    let out = out.clone();
+                    async move {
+                        let _ = out.send(&datagram).await;
+                    }
+                }))
+            }
+        };
+        let _ = flow.send((came_at, buf[..len].to_vec()));
     }
 }
 
