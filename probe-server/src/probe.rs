@@ -2,6 +2,7 @@
 //! measured [`ProbeResult`].
 
 pub mod addresses;
+pub mod arrival;
 pub mod budget;
 pub mod burst;
 pub mod cert;
@@ -26,6 +27,7 @@ pub mod qlog;
 pub mod quic_socket;
 pub mod resumption;
 pub mod run;
+pub mod stamped_tcp;
 pub mod tcp;
 pub mod tcp_info;
 pub mod tls;

@@ -767,14 +767,16 @@ pub struct HttpsRecord {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TtfbSource {
-    /// The first read of response bytes from the (TLS-decrypted) transport.
+    /// The first read of response bytes from the (TLS-decrypted) transport,
+    /// timed by the kernel's arrival stamp of their segment where it has one.
     TransportRead,
     /// The first HTTP/2 HEADERS frame on the request's stream.
     Http2HeadersFrame,
     /// The response headers as delivered by the HTTP stack.
     ResponseHeaders,
     /// The UDP datagram that carried the HTTP/3 response headers, received
-    /// (the last datagram read before QUIC handed the headers over).
+    /// (the kernel's arrival stamp of the last datagram read before QUIC
+    /// handed the headers over).
     Datagram,
 }
 

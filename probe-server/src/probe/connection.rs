@@ -191,7 +191,7 @@ pub async fn open_tcp_tls(
     let tcp_at_connect = tap.tcp_info();
     let local = dialled.socket.local_addr().ok();
     let remote = dialled.remote;
-    let mut stream = dialled.into_io(settings.link.as_ref());
+    let mut stream = dialled.into_io(settings.link.as_ref(), tap.arrivals());
     if let Some(egress) = &settings.egress {
         stream = Box::new(Metered::new(stream, egress.clone()));
     }

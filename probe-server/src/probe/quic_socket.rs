@@ -12,12 +12,18 @@
 //! on the server's, a datagram the driver sends meanwhile can only end
 //! `send` earlier, by at most that write's own time.
 //!
-//! Over TCP, `wait` ends when the response's first bytes are read from the
-//! socket. QUIC decrypts and reassembles inside quinn, so the exchange takes
-//! the last datagram received before h3 handed over the response headers:
-//! the one that carried them, or a later one read in the same batch (later
-//! by the gap between their arrivals, never earlier).
+//! Over TCP, `wait` ends when the response's first bytes arrive. QUIC
+//! decrypts and reassembles inside quinn, so the exchange takes the last
+//! datagram received before h3 handed over the response headers: the one
+//! that carried them, or a later one read in the same batch (later by the
+//! gap between their arrivals, never earlier).
+//!
+//! Neither stamp is the moment the engine got round to it, which a busy
+//! machine can delay: a send is stamped before the call that sends it, and
+//! a receipt takes the kernel's arrival stamp of the batch's last datagram
+//! (see [`arrival`]) where the socket is not behind an emulated link.
 
+use super::arrival;
 use super::egress::Egress;
 use super::network::Link;
 use super::network::datagrams::ImpairedSocket;
@@ -27,6 +33,7 @@ use quinn::udp::{RecvMeta, Transmit};
 use quinn::{AsyncUdpSocket, Runtime, TokioRuntime, UdpPoller};
 use std::io::{self, IoSliceMut};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
+use std::os::fd::OwnedFd;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -60,13 +67,14 @@ impl DatagramTap {
         *self.received_at.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn received(&self) {
-        *self.received_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(trace::now());
+    fn received(&self, at: Instant) {
+        *self.received_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(at);
     }
 
-    fn sent(&self) {
+    /// A datagram that left; `began` is when its send call began.
+    fn sent(&self, began: Instant) {
         if self.armed.swap(false, Ordering::AcqRel) {
-            *self.sent_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(trace::now());
+            *self.sent_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(began);
         }
     }
 }
@@ -78,6 +86,9 @@ impl DatagramTap {
 struct TappedSocket {
     inner: Arc<dyn AsyncUdpSocket>,
     tap: Arc<DatagramTap>,
+    /// The socket itself, for the kernel's arrival stamps (none behind an
+    /// emulated link, whose delays are the engine's own).
+    stamped: Option<OwnedFd>,
     /// Set once the endpoint moved off this socket: it reads nothing more,
     /// as a network that was left delivers nothing more.
     retired: AtomicBool,
@@ -113,8 +124,9 @@ impl AsyncUdpSocket for TappedSocket {
     }
 
     fn try_send(&self, transmit: &Transmit) -> io::Result<()> {
+        let began = trace::now();
         self.inner.try_send(transmit)?;
-        self.tap.sent();
+        self.tap.sent(began);
         Ok(())
     }
 
@@ -139,8 +151,10 @@ impl AsyncUdpSocket for TappedSocket {
             }
         };
         if count > 0 {
-            self.tap.received();
-            if self.first_received.set(trace::now()).is_ok() {
+            let at = self.stamped.as_ref().and_then(arrival::last_datagram);
+            let at = at.unwrap_or_else(trace::now);
+            self.tap.received(at);
+            if self.first_received.set(at).is_ok() {
                 self.arrived.notify_waiters();
             }
         }
@@ -252,6 +266,10 @@ fn tapped(
     tap: &Arc<DatagramTap>,
     egress: Option<Arc<Egress>>,
 ) -> io::Result<Arc<TappedSocket>> {
+    let stamped = match link {
+        None if arrival::stamp_udp(&socket) => socket.try_clone().ok().map(OwnedFd::from),
+        _ => None,
+    };
     let inner: Arc<dyn AsyncUdpSocket> = match link {
         Some(link) => Arc::new(ImpairedSocket::new(socket, link.clone())?),
         None => TokioRuntime.wrap_udp_socket(socket)?,
@@ -259,6 +277,7 @@ fn tapped(
     Ok(Arc::new(TappedSocket {
         inner,
         tap: tap.clone(),
+        stamped,
         retired: AtomicBool::new(false),
         first_received: OnceLock::new(),
         arrived: Notify::new(),
@@ -275,12 +294,12 @@ mod tests {
         let client = ClientEndpoint::new(None, None).unwrap();
         let tap = &client.tap;
         assert!(tap.sent_at().is_none());
-        tap.sent();
+        tap.sent(trace::now());
         assert!(tap.sent_at().is_none(), "not armed: nothing is stamped");
         tap.arm();
-        tap.sent();
+        tap.sent(trace::now());
         let first = tap.sent_at().unwrap();
-        tap.sent();
+        tap.sent(trace::now());
         assert_eq!(
             tap.sent_at(),
             Some(first),

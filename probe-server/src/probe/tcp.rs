@@ -9,6 +9,7 @@ use super::failure::{blocked, failure, from_io, timed_out};
 use super::guard::ConnectPolicy;
 use super::network::packets::{PacketPath, Route, Routed};
 use super::network::{Link, link::until, stream};
+use super::stamped_tcp::{LastArrival, StampedTcp};
 use super::trace::AttemptTrace;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Phase};
@@ -30,12 +31,22 @@ pub struct Dialled {
 
 impl Dialled {
     /// The connection as the engine's byte stream: through the packet hop,
-    /// across `link` as a stream, or the socket itself.
-    pub fn into_io(self, link: Option<&Arc<Link>>) -> Box<dyn Io> {
-        match (self.route, link) {
-            (Some(route), _) => Box::new(Routed::new(self.socket, route)),
-            (None, Some(link)) => Box::new(stream::relay(self.socket, link.clone())),
-            (None, None) => Box::new(self.socket),
+    /// across `link` as a stream, or the socket itself, its reads stamped
+    /// with the kernel's arrival times for `arrivals` when given (an
+    /// emulated link's delays are the engine's own, so its reads are not).
+    pub fn into_io(
+        self,
+        link: Option<&Arc<Link>>,
+        arrivals: Option<Arc<LastArrival>>,
+    ) -> Box<dyn Io> {
+        match (self.route, link, arrivals) {
+            (Some(route), _, _) => Box::new(Routed::new(self.socket, route)),
+            (None, Some(link), _) => Box::new(stream::relay(self.socket, link.clone())),
+            (None, None, Some(arrivals)) => match StampedTcp::new(self.socket, arrivals) {
+                Ok(stamped) => Box::new(stamped),
+                Err(socket) => Box::new(socket),
+            },
+            (None, None, None) => Box::new(self.socket),
         }
     }
 }

@@ -5,8 +5,17 @@
 //! returning response bytes is time to first byte. For HTTP/2 the first bytes
 //! read are often the server's SETTINGS, so there the scanner waits for the
 //! HEADERS frame on the request's own stream.
+//!
+//! Neither stamp is the moment the engine got round to it, which a busy
+//! machine can delay: a write is stamped before the call that hands the
+//! bytes on (over TLS, encrypting and sending them at once), and a read
+//! takes the kernel's arrival stamp of the segment that brought the bytes
+//! when the stream under TLS is a [`StampedTcp`](super::stamped_tcp::StampedTcp)
+//! (the latest segment of that read: later than the first by the gap
+//! between their arrivals when several were waiting, never earlier).
 
 use super::h2_frames::{FrameHead, FrameScanner, TYPE_HEADERS};
+use super::stamped_tcp::LastArrival;
 use super::tcp_info::TcpSocket;
 use super::trace;
 use h123_shared::TcpInfo;
@@ -55,6 +64,9 @@ pub struct WireTap {
     state: Mutex<TapState>,
     /// The TCP socket under the stream, for its kernel facts.
     socket: OnceLock<TcpSocket>,
+    /// When the bytes of the stream's latest read arrived, where the stream
+    /// under TLS is stamped.
+    arrivals: Arc<LastArrival>,
 }
 
 impl WireTap {
@@ -67,6 +79,7 @@ impl WireTap {
                 marks: RequestMarks::default(),
             }),
             socket: OnceLock::new(),
+            arrivals: Arc::default(),
         })
     }
 
@@ -94,6 +107,7 @@ impl WireTap {
                 marks: RequestMarks::default(),
             }),
             socket: OnceLock::new(),
+            arrivals: Arc::default(),
         })
     }
 
@@ -128,16 +142,26 @@ impl WireTap {
         }
     }
 
+    /// Where a stamped stream reports its reads' arrivals; `None` for a
+    /// silent tap (its stream reads as it comes).
+    pub fn arrivals(&self) -> Option<Arc<LastArrival>> {
+        self.listening.then(|| self.arrivals.clone())
+    }
+
+    /// The time a write about to be made starts, when the tap listens.
+    fn clock(&self) -> Option<Instant> {
+        self.listening.then(trace::now)
+    }
+
     /// The kernel's facts of the watched TCP socket now, if one is watched.
     pub fn tcp_info(&self) -> Option<TcpInfo> {
         self.socket.get()?.info()
     }
 
-    fn on_write(&self, bytes: &[u8]) {
-        if !self.listening || bytes.is_empty() {
+    fn on_write(&self, bytes: &[u8], began: Option<Instant>) {
+        let Some(at) = began.filter(|_| !bytes.is_empty()) else {
             return;
-        }
-        let at = trace::now();
+        };
         let mut guard = self.lock();
         let TapState {
             framing,
@@ -170,7 +194,7 @@ impl WireTap {
         if !self.listening || bytes.is_empty() {
             return;
         }
-        let at = trace::now();
+        let at = self.arrivals.latest().unwrap_or_else(trace::now);
         let mut guard = self.lock();
         let TapState {
             framing,
@@ -232,9 +256,10 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for TimedIo<T> {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
+        let began = self.tap.clock();
         let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
         if let Poll::Ready(Ok(n)) = polled {
-            self.tap.on_write(&buf[..n]);
+            self.tap.on_write(&buf[..n], began);
         }
         polled
     }
@@ -244,6 +269,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for TimedIo<T> {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        let began = self.tap.clock();
         let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
         if let Poll::Ready(Ok(mut n)) = polled {
             for buf in bufs {
@@ -251,7 +277,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for TimedIo<T> {
                     break;
                 }
                 let take = n.min(buf.len());
-                self.tap.on_write(&buf[..take]);
+                self.tap.on_write(&buf[..take], began);
                 n -= take;
             }
         }
