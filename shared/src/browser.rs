@@ -520,7 +520,8 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                     ms(server.median),
                     server.count
                 );
-                if significant(gap, noise, fewest) {
+                let faster = mine.median.min(server.median);
+                if significant(gap, faster, noise, fewest) {
                     let who = if mine.median > server.median {
                         "slower"
                     } else {
@@ -567,7 +568,7 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                 .map(|s| s.count)
                 .fold(mine.count, usize::min);
             if mine.median > slowest
-                && significant(mine.median.saturating_sub(slowest), noise, fewest)
+                && significant(mine.median.saturating_sub(slowest), slowest, noise, fewest)
             {
                 parts.push(format!(
                     "{figures}: the owner's browser is slower even than the server's new connections, by {}",
@@ -575,7 +576,12 @@ pub fn compare(run: &BrowserRun, result: &ProbeResult) -> BrowserFinding {
                 ));
                 called.push((protocol, true));
             } else if mine.median < fastest
-                && significant(fastest.saturating_sub(mine.median), noise, fewest)
+                && significant(
+                    fastest.saturating_sub(mine.median),
+                    mine.median,
+                    noise,
+                    fewest,
+                )
             {
                 parts.push(format!(
                     "{figures}: the owner's browser is faster even than the server's reused connections, by {}",

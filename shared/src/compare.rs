@@ -279,7 +279,7 @@ fn diff(metric: Metric, a: Option<SideFigures>, b: Option<SideFigures>) -> Metri
         (Side::A, x.median, y.median)
     };
     let gap = slow.saturating_sub(fast);
-    if significant(gap, row.noise, x.count.min(y.count)) {
+    if significant(gap, fast, row.noise, x.count.min(y.count)) {
         row.faster = Some(faster);
         row.gap = Some(gap);
     }

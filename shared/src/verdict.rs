@@ -4,8 +4,9 @@
 //! redirect chains) are grouped by connection state ([`ConnState`]: new,
 //! resumed, reused) and protocols are only compared within a group. A
 //! difference is called only when every protocol has [`MIN_SAMPLES`]
-//! attempts in the group and it exceeds [`NOISE_FLOOR`] and the measured
-//! spread ([`SIGNIFICANCE_RULE`]); otherwise the verdict says so, and where
+//! attempts in the group and it exceeds [`NOISE_FLOOR`], [`RELATIVE_FLOOR_PERCENT`]
+//! of the faster median and the measured spread ([`SIGNIFICANCE_RULE`]);
+//! otherwise the verdict says so, and where
 //! the time goes instead. One sample has no spread, and with two or three the
 //! rule would still call chance differences often enough that "Run again"
 //! gives another answer. The name lookup is left out of the totals compared:
@@ -22,6 +23,13 @@ use serde::{Deserialize, Serialize};
 
 /// Differences at or under this are never called, whatever the spread.
 pub const NOISE_FLOOR: Micros = Micros(500);
+
+/// Nor differences at or under this share of the faster median, in percent:
+/// a difference that small is no reason to pick a protocol, and one that
+/// is real but that small (a QUIC handshake's extra CPU on loopback, about
+/// 0.6 ms of 22) sits at the floor, so the same URL was called one way in
+/// some runs and not in others (17 to 18 of 20 default probes agreed).
+pub const RELATIVE_FLOOR_PERCENT: u64 = 5;
 
 /// Successful attempts each side needs in a connection state before a
 /// difference there is called. With equal protocols and jittery samples, the
@@ -40,8 +48,8 @@ pub const NOISE_FACTOR: u64 = 2;
 
 /// The significance rule, in one line (shown on hover and in the CLI).
 pub const SIGNIFICANCE_RULE: &str = "A difference is called only when each protocol has at least 4 successful \
-attempts of the kind compared (new, resumed or reused connections) and their medians differ by more than 0.5 ms \
-and by more than twice the spread of the attempts compared (fastest to slowest, each protocol's single slowest \
+attempts of the kind compared (new, resumed or reused connections) and their medians differ by more than 0.5 ms, \
+by more than 5% of the faster one and by more than twice the spread of the attempts compared (fastest to slowest, each protocol's single slowest \
 left out). Name lookups are left out: every protocol makes the same one.";
 
 /// What kind of answer the verdict gives.
@@ -391,7 +399,8 @@ pub fn compare(state: ConnState, mut samples: Vec<ProtocolSample>) -> StateCompa
         .map(|s| Micros(s.0 * NOISE_FACTOR));
     let fastest = samples[0].median;
     let fewest = samples.iter().map(|s| s.count).min().unwrap_or(0);
-    let beaten = |s: &ProtocolSample| significant(s.median.saturating_sub(fastest), noise, fewest);
+    let beaten =
+        |s: &ProtocolSample| significant(s.median.saturating_sub(fastest), fastest, noise, fewest);
     let leaders: Vec<Protocol> = samples
         .iter()
         .filter(|s| !beaten(s))
@@ -410,12 +419,18 @@ pub fn compare(state: ConnState, mut samples: Vec<ProtocolSample>) -> StateCompa
     }
 }
 
-/// Whether `gap` (a slower median less the faster one) is called under
+/// Whether `gap` (a slower median less the `faster` one) is called under
 /// [`SIGNIFICANCE_RULE`]: the side with the `fewest` samples has at least
-/// [`MIN_SAMPLES`], and the gap is over [`NOISE_FLOOR`] and over the `noise`
+/// [`MIN_SAMPLES`], and the gap is over [`floor`] and over the `noise`
 /// (nothing is called without one).
-pub fn significant(gap: Micros, noise: Option<Micros>, fewest: usize) -> bool {
-    fewest >= MIN_SAMPLES && noise.is_some_and(|noise| gap > NOISE_FLOOR && gap > noise)
+pub fn significant(gap: Micros, faster: Micros, noise: Option<Micros>, fewest: usize) -> bool {
+    fewest >= MIN_SAMPLES && noise.is_some_and(|noise| gap > floor(faster) && gap > noise)
+}
+
+/// The smallest difference from a `faster` median that can be called:
+/// [`NOISE_FLOOR`] or [`RELATIVE_FLOOR_PERCENT`] of it, whichever is more.
+pub fn floor(faster: Micros) -> Micros {
+    NOISE_FLOOR.max(Micros(faster.0 * RELATIVE_FLOOR_PERCENT / 100))
 }
 
 /// One called difference as a sentence, e.g. "HTTP/3 is faster on a new connection by 38 ms (about 1 round trip) than HTTP/1.1 and HTTP/2."
@@ -668,6 +683,25 @@ mod tests {
         ]);
         let v = verdict(&close);
         assert_eq!(v.kind, VerdictKind::NoDifference, "{}", v.summary);
+    }
+
+    #[test]
+    fn a_difference_of_a_few_percent_is_not_called_however_tight() {
+        // 22 ms against 22.8 ms: over 0.5 ms and tight, but under 5% of 22 ms.
+        let close = result(vec![
+            rounds(Protocol::H1, &[1_000; 4], &[22_000, 22_000]),
+            rounds(Protocol::H2, &[1_000; 4], &[22_800, 22_800]),
+        ]);
+        let v = verdict(&close);
+        assert_eq!(v.kind, VerdictKind::NoDifference, "{}", v.summary);
+        // 1.5 ms of 22 is over 5%: called.
+        let apart = result(vec![
+            rounds(Protocol::H1, &[1_000; 4], &[22_000, 22_000]),
+            rounds(Protocol::H2, &[1_000; 4], &[23_500, 23_500]),
+        ]);
+        assert_eq!(verdict(&apart).kind, VerdictKind::Faster);
+        assert_eq!(floor(Micros(22_000)), Micros(1_100));
+        assert_eq!(floor(Micros(4_000)), NOISE_FLOOR);
     }
 
     #[test]

@@ -188,7 +188,7 @@ fn slower(result: &ProbeResult, run: &ProtocolRun, groups: &[FamilyGroup<'_>]) -
         let (fast_g, fast) = samples.swap_remove(0);
         let noise = [&fast, &slow].iter().filter_map(|s| s.spread).max();
         let gap = slow.median.saturating_sub(fast.median);
-        if !significant(gap, noise, fast.count.min(slow.count)) {
+        if !significant(gap, fast.median, noise, fast.count.min(slow.count)) {
             continue;
         }
         // One direction per finding: the first called metric sets it.

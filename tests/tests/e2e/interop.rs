@@ -249,8 +249,9 @@ impl Setup {
             port,
             _dir: dir,
         };
-        // Up to 10 s to listen; a bound UDP port cannot be bound again.
-        let listening = (0..200).any(|_| {
+        // Up to 20 s to listen (a busy machine starts Caddy slowly); a bound
+        // UDP port cannot be bound again.
+        let listening = (0..400).any(|_| {
             let up = (!self.tcp() || TcpStream::connect(("127.0.0.1", port)).is_ok())
                 && (!self.quic() || UdpSocket::bind(("127.0.0.1", port)).is_err());
             if !up {
