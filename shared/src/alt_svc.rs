@@ -90,26 +90,9 @@ fn split_outside_quotes(text: &str, sep: char) -> Vec<&str> {
     parts
 }
 
-/// ALPN ids may be percent-encoded (`h3%2D29`); decode the ASCII ones.
+/// ALPN ids may be percent-encoded (`h3%2D29`).
 fn percent_decode(id: &str) -> String {
-    let bytes = id.as_bytes();
-    let mut out = String::with_capacity(id.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(byte) = id
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-            && byte.is_ascii()
-        {
-            out.push(byte as char);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i] as char);
-        i += 1;
-    }
-    out
+    String::from_utf8_lossy(&crate::uri::percent_decoded(id)).into_owned()
 }
 
 #[cfg(test)]

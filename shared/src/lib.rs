@@ -45,7 +45,7 @@ pub mod streams;
 pub mod sweep;
 pub mod table;
 pub mod transport;
-mod uri;
+pub mod uri;
 pub mod vantage;
 pub mod verdict;
 pub mod waterfall;

@@ -1,4 +1,30 @@
-//! A small, forgiving URL splitter for the parts the mappings need (no I/O, no deps).
+//! A small, forgiving URL splitter for the parts the mappings need, and
+//! the one `%XX` decoder (no I/O, no deps).
+
+/// `text`'s bytes with each `%XX` escape decoded; a `%` without two hex
+/// digits after it is kept as it is.
+pub fn percent_decoded(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], escaped) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    out
+}
 
 /// The parts of an absolute `scheme://authority/path?query#fragment` URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,6 +101,14 @@ pub(crate) fn ip_of(addr: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_escapes_decode_and_broken_ones_stay() {
+        assert_eq!(percent_decoded("a%20b%2fc"), b"a b/c");
+        assert_eq!(percent_decoded("100%"), b"100%");
+        assert_eq!(percent_decoded("%zz%4"), b"%zz%4");
+        assert_eq!(percent_decoded("%C3%A9"), "é".as_bytes());
+    }
 
     #[test]
     fn splits_common_urls() {
