@@ -26,6 +26,7 @@ mod privacy;
 mod reads;
 mod remote;
 mod retention;
+mod routes;
 mod shape_redaction;
 mod store;
 mod store_serve;

@@ -76,6 +76,11 @@ pub fn config(target: &TestTarget) -> ServerConfig {
             burst: 10_000,
             per_minute: 1_000_000,
         },
+        light_rate: h123::server::limit::RateConfig {
+            burst: 10_000,
+            per_minute: 1_000_000,
+        },
+        max_streams_per_client: 1000,
         ..ServerConfig::default()
     }
 }
