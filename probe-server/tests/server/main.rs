@@ -16,6 +16,7 @@ mod cors;
 mod durability;
 mod egress;
 mod fairness;
+mod flood;
 mod guard;
 mod hardening;
 mod listener;

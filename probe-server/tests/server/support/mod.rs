@@ -373,7 +373,10 @@ impl ServerProcess {
         web_root: &std::path::Path,
         extra: &[&str],
     ) -> Self {
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"));
+        // `H123_SERVE_BIN` measures another build (a figure's "before").
+        let binary =
+            std::env::var_os("H123_SERVE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_h123").into());
+        let mut command = tokio::process::Command::new(binary);
         command
             .arg("serve")
             .arg("--listen")
