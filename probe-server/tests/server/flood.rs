@@ -433,12 +433,20 @@ async fn sixty_live_views_cost_about_what_sixty_json_streams_do() {
     for (kind, streams) in [("events", 60), ("view/events", 60), ("view/events", 240)] {
         let id = create_probe(server.addr, owner, &long_probe(&target)).await;
         let took = h123::probe::trace::now();
+        let stop = Arc::new(AtomicBool::new(false));
+        let health = health_samples(server.addr, stop.clone());
         let cpu = stream_cost(&server, kind, &id, streams).await;
         let wall = took.elapsed();
+        stop.store(true, Ordering::Relaxed);
+        let mut health = health.await.expect("health sampler");
+        health.sort_by(f64::total_cmp);
         println!(
-            "{streams} {kind} streams of one long probe ({wall:.1?}): server CPU {:.2} s, peak RSS {} KiB",
+            "{streams} {kind} streams of one long probe ({wall:.1?}): server CPU {:.2} s, \
+             peak RSS {} KiB, /healthz median {:.2} ms, max {:.2} ms",
             cpu.as_secs_f64(),
-            server.peak_rss_kib().unwrap_or(0)
+            server.peak_rss_kib().unwrap_or(0),
+            percentile(&health, 50.0),
+            health.last().copied().unwrap_or(f64::NAN),
         );
         figures.push(cpu);
     }
