@@ -23,6 +23,7 @@ pub mod permalink_page;
 pub mod probes;
 pub mod progress;
 pub mod read_limit;
+pub mod route_class;
 pub mod security;
 pub mod static_files;
 pub mod svg;
@@ -36,7 +37,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::Uri;
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get};
+use axum::routing::MethodRouter;
 use error::ApiError;
 use std::path::Path;
 
@@ -50,86 +51,39 @@ pub fn probe_body_limit(max_request_body: u64) -> usize {
     MAX_BODY_BYTES.saturating_add(encoded)
 }
 
-/// The whole application: API, metrics, health and the web UI from `web_root`.
+/// The whole application: API, metrics, health and the web UI from `web_root`, every route
+/// mounted from [`route_class::table`] and bounded by its class.
 pub fn app_with_web_root(state: AppState, web_root: Option<&Path>) -> Router {
     // The UI's policy allows the inline scripts of the index.html served, by hash.
     let ui = std::sync::Arc::new(security::UiPolicy::new(web_root));
-    let probe_json = probe_body_limit(state.config.limits.max_request_body);
-    let api = Router::new()
-        .route(
-            "/api/v1/probes",
-            methods(get(probes::probes_list).post(probes::probes_create))
-                .layer(DefaultBodyLimit::max(probe_json)),
-        )
-        .route("/api/v1/probes/{id}", methods(get(probes::probes_get)))
-        .route(
-            "/api/v1/probes/{id}/browser",
-            methods(axum::routing::post(browser::browser_post)),
-        )
-        .route(
-            "/api/v1/probes/{id}/events",
-            methods(get(probes::probes_events)),
-        )
-        .route("/api/v1/probes/{id}/view", methods(get(view::probes_view)))
-        .route(
-            "/api/v1/probes/{id}/view/events",
-            methods(get(view::probes_view_events)),
-        )
-        .route("/api/v1/probes/{id}/har", methods(get(probes::probes_har)))
-        .route(
-            "/api/v1/probes/{id}/curl",
-            methods(get(probes::probes_curl)),
-        )
-        .route(
-            "/api/v1/probes/{id}/waterfall.svg",
-            methods(get(probes::probes_svg)),
-        )
-        .route(
-            "/api/v1/benches",
-            methods(get(benches::benches_list).post(benches::benches_create)),
-        )
-        .route("/api/v1/benches/{id}", methods(get(benches::benches_get)))
-        .route(
-            "/api/v1/benches/{id}/decay.svg",
-            methods(get(benches::benches_decay_svg)),
-        )
-        .route(
-            "/api/v1/compare/{a}/{b}",
-            methods(get(compare::compare_get)),
-        )
-        .route("/api/v1/config", methods(get(config::config_get)))
-        .route("/api/v1/vantages", methods(get(vantages::vantages_get)))
-        .route(
-            "/api/v1/agent/claim",
-            methods(axum::routing::post(agent::agent_claim)),
-        )
-        .route(
-            "/api/v1/agent/jobs/{id}/events",
-            methods(axum::routing::post(agent::agent_events))
-                .layer(DefaultBodyLimit::max(agent::MAX_AGENT_BODY)),
-        )
-        .route(
-            "/api/v1/agent/jobs/{id}/result",
-            methods(axum::routing::post(agent::agent_result))
-                .layer(DefaultBodyLimit::max(agent::MAX_AGENT_BODY)),
-        )
-        .route("/api/openapi.json", methods(get(openapi::openapi_get)))
-        .route("/api", methods(get(api_not_found)))
-        .route("/api/{*rest}", methods(get(api_not_found)))
-        .route("/healthz", methods(get(health::health_get)))
-        .route("/metrics", methods(get(metrics::metrics_get)));
+    let mount = route_class::Mount {
+        probe_body_limit: probe_body_limit(state.config.limits.max_request_body),
+        web_root: web_root.map(|root| std::sync::Arc::new(root.to_path_buf())),
+    };
+    let mut api = Router::new();
+    let table = route_class::table();
+    for (i, route) in table.iter().enumerate() {
+        if table[..i].iter().any(|r| r.path == route.path) {
+            continue;
+        }
+        // A path's methods in one method router, with one JSON 405 for the others.
+        let handlers = table
+            .iter()
+            .filter(|r| r.path == route.path)
+            .fold(MethodRouter::new(), |all, r| all.merge((r.handler)(&mount)));
+        api = api.route(route.path, methods(handlers));
+    }
+    // The guard wraps every route (each sees its `MatchedPath`) and the UI's fallback.
+    let guard = || middleware::from_fn_with_state(state.clone(), read_limit::guard);
     let api = api
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .route_layer(middleware::from_fn_with_state(
-            state.clone(),
-            read_limit::guard,
-        ));
+        .layer(guard());
     // Outermost on the API: a preflight is answered before any limit counts it.
     let api = match cors::layer(&state.config.cors_origins) {
         Some(cors) => api.layer(cors),
         None => api,
     };
-    api.merge(static_files::router(web_root))
+    api.merge(static_files::router(mount.web_root).layer(guard()))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             metrics::track,
@@ -150,7 +104,8 @@ fn methods(router: MethodRouter<AppState>) -> MethodRouter<AppState> {
     router.fallback(|| async { ApiError::MethodNotAllowed })
 }
 
-async fn api_not_found(uri: Uri) -> Response {
+/// Any `GET` under `/api` that names no endpoint: a JSON 404.
+pub async fn api_not_found(uri: Uri) -> Response {
     let path: String = uri.path().chars().take(200).collect();
     ApiError::NotFound(format!("no API endpoint at {path}")).into_response()
 }

@@ -23,6 +23,7 @@ pub mod retention;
 pub mod runner;
 pub mod seal;
 pub mod share;
+pub mod stream_cap;
 pub mod target_guard;
 
 use crate::api::cors::CorsOrigin;
@@ -70,10 +71,17 @@ pub struct ServerConfig {
     pub ipv6_client_prefix: u8,
     /// How fast one client may create probes.
     pub rate: RateConfig,
-    /// How fast one client may read records, exports, lists and event streams.
+    /// How fast one client may read records, exports, lists, pages and event streams.
     pub read_rate: RateConfig,
     /// Expensive reads (records, exports, lists) built at once over all clients; more wait, then 503.
     pub max_concurrent_reads: usize,
+    /// How fast one client may ask for light answers (the UI's files and pages' shells,
+    /// configuration, vantages, the OpenAPI document, metrics).
+    pub light_rate: RateConfig,
+    /// Event streams one client may hold open; more get 429.
+    pub max_streams_per_client: usize,
+    /// Event streams held open over all clients; more get 503.
+    pub max_streams: usize,
     /// Longest a whole probe may take; it is then stopped and stored as cancelled.
     pub max_probe_time: Duration,
     /// Bytes one client may make the server receive from targets per
@@ -136,6 +144,12 @@ impl Default for ServerConfig {
                 per_minute: 1200,
             },
             max_concurrent_reads: 32,
+            light_rate: RateConfig {
+                burst: 240,
+                per_minute: 2400,
+            },
+            max_streams_per_client: 16,
+            max_streams: 1024,
             max_probe_time: Duration::from_secs(120),
             client_bytes_per_minute: SERVER_CLIENT_BYTES_PER_MINUTE,
             bench: None,
@@ -230,6 +244,12 @@ pub struct Shared {
     pub read_limiter: RateLimiter,
     /// Places for expensive reads in flight.
     pub reads: Arc<tokio::sync::Semaphore>,
+    /// Per-client rate of light answers.
+    pub light_limiter: RateLimiter,
+    /// Places for open event streams, per client and in all.
+    pub streams: Arc<stream_cap::StreamCaps>,
+    /// The live views drawn once per probe and shared by their viewers.
+    pub views: crate::api::view::feed::Feeds,
     /// Counters for `/metrics`.
     pub metrics: Metrics,
     /// Running slots, shared fairly between clients; a probe waits for one in its client's queue.
@@ -271,6 +291,12 @@ impl AppState {
                 reads: Arc::new(tokio::sync::Semaphore::new(
                     config.max_concurrent_reads.max(1),
                 )),
+                light_limiter: RateLimiter::new(config.light_rate),
+                streams: stream_cap::StreamCaps::new(
+                    config.max_streams_per_client,
+                    config.max_streams,
+                ),
+                views: crate::api::view::feed::Feeds::default(),
                 slots: FairSlots::new(config.max_running, config.reserved_slots),
                 egress_quota: egress_quota::EgressQuota::new(config.client_bytes_per_minute),
                 engine,

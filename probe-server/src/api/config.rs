@@ -4,6 +4,7 @@
 use crate::server::AppState;
 use axum::Json;
 use axum::extract::State;
+use h123_shared::api::ApiError as ErrorBody;
 use h123_shared::api::ServerInfo;
 
 /// The server's version, the methods and body size its probes may use, and
@@ -12,7 +13,11 @@ use h123_shared::api::ServerInfo;
     get,
     path = "/api/v1/config",
     tag = "operations",
-    responses((status = 200, description = "What this server offers", body = ServerInfo))
+    responses(
+        (status = 200, description = "What this server offers", body = ServerInfo),
+        (status = 429, description = "Too many light requests from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    )
 )]
 pub async fn config_get(State(state): State<AppState>) -> Json<ServerInfo> {
     let bench = state.config.bench.as_ref();

@@ -95,6 +95,11 @@ pub enum ApiError {
     /// 429 `too_many_probes`: this client has its maximum of probes in flight.
     #[error("you have {0} probes in flight already, the most allowed: wait for one to finish")]
     TooManyProbes(usize),
+    /// 429 `too_many_streams`: this client holds its maximum of event streams open.
+    #[error(
+        "you have {0} event streams open already, the most allowed: close one (a finished probe's stream ends by itself)"
+    )]
+    TooManyStreams(usize),
     /// 503 `server_busy`: every running slot and queue place is taken.
     #[error("the server is at capacity: try again shortly")]
     ServerBusy,
@@ -154,9 +159,10 @@ impl ApiError {
             | ApiError::BrowserWindowClosed(_) => StatusCode::CONFLICT,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::RateLimited(_) | ApiError::TooManyProbes(_) | ApiError::EgressSpent(_) => {
-                StatusCode::TOO_MANY_REQUESTS
-            }
+            ApiError::RateLimited(_)
+            | ApiError::TooManyProbes(_)
+            | ApiError::TooManyStreams(_)
+            | ApiError::EgressSpent(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ServerBusy | ApiError::ShuttingDown | ApiError::StoreUnavailable(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -193,6 +199,7 @@ impl ApiError {
             ApiError::MethodNotAllowed => "method_not_allowed",
             ApiError::RateLimited(_) => "rate_limited",
             ApiError::TooManyProbes(_) => "too_many_probes",
+            ApiError::TooManyStreams(_) => "too_many_streams",
             ApiError::EgressSpent(_) => "egress_budget_spent",
             ApiError::ServerBusy => "server_busy",
             ApiError::ShuttingDown => "shutting_down",
@@ -263,7 +270,7 @@ impl IntoResponse for ApiError {
             ApiError::EgressSpent(secs) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(*secs));
             }
-            ApiError::TooManyProbes(_) | ApiError::ServerBusy => {
+            ApiError::TooManyProbes(_) | ApiError::TooManyStreams(_) | ApiError::ServerBusy => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(2u32));
             }
             ApiError::StoreUnavailable(_) => {

@@ -5,14 +5,19 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use h123_shared::api::ApiError as ErrorBody;
 
 /// Prometheus metrics: probes by protocol and outcome, phase durations, API requests and latency, rejections.
 #[utoipa::path(
     get,
     path = "/metrics",
     tag = "operations",
-    responses((status = 200, description = "Prometheus text exposition format 0.0.4", body = String,
-        content_type = "text/plain"))
+    responses(
+        (status = 200, description = "Prometheus text exposition format 0.0.4", body = String,
+        content_type = "text/plain"),
+        (status = 429, description = "Too many light requests from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    )
 )]
 pub async fn metrics_get(State(state): State<AppState>) -> Response {
     let text = state.metrics.render(state.gauges());

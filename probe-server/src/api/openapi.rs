@@ -2,6 +2,7 @@
 //! wire types' derives, so it cannot drift from the code.
 
 use axum::Json;
+use h123_shared::api::ApiError as ErrorBody;
 use serde_json::Value;
 use std::sync::OnceLock;
 use utoipa::OpenApi;
@@ -55,7 +56,11 @@ pub struct ApiDoc;
     get,
     path = "/api/openapi.json",
     tag = "operations",
-    responses((status = 200, description = "The OpenAPI document", body = Object))
+    responses(
+        (status = 200, description = "The OpenAPI document", body = Object),
+        (status = 429, description = "Too many light requests from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    )
 )]
 pub async fn openapi_get() -> Json<Value> {
     static DOCUMENT: OnceLock<Value> = OnceLock::new();

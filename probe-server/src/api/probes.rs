@@ -365,9 +365,9 @@ pub async fn probes_list(
             content_type = "text/event-stream", body = String),
         (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
         (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
-        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+        (status = 429, description = "Too many reads from this client (`rate_limited`), or its most event streams open already (`too_many_streams`, 16 by default); see `Retry-After`", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
-        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
+        (status = 503, description = "The server holds its most event streams open (`server_busy`)", body = ErrorBody),
     )
 )]
 pub async fn probes_events(

@@ -1,90 +1,111 @@
-//! Reads of records (JSON, HAR, curl, SVG, lists, event streams) get their own per-client rate and a cap on expensive ones in flight.
+//! The guard every request passes: its route's class ([`route_class`]) picks the limits that
+//! bound it, so nothing the server answers goes unbounded.
 //!
-//! A record can be large, and serialising it (or its HAR) costs memory and
-//! CPU per reader; without a bound, a few clients reading one big record in
-//! a loop could exhaust the server. Creation has its own limiter
-//! (`probes_create`); this one counts only `GET`s of probes, benches and comparisons (two
-//! whole records and their comparison built at once).
-//! Event streams count against the rate but not the in-flight cap (a stream
-//! holds no copy of the history: it reads from a cursor over the shared one; a
-//! view stream holds one folded state, bounded by the record's limits, and draws
-//! it at most every `view::VIEW_INTERVAL`).
+//! A record can be large, and serialising it (or its HAR, or drawing its page) costs memory and
+//! CPU per reader; without a bound, a few clients reading one big record in a loop could
+//! exhaust the server. So records, exports, lists and comparisons take a token of the client's
+//! read rate and a place among the expensive reads in flight; event streams take a token and a
+//! place among the client's and the server's open streams, held while the stream lasts (a
+//! stream holds no copy of the history: it reads from a cursor over the shared one, and a
+//! drawn view is drawn once per probe for all its viewers, `view::feed`); light answers take
+//! a token of the light rate; `/healthz` takes nothing. Creation has its own limiter, in its
+//! handlers, and agents their tokens.
 
 use super::error::ApiError;
+use super::route_class::{self, Class};
 use crate::server::AppState;
-use axum::extract::{ConnectInfo, Request, State};
-use axum::http::Method;
+use crate::server::stream_cap::{Refused, StreamPlace};
+use axum::body::Body;
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 /// How long a read waits for an in-flight place before `503 server_busy`.
 pub const READ_QUEUE_WAIT: Duration = Duration::from_secs(5);
 
-/// Whether a request is a read this module limits, and whether it is an
-/// expensive one (a whole record or export built in memory).
-fn classify(method: &Method, path: &str) -> Option<bool> {
-    if method != Method::GET && method != Method::HEAD {
-        return None;
-    }
-    let rest = path
-        .strip_prefix("/api/v1/probes")
-        .or_else(|| path.strip_prefix("/api/v1/benches"))
-        .or_else(|| path.strip_prefix("/api/v1/compare/"))?;
-    if rest.ends_with("/events") {
-        return Some(false);
-    }
-    Some(true)
+/// The middleware: the request's class, then its limits; the class rides on the response's
+/// extensions (never on the wire), so a test can see how each route was bounded.
+pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let class = match request.extensions().get::<MatchedPath>() {
+        Some(path) => route_class::class_of(request.method(), path.as_str()),
+        None => Some(route_class::FALLBACK),
+    };
+    let Some(class) = class else {
+        let route = request
+            .extensions()
+            .get::<MatchedPath>()
+            .map_or("", |p| p.as_str());
+        let error = ApiError::Internal(format!("route {route} has no class"));
+        return error.into_response();
+    };
+    let mut response = admit(&state, class, request, next).await;
+    response.extensions_mut().insert(class);
+    response
 }
 
-/// The middleware: per-client read rate, then a place among the expensive reads in flight.
-pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let Some(expensive) = classify(request.method(), request.uri().path()) else {
-        return next.run(request).await;
-    };
-    let ip = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip())
-        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
-    let decision = state.read_limiter.check(state.client_key(ip));
-    if !decision.allowed {
-        state.metrics.rejected("read_rate");
-        return ApiError::RateLimited(decision).into_response();
-    }
-    if !expensive {
-        return next.run(request).await;
-    }
-    let permit = tokio::time::timeout(READ_QUEUE_WAIT, state.reads.clone().acquire_owned()).await;
-    match permit {
-        Ok(Ok(_permit)) => next.run(request).await,
-        _ => {
-            state.metrics.rejected("reads_busy");
-            ApiError::ServerBusy.into_response()
+async fn admit(state: &AppState, class: Class, request: Request, next: Next) -> Response {
+    let client = state.client_key(client_ip(&request));
+    match class {
+        Class::Health | Class::Create | Class::Agent => next.run(request).await,
+        Class::Light | Class::Page => {
+            let decision = state.light_limiter.check(client);
+            if !decision.allowed {
+                state.metrics.rejected("light_rate");
+                return ApiError::RateLimited(decision).into_response();
+            }
+            next.run(request).await
+        }
+        Class::Record | Class::Stream => {
+            let decision = state.read_limiter.check(client);
+            if !decision.allowed {
+                state.metrics.rejected("read_rate");
+                return ApiError::RateLimited(decision).into_response();
+            }
+            if class == Class::Stream {
+                return match state.streams.open(client) {
+                    Ok(place) => holding(next.run(request).await, place),
+                    Err(Refused::Client(cap)) => {
+                        state.metrics.rejected("streams_client");
+                        ApiError::TooManyStreams(cap).into_response()
+                    }
+                    Err(Refused::Server) => {
+                        state.metrics.rejected("streams_busy");
+                        ApiError::ServerBusy.into_response()
+                    }
+                };
+            }
+            let permit =
+                tokio::time::timeout(READ_QUEUE_WAIT, state.reads.clone().acquire_owned()).await;
+            match permit {
+                Ok(Ok(_permit)) => next.run(request).await,
+                _ => {
+                    state.metrics.rejected("reads_busy");
+                    ApiError::ServerBusy.into_response()
+                }
+            }
         }
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The client's address (`0.0.0.0` when unknown, as in tests without a socket).
+pub fn client_ip(request: &Request) -> IpAddr {
+    request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
+        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED))
+}
 
-    #[test]
-    fn only_record_reads_are_limited_and_streams_are_cheap() {
-        let get = Method::GET;
-        assert_eq!(classify(&get, "/api/v1/probes"), Some(true));
-        assert_eq!(classify(&get, "/api/v1/probes/abc/har"), Some(true));
-        assert_eq!(classify(&get, "/api/v1/benches/abc"), Some(true));
-        assert_eq!(classify(&get, "/api/v1/compare/abc/def"), Some(true));
-        assert_eq!(classify(&get, "/api/v1/probes/abc/events"), Some(false));
-        assert_eq!(classify(&get, "/api/v1/probes/abc/view"), Some(true));
-        assert_eq!(
-            classify(&get, "/api/v1/probes/abc/view/events"),
-            Some(false)
-        );
-        assert_eq!(classify(&Method::POST, "/api/v1/probes"), None);
-        assert_eq!(classify(&get, "/healthz"), None);
-        assert_eq!(classify(&get, "/api/openapi.json"), None);
-    }
+/// `response` with `place` held until its body ends or is dropped (a stream's reader left).
+fn holding(response: Response, place: StreamPlace) -> Response {
+    response.map(|body| {
+        let stream = body.into_data_stream().map(move |chunk| {
+            let _held = &place;
+            chunk
+        });
+        Body::from_stream(stream)
+    })
 }

@@ -31,14 +31,9 @@ pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 pub const NO_CACHE: &str = "no-cache";
 
 /// A router serving `root` (with SPA fallback), or the built-in page when `None`.
-pub fn router(root: Option<&Path>) -> Router<AppState> {
+pub fn router(root: Option<Arc<PathBuf>>) -> Router<AppState> {
     match root {
-        Some(root) => {
-            let root = Arc::new(root.to_path_buf());
-            Router::new().fallback(move |state: State<AppState>, request: Request| {
-                serve(root.clone(), state, request)
-            })
-        }
+        Some(root) => Router::new().fallback(move |request: Request| serve(root.clone(), request)),
         None => Router::new().fallback(builtin),
     }
 }
@@ -51,8 +46,8 @@ async fn builtin() -> impl IntoResponse {
     )
 }
 
-/// Answers one request for the UI: a file, a permalink's page, or `index.html`.
-async fn serve(root: Arc<PathBuf>, State(state): State<AppState>, request: Request) -> Response {
+/// Answers one request for the UI: a file, or `index.html`.
+async fn serve(root: Arc<PathBuf>, request: Request) -> Response {
     // Only the head is needed (a body is not `Sync`, so it is not held across awaits).
     let (request, _body) = request.into_parts();
     let method = request.method.clone();
@@ -70,28 +65,64 @@ async fn serve(root: Arc<PathBuf>, State(state): State<AppState>, request: Reque
     {
         return response;
     }
-    if let Some(id) = path.strip_prefix("/r/")
-        && let Some((page, record)) = permalink_page::render(&state, &root, id, &request).await
+    index(&root, headers, &method).await
+}
+
+/// `/r/{id}`: probe `id`'s page, under the read limits; the plain `index.html` when they refuse
+/// or there is no such probe; the built-in page without a web root.
+pub async fn probe_page(
+    root: Option<Arc<PathBuf>>,
+    State(state): State<AppState>,
+    request: Request,
+) -> Response {
+    let Some(root) = root else {
+        return builtin().await.into_response();
+    };
+    let (request, _body) = request.into_parts();
+    let (headers, method) = (&request.headers, &request.method);
+    let id = request.uri.path().strip_prefix("/r/").unwrap_or_default();
+    let Some((page, record)) = permalink_page::render(&state, &root, id, &request).await else {
+        return index(&root, headers, method).await;
+    };
+    let mut response = page_response(page, headers, method);
+    // The page that measures from the browser may fetch the probe's URL (and its redirects).
+    if request
+        .uri
+        .query()
+        .is_some_and(h123_shared::browser::asks_to_measure)
     {
-        let mut response = page_response(page, headers, &method);
-        // The page that measures from the browser may fetch the probe's URL (and its redirects).
-        if request
-            .uri
-            .query()
-            .is_some_and(h123_shared::browser::asks_to_measure)
-        {
-            response
-                .extensions_mut()
-                .insert(ConnectSources(h123_shared::browser::origins(&record)));
-        }
-        return response;
+        response
+            .extensions_mut()
+            .insert(ConnectSources(h123_shared::browser::origins(&record)));
     }
-    if let Some(ids) = path.strip_prefix("/compare/")
-        && let Some(page) = permalink_page::render_comparison(&state, &root, ids, &request).await
-    {
-        return page_response(page, headers, &method);
+    response
+}
+
+/// `/compare/{a}/{b}`: the comparison's page, or the plain `index.html` as for [`probe_page`].
+pub async fn comparison_page(
+    root: Option<Arc<PathBuf>>,
+    State(state): State<AppState>,
+    request: Request,
+) -> Response {
+    let Some(root) = root else {
+        return builtin().await.into_response();
+    };
+    let (request, _body) = request.into_parts();
+    let (headers, method) = (&request.headers, &request.method);
+    let ids = request
+        .uri
+        .path()
+        .strip_prefix("/compare/")
+        .unwrap_or_default();
+    match permalink_page::render_comparison(&state, &root, ids, &request).await {
+        Some(page) => page_response(page, headers, method),
+        None => index(&root, headers, method).await,
     }
-    file(&root, "index.html", headers, &method)
+}
+
+/// The plain `index.html` (the app says what is wrong), or 404 when the root has none.
+async fn index(root: &Path, headers: &HeaderMap, method: &Method) -> Response {
+    file(root, "index.html", headers, method)
         .await
         .unwrap_or_else(|| StatusCode::NOT_FOUND.into_response())
 }

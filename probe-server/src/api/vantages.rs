@@ -5,6 +5,7 @@ use super::error::{ApiError, Result};
 use crate::server::AppState;
 use axum::Json;
 use axum::extract::State;
+use h123_shared::api::ApiError as ErrorBody;
 use h123_shared::api::{VantageInfo, VantageKind, VantageList};
 use h123_shared::vantage::{VantageRun, valid_name};
 
@@ -17,7 +18,11 @@ pub const MAX_VANTAGES: usize = 8;
     get,
     path = "/api/v1/vantages",
     tag = "probes",
-    responses((status = 200, description = "The vantages a probe may name in `vantages`", body = VantageList))
+    responses(
+        (status = 200, description = "The vantages a probe may name in `vantages`", body = VantageList),
+        (status = 429, description = "Too many light requests from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    )
 )]
 pub async fn vantages_get(State(state): State<AppState>) -> Json<VantageList> {
     let mut items = vec![VantageInfo {

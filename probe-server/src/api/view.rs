@@ -2,33 +2,32 @@
 //! it stands, or as Server-Sent Events while the probe runs), so the page needs no renderer of
 //! its own; `/r/{id}` puts the same markup in its shell.
 //!
-//! A stream folds the probe's progress into one state (its record and the partial results so
-//! far, bounded by the record's limits) and draws it again per batch: whatever progress is ready
-//! at once is one drawing, and drawings are at least [`VIEW_INTERVAL`] apart, so a client that
-//! holds many streams costs a bounded number of drawings a second each, and a slow reader only
-//! gets fewer (what waits is the shared history, never a queue of drawings).
+//! A probe's live view is drawn once per batch of progress for all its viewers ([`feed`]):
+//! the probe's progress folded into one state (its record and the partial results so far,
+//! bounded by the record's limits), whatever progress is ready at once one drawing, drawings
+//! at least [`VIEW_INTERVAL`] apart; a slow reader only gets fewer (what waits is the latest
+//! drawing, never a queue of them).
 
+pub mod feed;
 pub mod fold;
 
 use super::conditional::{Representation, respond};
 use super::error::Result;
-use super::events::sse;
 use super::extract::ProbeId;
-use super::progress::{Progress, Source};
+use super::progress::Source;
 use crate::probe::trace::unix_ms;
 use crate::server::AppState;
+use axum::body::Body;
 use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::response::Response;
-use axum::response::sse::Event;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
 use fold::View;
-use futures_util::stream::{self, BoxStream, Stream};
-use futures_util::{FutureExt, StreamExt};
+use futures_util::StreamExt;
 use h123_shared::api::ApiError as ErrorBody;
 use std::convert::Infallible;
 use std::time::Duration;
 
-/// Shortest time between two drawings of one stream's view.
+/// Shortest time between two drawings of one probe's live view.
 pub const VIEW_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Probe `id`'s page as it stands: its record with every event published so far folded in
@@ -90,72 +89,26 @@ pub async fn probes_view(
             content_type = "text/event-stream", body = String),
         (status = 404, description = "No such probe (`not_found`)", body = ErrorBody),
         (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
-        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+        (status = 429, description = "Too many reads from this client (`rate_limited`), or its most event streams open already (`too_many_streams`, 16 by default); see `Retry-After`", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
-        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
+        (status = 503, description = "The server holds its most event streams open (`server_busy`)", body = ErrorBody),
     )
 )]
 pub async fn probes_view_events(
     State(state): State<AppState>,
     ProbeId(id): ProbeId,
 ) -> Result<Response> {
-    let source = Source::find(&state, &id).await?;
-    // The record first, then the events from the first: every event it holds is among them.
-    let view = View::new(source.record());
-    let progress = if view.is_finished() {
-        stream::empty().boxed()
-    } else {
-        source.follow(state, 0)
-    };
-    Ok(sse(view_stream(view, progress)))
-}
-
-/// One stream's state: the view so far and the progress still to fold in.
-struct Following {
-    view: View,
-    progress: BoxStream<'static, Progress>,
-    drawn: bool,
-}
-
-/// `view` drawn as `view` events while `progress` folds into it, then as `done`.
-fn view_stream(
-    view: View,
-    progress: BoxStream<'static, Progress>,
-) -> impl Stream<Item = std::result::Result<Event, Infallible>> + Send + 'static {
-    let following = Following {
-        view,
-        progress,
-        drawn: false,
-    };
-    stream::unfold(Some(following), |following| async move {
-        let mut f = following?;
-        if !f.view.is_finished() {
-            if f.drawn {
-                tokio::time::sleep(VIEW_INTERVAL).await;
-            }
-            if !fold_ready(&mut f.view, &mut f.progress).await {
-                // The probe was dropped without finishing; end the stream.
-                return None;
-            }
+    let feed = match state.views.get(&id) {
+        Some(feed) => feed,
+        None => {
+            let source = Source::find(&state, &id).await?;
+            state.views.join(&state, &id, source)
         }
-        let html = f.view.markup(unix_ms());
-        if f.view.is_finished() {
-            return Some((Ok(Event::default().event("done").data(html)), None));
-        }
-        f.drawn = true;
-        Some((Ok(Event::default().event("view").data(html)), Some(f)))
-    })
-}
-
-/// Folds the next step of `progress` into `view`, then every one ready at once after it;
-/// `false` when the progress ended first.
-async fn fold_ready(view: &mut View, progress: &mut BoxStream<'static, Progress>) -> bool {
-    let Some(first) = progress.next().await else {
-        return false;
     };
-    view.apply(first);
-    while let Some(Some(next)) = progress.next().now_or_never() {
-        view.apply(next);
-    }
-    true
+    let body = Body::from_stream(feed.view().map(Ok::<_, Infallible>));
+    let headers = [
+        (header::CONTENT_TYPE, "text/event-stream"),
+        (header::CACHE_CONTROL, "no-cache"),
+    ];
+    Ok((headers, body).into_response())
 }

@@ -144,7 +144,7 @@ pub struct ServeArgs {
     /// Open connections over all clients; more get 503 and are closed.
     #[arg(long, default_value_t = 4096)]
     pub max_conns: usize,
-    /// Reads (records, exports, lists, event streams) one client may burst.
+    /// Reads (records, exports, lists, comparisons, pages' records, opened event streams) one client may burst.
     #[arg(long, default_value_t = 120)]
     pub read_rate_burst: u32,
     /// Sustained reads per client per minute.
@@ -153,6 +153,18 @@ pub struct ServeArgs {
     /// Expensive reads (records, exports, lists) served at once over all clients; more wait up to 5 s, then 503.
     #[arg(long, default_value_t = 32)]
     pub max_concurrent_reads: usize,
+    /// Light requests (the web UI's files and pages, configuration, vantages, OpenAPI, metrics) one client may burst.
+    #[arg(long, default_value_t = 240)]
+    pub light_rate_burst: u32,
+    /// Sustained light requests per client per minute.
+    #[arg(long, default_value_t = 2400)]
+    pub light_rate_per_minute: u32,
+    /// Event streams one client may hold open; more get 429.
+    #[arg(long, default_value_t = 16)]
+    pub max_streams_per_client: usize,
+    /// Event streams held open over all clients; more get 503.
+    #[arg(long, default_value_t = 1024)]
+    pub max_streams: usize,
     /// Delete finished probes and benches older than this many days (default: keep forever).
     #[arg(long, value_name = "DAYS")]
     pub retention_days: Option<u64>,
@@ -304,6 +316,12 @@ impl ServeArgs {
                 per_minute: self.read_rate_per_minute,
             },
             max_concurrent_reads: self.max_concurrent_reads.max(1),
+            light_rate: RateConfig {
+                burst: self.light_rate_burst,
+                per_minute: self.light_rate_per_minute,
+            },
+            max_streams_per_client: self.max_streams_per_client.max(1),
+            max_streams: self.max_streams.max(1),
             max_probe_time: Duration::from_secs(self.max_probe_secs.max(1)),
             client_bytes_per_minute: self.client_bytes_per_minute,
             bench,

@@ -22,6 +22,8 @@ const GENEROUS: &[&str] = &[
     "100000",
     "--read-rate-per-minute",
     "100000",
+    "--max-streams-per-client",
+    "1000",
 ];
 
 #[derive(Default)]

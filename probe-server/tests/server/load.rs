@@ -56,6 +56,8 @@ async fn two_hundred_concurrent_probes_and_an_abusive_client() {
             "100000",
             "--read-rate-per-minute",
             "100000",
+            "--max-streams-per-client",
+            "1000",
         ],
     )
     .await;
@@ -335,6 +337,8 @@ async fn a_thousand_probes_queued_across_four_agents_and_two_instances() {
         "100000",
         "--read-rate-per-minute",
         "1000000",
+        "--max-streams-per-client",
+        "10000",
     ];
     for spec in &specs {
         flags.extend(["--agent", spec.as_str()]);

@@ -76,6 +76,11 @@ pub fn config(target: &TestTarget) -> ServerConfig {
             burst: 10_000,
             per_minute: 1_000_000,
         },
+        light_rate: h123::server::limit::RateConfig {
+            burst: 10_000,
+            per_minute: 1_000_000,
+        },
+        max_streams_per_client: 1000,
         ..ServerConfig::default()
     }
 }
@@ -368,7 +373,10 @@ impl ServerProcess {
         web_root: &std::path::Path,
         extra: &[&str],
     ) -> Self {
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_h123"));
+        // `H123_SERVE_BIN` measures another build (a figure's "before").
+        let binary =
+            std::env::var_os("H123_SERVE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_h123").into());
+        let mut command = tokio::process::Command::new(binary);
         command
             .arg("serve")
             .arg("--listen")
