@@ -24,6 +24,7 @@ pub mod probes;
 pub mod progress;
 pub mod read_limit;
 pub mod route_class;
+pub mod scrape;
 pub mod security;
 pub mod static_files;
 pub mod svg;

@@ -78,6 +78,8 @@ pub struct ServerConfig {
     /// How fast one client may ask for light answers (the UI's files and pages' shells,
     /// configuration, vantages, the OpenAPI document, metrics).
     pub light_rate: RateConfig,
+    /// How fast one client may scrape `/probe` (each scrape is a probe).
+    pub scrape_rate: RateConfig,
     /// Event streams one client may hold open; more get 429.
     pub max_streams_per_client: usize,
     /// Event streams held open over all clients; more get 503.
@@ -147,6 +149,10 @@ impl Default for ServerConfig {
             light_rate: RateConfig {
                 burst: 240,
                 per_minute: 2400,
+            },
+            scrape_rate: RateConfig {
+                burst: 20,
+                per_minute: 120,
             },
             max_streams_per_client: 16,
             max_streams: 1024,
@@ -246,6 +252,8 @@ pub struct Shared {
     pub reads: Arc<tokio::sync::Semaphore>,
     /// Per-client rate of light answers.
     pub light_limiter: RateLimiter,
+    /// Per-client rate of `/probe` scrapes.
+    pub scrape_limiter: RateLimiter,
     /// Places for open event streams, per client and in all.
     pub streams: Arc<stream_cap::StreamCaps>,
     /// The live views drawn once per probe and shared by their viewers.
@@ -292,6 +300,7 @@ impl AppState {
                     config.max_concurrent_reads.max(1),
                 )),
                 light_limiter: RateLimiter::new(config.light_rate),
+                scrape_limiter: RateLimiter::new(config.scrape_rate),
                 streams: stream_cap::StreamCaps::new(
                     config.max_streams_per_client,
                     config.max_streams,

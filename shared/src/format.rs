@@ -183,9 +183,70 @@ pub(crate) fn civil_from_days(days: u64) -> (u64, u64, u64) {
     (year, month, day)
 }
 
+/// Unix seconds of a UTC time written `YYYY-MM-DDTHH:MM:SS[.fff]Z` (as
+/// certificate validity is kept; a fraction is dropped), or `None` when it
+/// is not written so.
+pub fn unix_seconds_of_rfc3339(text: &str) -> Option<i64> {
+    let number = |range: std::ops::Range<usize>| -> Option<i64> {
+        let digits = text.get(range)?;
+        digits
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| digits.parse().ok())?
+    };
+    let fraction = text.get(19..text.len().saturating_sub(1)).unwrap_or("x");
+    let fraction_ok = fraction.is_empty()
+        || (fraction.len() > 1
+            && fraction.starts_with('.')
+            && fraction[1..].bytes().all(|b| b.is_ascii_digit()));
+    let shape = text.len() >= 20
+        && fraction_ok
+        && text.as_bytes()[4] == b'-'
+        && text.as_bytes()[7] == b'-'
+        && text.as_bytes()[10] == b'T'
+        && text.ends_with('Z');
+    if !shape {
+        return None;
+    }
+    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+    let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    // Howard Hinnant's `days_from_civil`.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hour * 3_600 + minute * 60 + second)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc3339_times_read_back_as_unix_seconds() {
+        assert_eq!(
+            unix_seconds_of_rfc3339("2023-11-14T22:13:20Z"),
+            Some(1_700_000_000)
+        );
+        assert_eq!(unix_seconds_of_rfc3339("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            unix_seconds_of_rfc3339("2023-11-14T22:13:20.250Z"),
+            Some(1_700_000_000)
+        );
+        assert_eq!(unix_seconds_of_rfc3339("2023-11-14T22:13:20.Z"), None);
+        assert_eq!(
+            unix_seconds_of_rfc3339("2024-02-29T00:00:00Z"),
+            Some(1_709_164_800)
+        );
+        assert_eq!(unix_seconds_of_rfc3339("2023-13-01T00:00:00Z"), None);
+        assert_eq!(unix_seconds_of_rfc3339("yesterday"), None);
+    }
 
     #[test]
     fn wall_clocks_shift_by_the_offset_across_days() {

@@ -16,6 +16,7 @@ pub mod arms;
 pub mod base64;
 pub mod bench;
 pub mod bench_chart;
+pub mod blackbox;
 pub mod browser;
 pub mod chain;
 pub mod compare;

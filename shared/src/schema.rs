@@ -1196,6 +1196,9 @@ pub struct CertificateSummary {
     pub not_after: String,
     /// Public key type and size, e.g. `ECDSA P-256` or `RSA 2048`.
     pub key_type: String,
+    /// SHA-256 of the certificate's DER, lowercase hex (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint_sha256: Option<String>,
 }
 
 /// QUIC transport facts of an HTTP/3 connection, read after the attempt.

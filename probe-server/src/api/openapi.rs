@@ -38,6 +38,7 @@ use utoipa::OpenApi;
         super::agent::agent_result,
         super::health::health_get,
         super::metrics::metrics_get,
+        super::scrape::probe_scrape,
         openapi_get,
     ),
     components(schemas(h123_shared::api::ProbeEvent)),

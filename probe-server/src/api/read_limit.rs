@@ -49,7 +49,7 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
 async fn admit(state: &AppState, class: Class, request: Request, next: Next) -> Response {
     let client = state.client_key(client_ip(&request));
     match class {
-        Class::Health | Class::Create | Class::Agent => next.run(request).await,
+        Class::Health | Class::Create | Class::Agent | Class::Scrape => next.run(request).await,
         Class::Light | Class::Page => {
             let decision = state.light_limiter.check(client);
             if !decision.allowed {

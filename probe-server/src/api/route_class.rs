@@ -7,8 +7,8 @@
 //! table has no class, and the guard refuses it (`500`), so it cannot go unbounded.
 
 use super::{
-    agent, benches, browser, compare, config, health, metrics, openapi, probes, static_files,
-    vantages, view,
+    agent, benches, browser, compare, config, health, metrics, openapi, probes, scrape,
+    static_files, vantages, view,
 };
 use crate::server::AppState;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -42,6 +42,9 @@ pub enum Class {
     /// An agent's claim or post: its token checked first (`401` before any work), its body
     /// bounded by the record cap.
     Agent,
+    /// A `/probe` scrape: a probe answered at once, bounded by the scrape rate per client,
+    /// the client's bytes per minute and a fair running slot, checked by its handler.
+    Scrape,
 }
 
 impl Class {
@@ -55,6 +58,7 @@ impl Class {
             Class::Page => "page",
             Class::Stream => "stream",
             Class::Agent => "agent",
+            Class::Scrape => "scrape",
         }
     }
 }
@@ -174,6 +178,7 @@ pub fn table() -> &'static [Route] {
             r(Method::GET, "/metrics", Light, |_| {
                 get(metrics::metrics_get)
             }),
+            r(Method::GET, "/probe", Scrape, |_| get(scrape::probe_scrape)),
             r(Method::GET, "/r/{id}", Page, |m| {
                 let root = m.web_root.clone();
                 get(move |state: State<AppState>, request: Request| {

@@ -159,6 +159,12 @@ pub struct ServeArgs {
     /// Sustained light requests per client per minute.
     #[arg(long, default_value_t = 2400)]
     pub light_rate_per_minute: u32,
+    /// `/probe` scrapes (blackbox_exporter's contract) one client may burst; each is a probe.
+    #[arg(long, default_value_t = 20)]
+    pub scrape_rate_burst: u32,
+    /// Sustained `/probe` scrapes per client per minute.
+    #[arg(long, default_value_t = 120)]
+    pub scrape_rate_per_minute: u32,
     /// Event streams one client may hold open; more get 429.
     #[arg(long, default_value_t = 16)]
     pub max_streams_per_client: usize,
@@ -319,6 +325,10 @@ impl ServeArgs {
             light_rate: RateConfig {
                 burst: self.light_rate_burst,
                 per_minute: self.light_rate_per_minute,
+            },
+            scrape_rate: RateConfig {
+                burst: self.scrape_rate_burst,
+                per_minute: self.scrape_rate_per_minute,
             },
             max_streams_per_client: self.max_streams_per_client.max(1),
             max_streams: self.max_streams.max(1),

@@ -20,6 +20,7 @@ fn summarize(der: &[u8]) -> CertificateSummary {
             not_before: String::new(),
             not_after: String::new(),
             key_type: String::new(),
+            fingerprint_sha256: Some(fingerprint(der)),
         };
     };
     let sans = match cert.subject_alternative_name() {
@@ -43,7 +44,17 @@ fn summarize(der: &[u8]) -> CertificateSummary {
         not_before: rfc3339_utc(validity.not_before.timestamp()),
         not_after: rfc3339_utc(validity.not_after.timestamp()),
         key_type: key_type(&cert),
+        fingerprint_sha256: Some(fingerprint(der)),
     }
+}
+
+/// SHA-256 of `der`, lowercase hex.
+fn fingerprint(der: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(der)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn ip_from_bytes(bytes: &[u8]) -> Option<String> {

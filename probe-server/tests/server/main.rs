@@ -28,6 +28,7 @@ mod reads;
 mod remote;
 mod retention;
 mod routes;
+mod scrape;
 mod shape_redaction;
 mod store;
 mod store_serve;

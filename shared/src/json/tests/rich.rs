@@ -105,6 +105,7 @@ pub(super) fn attempt(n: u32) -> Attempt {
                 not_before: "2024-01-01".into(),
                 not_after: "2025-01-01".into(),
                 key_type: "ECDSA P-256".into(),
+                fingerprint_sha256: Some("ab".repeat(32)),
             }],
         }),
         response: Some(ResponseInfo {
