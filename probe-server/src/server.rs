@@ -4,6 +4,7 @@
 pub mod agent_part;
 pub mod agents;
 pub mod bench_slot;
+pub mod buckets;
 pub mod client;
 pub mod cluster;
 pub mod dispatch;

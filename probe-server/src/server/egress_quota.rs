@@ -7,28 +7,19 @@
 //! The buckets live in this process: behind several instances on one
 //! PostgreSQL database, each instance bounds a client on its own.
 
+use super::buckets::Buckets;
 use super::client::ClientKey;
 use crate::probe::egress::Egress;
 use crate::probe::trace::now;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Bytes per client: refilled at `per_minute`, holding at most one minute's worth.
 #[derive(Debug)]
 pub struct EgressQuota {
     per_minute: u64,
-    buckets: Mutex<HashMap<ClientKey, Bucket>>,
+    buckets: Buckets,
 }
-
-#[derive(Copy, Clone, Debug)]
-struct Bucket {
-    bytes: f64,
-    at: Instant,
-}
-
-/// Buckets kept before full (idle) ones are dropped.
-const PRUNE_AT: usize = 10_000;
 
 /// A probe's budget taken from its client's bucket; what the probe did not
 /// receive goes back when this is dropped.
@@ -42,9 +33,10 @@ pub struct Reservation {
 impl EgressQuota {
     /// Buckets of `per_minute` bytes, refilled at that rate.
     pub fn new(per_minute: u64) -> Arc<Self> {
+        let per_minute = per_minute.max(1);
         Arc::new(EgressQuota {
-            per_minute: per_minute.max(1),
-            buckets: Mutex::new(HashMap::new()),
+            per_minute,
+            buckets: Buckets::new(per_minute as f64, per_minute as f64 / 60.0),
         })
     }
 
@@ -70,37 +62,13 @@ impl EgressQuota {
         })
     }
 
-    fn rate(&self) -> f64 {
-        self.per_minute as f64 / 60.0
-    }
-
     fn take_at(&self, client: ClientKey, bytes: u64, at: Instant) -> Result<(), Duration> {
-        let full = self.per_minute as f64;
-        let rate = self.rate();
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        if buckets.len() >= PRUNE_AT {
-            buckets.retain(|_, b| {
-                b.bytes + at.saturating_duration_since(b.at).as_secs_f64() * rate < full
-            });
-        }
-        let bucket = buckets.entry(client).or_insert(Bucket { bytes: full, at });
-        let refill = at.saturating_duration_since(bucket.at).as_secs_f64() * rate;
-        bucket.bytes = (bucket.bytes + refill).min(full);
-        bucket.at = at;
         let wanted = bytes as f64;
-        if bucket.bytes >= wanted {
-            bucket.bytes -= wanted;
-            Ok(())
-        } else {
-            Err(Duration::from_secs_f64((wanted - bucket.bytes) / rate))
-        }
-    }
-
-    fn give_back(&self, client: ClientKey, bytes: u64) {
-        let full = self.per_minute as f64;
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(bucket) = buckets.get_mut(&client) {
-            bucket.bytes = (bucket.bytes + bytes as f64).min(full);
+        match self.buckets.take(client, wanted, at) {
+            (_, true) => Ok(()),
+            (left, false) => Err(Duration::from_secs_f64(
+                (wanted - left) * 60.0 / self.per_minute as f64,
+            )),
         }
     }
 }
@@ -108,7 +76,7 @@ impl EgressQuota {
 impl Drop for Reservation {
     fn drop(&mut self) {
         let unused = self.egress.limit().saturating_sub(self.egress.used());
-        self.quota.give_back(self.client, unused);
+        self.quota.buckets.give_back(self.client, unused as f64);
     }
 }
 

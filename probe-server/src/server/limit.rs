@@ -3,11 +3,11 @@
 //! instance shares (the creation rate then holds whichever instance a client
 //! reaches).
 
+use super::buckets::Buckets;
 use super::client::ClientKey;
 use crate::probe::trace::now;
 use crate::store::postgres::PostgresStore;
 use crate::store::{SharedStore, StoreError};
-use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -76,24 +76,16 @@ pub struct RateDecision {
 #[derive(Debug)]
 pub struct RateLimiter {
     config: RateConfig,
-    buckets: Mutex<HashMap<ClientKey, Bucket>>,
+    buckets: Buckets,
 }
-
-#[derive(Copy, Clone, Debug)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
-}
-
-/// Buckets kept before full (idle) ones are dropped.
-const PRUNE_AT: usize = 10_000;
 
 impl RateLimiter {
     /// A limiter with `config` (a zero rate or burst is raised to 1).
     pub fn new(config: RateConfig) -> Self {
+        let config = config.at_least_one();
         RateLimiter {
-            config: config.at_least_one(),
-            buckets: Mutex::new(HashMap::new()),
+            config,
+            buckets: Buckets::new(f64::from(config.burst), config.per_sec()),
         }
     }
 
@@ -103,25 +95,8 @@ impl RateLimiter {
     }
 
     fn check_at(&self, client: ClientKey, at: Instant) -> RateDecision {
-        let burst = f64::from(self.config.burst);
-        let rate = self.config.per_sec();
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        if buckets.len() >= PRUNE_AT {
-            buckets.retain(|_, b| {
-                b.tokens + at.saturating_duration_since(b.at).as_secs_f64() * rate < burst
-            });
-        }
-        let bucket = buckets
-            .entry(client)
-            .or_insert(Bucket { tokens: burst, at });
-        let refill = at.saturating_duration_since(bucket.at).as_secs_f64() * rate;
-        bucket.tokens = (bucket.tokens + refill).min(burst);
-        bucket.at = at;
-        let allowed = bucket.tokens >= 1.0;
-        if allowed {
-            bucket.tokens -= 1.0;
-        }
-        self.config.decision(bucket.tokens, allowed)
+        let (tokens, allowed) = self.buckets.take(client, 1.0, at);
+        self.config.decision(tokens, allowed)
     }
 }
 
