@@ -16,6 +16,7 @@ pub mod jobs;
 pub mod limit;
 pub mod listener;
 pub mod metrics;
+pub mod modules_file;
 pub mod owner;
 pub mod partial;
 pub mod queue;
@@ -102,6 +103,8 @@ pub struct ServerConfig {
     pub agent_lease: Duration,
     /// Origins whose pages may read the API (`--cors-origin`); none by default.
     pub cors_origins: Vec<CorsOrigin>,
+    /// The `/probe` scrape modules: the built-in ones and `--modules`' (`shared::blackbox`).
+    pub modules: Vec<h123_shared::blackbox::Module>,
 }
 
 /// How a server with benches enabled runs them.
@@ -164,6 +167,7 @@ impl Default for ServerConfig {
             agents: Vec::new(),
             agent_lease: agents::LEASE,
             cors_origins: Vec::new(),
+            modules: h123_shared::blackbox::built_in(),
         }
     }
 }

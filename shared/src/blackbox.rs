@@ -13,61 +13,114 @@
 use crate::analysis::analyzed;
 use crate::chain::{Chain, ConnState, chains};
 use crate::format::unix_seconds_of_rfc3339;
-use crate::schema::{Micros, Phase, ProbeResult, Protocol, ProtocolRun};
+use crate::schema::{
+    AddressFamily, Header, Method, Micros, Phase, ProbeResult, Protocol, ProtocolRun,
+};
 use crate::stats::percentile;
 use std::fmt::Write;
 
-/// A scrape module: which protocols a scrape measures and what counts as success.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A scrape module: which protocols a scrape measures, how it asks, and
+/// what counts as success (blackbox's `http` prober fields where they mean
+/// the same, plus the protocols and whether a whole probe is made).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Module {
     /// The name a scrape asks for (`module=`).
-    pub name: &'static str,
+    pub name: String,
+    /// What the module is for, in a line.
+    pub about: String,
     /// The protocols measured, the primary's candidates first.
-    pub protocols: &'static [Protocol],
+    pub protocols: Vec<Protocol>,
     /// Whether the scrape makes a whole default probe (rounds of new and
     /// reused connections, enough for a verdict) rather than one request a protocol.
     pub full: bool,
-    /// What the module is for, in a line.
-    pub about: &'static str,
+    /// Statuses that count as success; none: any 2xx (blackbox's `valid_status_codes`).
+    pub valid_status_codes: Vec<u16>,
+    /// Protocols whose answer counts as success; none: any (`valid_http_versions`).
+    pub valid_http_versions: Vec<Protocol>,
+    /// A final answer over TLS fails the probe (`fail_if_ssl`).
+    pub fail_if_ssl: bool,
+    /// A final answer without TLS fails the probe (`fail_if_not_ssl`).
+    pub fail_if_not_ssl: bool,
+    /// The request's method.
+    pub method: Method,
+    /// Extra request headers.
+    pub headers: Vec<Header>,
+    /// The request body, as text.
+    pub body: Option<String>,
+    /// The address family resolved and dialled.
+    pub family: AddressFamily,
+    /// The module's own limit on a scrape, in ms (Prometheus' may be shorter).
+    pub timeout_ms: Option<u64>,
 }
 
-/// The modules every server has.
-pub const MODULES: &[Module] = &[
-    Module {
-        name: "compare",
-        protocols: &[Protocol::H2, Protocol::H1, Protocol::H3],
-        full: true,
-        about: "HTTP/1.1, HTTP/2 and HTTP/3 in the default rounds, with the verdict",
-    },
-    Module {
-        name: "http_2xx",
-        protocols: &[Protocol::H2, Protocol::H1],
-        full: false,
-        about: "one request as blackbox_exporter's http_2xx makes it (HTTP/2 where offered, else HTTP/1.1)",
-    },
-    Module {
-        name: "h1",
-        protocols: &[Protocol::H1],
-        full: false,
-        about: "one HTTP/1.1 request",
-    },
-    Module {
-        name: "h2",
-        protocols: &[Protocol::H2],
-        full: false,
-        about: "one HTTP/2 request",
-    },
-    Module {
-        name: "h3",
-        protocols: &[Protocol::H3],
-        full: false,
-        about: "one HTTP/3 request, discovered as a browser would",
-    },
-];
+impl Module {
+    /// A module with blackbox's defaults: a GET, any 2xx, any version.
+    pub fn new(name: &str, about: &str, protocols: &[Protocol], full: bool) -> Module {
+        Module {
+            name: name.to_owned(),
+            about: about.to_owned(),
+            protocols: protocols.to_vec(),
+            full,
+            valid_status_codes: Vec::new(),
+            valid_http_versions: Vec::new(),
+            fail_if_ssl: false,
+            fail_if_not_ssl: false,
+            method: Method::Get,
+            headers: Vec::new(),
+            body: None,
+            family: AddressFamily::Any,
+            timeout_ms: None,
+        }
+    }
 
-/// The module called `name`, if there is one.
-pub fn module(name: &str) -> Option<&'static Module> {
-    MODULES.iter().find(|m| m.name == name)
+    /// Whether `chain` is a success under this module: no failure, a valid
+    /// status and version, and TLS as the module wants it.
+    pub fn succeeded(&self, chain: &Chain) -> bool {
+        let Some(status) = chain.status().filter(|_| chain.failure().is_none()) else {
+            return false;
+        };
+        let status_ok = if self.valid_status_codes.is_empty() {
+            (200..300).contains(&status)
+        } else {
+            self.valid_status_codes.contains(&status)
+        };
+        let version_ok = self.valid_http_versions.is_empty()
+            || self.valid_http_versions.contains(&chain.protocol);
+        let tls = chain.last().url.starts_with("https://");
+        let tls_ok = if tls {
+            !self.fail_if_ssl
+        } else {
+            !self.fail_if_not_ssl
+        };
+        status_ok && version_ok && tls_ok
+    }
+}
+
+/// The modules every server has: `compare`, `http_2xx` (blackbox's default
+/// name), `h1`, `h2` and `h3`.
+pub fn built_in() -> Vec<Module> {
+    vec![
+        Module::new(
+            "compare",
+            "HTTP/1.1, HTTP/2 and HTTP/3 in the default rounds, with the verdict",
+            &[Protocol::H2, Protocol::H1, Protocol::H3],
+            true,
+        ),
+        Module::new(
+            "http_2xx",
+            "one request as blackbox_exporter's http_2xx makes it (HTTP/2 where offered, else HTTP/1.1)",
+            &[Protocol::H2, Protocol::H1],
+            false,
+        ),
+        Module::new("h1", "one HTTP/1.1 request", &[Protocol::H1], false),
+        Module::new("h2", "one HTTP/2 request", &[Protocol::H2], false),
+        Module::new(
+            "h3",
+            "one HTTP/3 request, discovered as a browser would",
+            &[Protocol::H3],
+            false,
+        ),
+    ]
 }
 
 /// The exposition text of `result` measured for `module`, the whole scrape
@@ -77,7 +130,7 @@ pub fn exposition(result: &ProbeResult, module: &Module, took: Micros) -> String
     let mut out = Exposition::default();
     let primary = primary(&result, module);
     let first = primary.and_then(|run| chains(run).into_iter().next());
-    blackbox_series(&mut out, first.as_ref(), took);
+    blackbox_series(&mut out, first.as_ref(), module, took);
     h123_series(&mut out, &result, module);
     out.text
 }
@@ -132,8 +185,8 @@ fn escaped(value: &str) -> String {
 }
 
 /// The `probe_*` series of blackbox's http prober, for the primary chain.
-fn blackbox_series(out: &mut Exposition, chain: Option<&Chain>, took: Micros) {
-    let success = chain.is_some_and(|c| c.succeeded());
+fn blackbox_series(out: &mut Exposition, chain: Option<&Chain>, module: &Module, took: Micros) {
+    let success = chain.is_some_and(|c| module.succeeded(c));
     out.gauge(
         "probe_success",
         "Whether the probe succeeded (blackbox_exporter's contract)",
@@ -357,10 +410,10 @@ fn h123_series(out: &mut Exposition, result: &ProbeResult, module: &Module) {
     {
         let protocol = run.protocol.as_str();
         let all = chains(run);
-        let success = !all.is_empty() && all.iter().all(Chain::succeeded);
+        let success = !all.is_empty() && all.iter().all(|c| module.succeeded(c));
         out.gauge(
             "h123_protocol_success",
-            "Whether every request over the protocol succeeded with a 2xx or 3xx answer",
+            "Whether every request over the protocol succeeded as the module says (any 2xx by default)",
             &[("protocol", protocol)],
             f64::from(u8::from(success)),
         );

@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use h123_shared::api::ApiError as ErrorBody;
 use h123_shared::blackbox::{self, Module};
-use h123_shared::{ProbeOptions, ProbeResult, Protocol};
+use h123_shared::{ProbeOptions, ProbeResult, Protocol, RequestBody};
 use serde::Deserialize;
 use std::fmt::Write;
 use std::time::Duration;
@@ -69,8 +69,9 @@ pub async fn probe_scrape(
         return Err(ApiError::RateLimited(decision));
     }
     let name = query.module.as_deref().unwrap_or("http_2xx");
-    let module = blackbox::module(name).ok_or_else(|| {
-        let known: Vec<&str> = blackbox::MODULES.iter().map(|m| m.name).collect();
+    let modules = &state.config.modules;
+    let module = modules.iter().find(|m| m.name == name).ok_or_else(|| {
+        let known: Vec<&str> = modules.iter().map(|m| m.name.as_str()).collect();
         ApiError::InvalidQuery(format!(
             "unknown module {name:?}: this server has {}",
             known.join(", ")
@@ -82,7 +83,7 @@ pub async fn probe_scrape(
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .ok_or_else(|| ApiError::InvalidQuery("the target parameter is missing".into()))?;
-    let budget = scrape_budget(&headers);
+    let budget = scrape_budget(&headers, module);
     let mut plan = Plan::new(options(target, module, budget), &state.config.limits)?;
     let default_dns = state.config.dns_server;
     state
@@ -134,8 +135,11 @@ pub async fn probe_scrape(
 }
 
 /// How long the scrape may take: Prometheus' timeout (its header) less the
-/// offset, at most the default.
-fn scrape_budget(headers: &HeaderMap) -> Duration {
+/// offset, at most the default and the module's own timeout.
+fn scrape_budget(headers: &HeaderMap, module: &Module) -> Duration {
+    let module_limit = module
+        .timeout_ms
+        .map_or(Duration::MAX, Duration::from_millis);
     headers
         .get("x-prometheus-scrape-timeout-seconds")
         .and_then(|v| v.to_str().ok())
@@ -145,6 +149,7 @@ fn scrape_budget(headers: &HeaderMap) -> Duration {
             Duration::from_secs_f64(secs.min(DEFAULT_SCRAPE_TIMEOUT.as_secs_f64()))
         })
         .saturating_sub(TIMEOUT_OFFSET)
+        .min(module_limit)
         .max(Duration::from_millis(500))
 }
 
@@ -156,13 +161,20 @@ fn options(target: &str, module: &Module, budget: Duration) -> ProbeOptions {
     } else {
         format!("http://{target}")
     };
-    let mut protocols: Vec<Protocol> = module.protocols.to_vec();
+    let mut protocols: Vec<Protocol> = module.protocols.clone();
     protocols.sort();
     let defaults = ProbeOptions::default();
     let timeout_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
     ProbeOptions {
         url,
         protocols,
+        method: module.method,
+        headers: module.headers.clone(),
+        body: module.body.as_ref().map(|text| RequestBody {
+            text: Some(text.clone()),
+            ..Default::default()
+        }),
+        family: module.family,
         rounds: if module.full { defaults.rounds } else { 1 },
         repeat: if module.full { defaults.repeat } else { 1 },
         timeout_ms,
@@ -210,7 +222,7 @@ fn debug_text(result: &ProbeResult, module: &Module, metrics: &str, budget: Dura
         out,
         "\nMetrics that would have been returned:\n{metrics}\nModule configuration:\nname: {}\nprotocols: {}\nwhole probe: {}\ntimeout: {} ms\nabout: {}\n",
         module.name,
-        Protocol::versions(module.protocols),
+        Protocol::versions(&module.protocols),
         module.full,
         budget.as_millis(),
         module.about

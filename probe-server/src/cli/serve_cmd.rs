@@ -194,6 +194,12 @@ pub struct ServeArgs {
     /// allowed (the API has none ambient). Without it, only same-origin pages can.
     #[arg(long = "cors-origin", value_name = "ORIGIN")]
     pub cors_origins: Vec<CorsOrigin>,
+    /// `/probe` scrape modules in blackbox_exporter's format (`modules:` by name, `prober: http`,
+    /// `timeout`, the `http:` fields valid_status_codes, valid_http_versions, method, headers,
+    /// body, preferred_ip_protocol, ip_protocol_fallback, fail_if_ssl, fail_if_not_ssl; plus
+    /// `protocols` and `whole_probe`), beside the built-in compare, http_2xx, h1, h2 and h3.
+    #[arg(long, value_name = "FILE")]
+    pub modules: Option<std::path::PathBuf>,
     /// An agent that may work for this server (`h123 agent --name NAME --token TOKEN`):
     /// repeatable; also from H123_AGENTS="NAME=TOKEN,NAME=TOKEN", which keeps tokens out of `ps`.
     /// Only each token's SHA-256 is kept.
@@ -303,7 +309,12 @@ impl ServeArgs {
         limits.allowed_methods = self.allow_methods.clone();
         limits.max_request_body = self.max_request_body;
         limits.allow_network = self.allow_network;
+        let modules = match &self.modules {
+            Some(path) => crate::server::modules_file::load(path, &limits)?,
+            None => h123_shared::blackbox::built_in(),
+        };
         Ok(ServerConfig {
+            modules,
             limits,
             guard: TargetGuard { policy },
             dns_server,

@@ -187,17 +187,25 @@ async fn run(state: AppState, bench: Arc<LiveBench>, plan: BenchPlan) {
     tokio::pin!(engine);
     let over = async {
         tokio::select! {
-            () = tokio::time::sleep(bench.limit) => (),
-            () = egress.spent() => (),
+            () = tokio::time::sleep(bench.limit) => format!(
+                "stopped at the server's time limit for this bench ({} s)",
+                bench.limit.as_secs()
+            ),
+            () = egress.spent() => format!(
+                "stopped at the server's byte budget for a bench ({max_bytes} bytes from the target)"
+            ),
         }
     };
     let record = tokio::select! {
         result = &mut engine => bench.finished_record(ProbeStatus::Done, result),
-        () = over => {
+        reason = over => {
             // Over its time or byte limit: the engine stops sending, lets requests
             // in flight finish (within the request timeout) and returns what it measured.
             bench.live.cancel();
-            bench.finished_record(ProbeStatus::Cancelled, engine.await)
+            BenchRecord {
+                cancel_reason: Some(reason),
+                ..bench.finished_record(ProbeStatus::Cancelled, engine.await)
+            }
         }
     };
     state.metrics.target_bytes(egress.used());

@@ -113,7 +113,7 @@ pub struct BenchRow {
     pub options: String,
     /// `result` (JSON): the bench's result, or a sweep's steps.
     pub result: Option<String>,
-    /// `cancel_reason` (PostgreSQL only).
+    /// `cancel_reason`, read with a single bench (not in lists).
     pub cancel_reason: Option<String>,
 }
 

@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0003_visibility.sql"),
     include_str!("../../migrations/0004_browser_runs.sql"),
     include_str!("../../migrations/0005_bench_owner.sql"),
+    include_str!("../../migrations/0006_bench_cancel_reason.sql"),
 ];
 
 /// The trigger migration 3 drops while its rows are redacted and backfilled.
@@ -417,13 +418,14 @@ impl Store for SqliteStore {
     fn finish_bench(&self, record: &BenchRecord) -> Result<()> {
         let result = bench_result_json(record)?;
         let changed = self.writer().execute(
-            "UPDATE benches SET status = ?2, finished_at_unix_ms = ?3, result = ?4 \
-             WHERE id = ?1 AND status = 'running'",
+            "UPDATE benches SET status = ?2, finished_at_unix_ms = ?3, result = ?4, \
+             cancel_reason = ?5 WHERE id = ?1 AND status = 'running'",
             params![
                 record.id,
                 status_str(record.status),
                 record.finished_at_unix_ms.map(to_i64),
                 result,
+                record.cancel_reason,
             ],
         );
         running_updated(changed, &record.id)
@@ -433,9 +435,14 @@ impl Store for SqliteStore {
         let row = self
             .reader()
             .query_row(
-                &format!("SELECT {BENCH_COLUMNS} FROM benches WHERE id = ?1"),
+                &format!("SELECT {BENCH_COLUMNS}, cancel_reason FROM benches WHERE id = ?1"),
                 [id],
-                bench_row,
+                |row| {
+                    Ok(BenchRow {
+                        cancel_reason: row.get(6)?,
+                        ..bench_row(row)?
+                    })
+                },
             )
             .optional()?;
         row.map(BenchRow::record).transpose()

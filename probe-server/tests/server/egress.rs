@@ -280,6 +280,11 @@ async fn a_bench_stops_at_its_byte_budget() {
     let received = target_bytes(&state).await;
     eprintln!("bench budget {budget}: received {received} bytes, stopped after {took:?}");
     assert_eq!(record["status"], "cancelled", "stopped by its budget");
+    assert_eq!(
+        record["cancel_reason"],
+        format!("stopped at the server's byte budget for a bench ({budget} bytes from the target)"),
+        "the record says why"
+    );
     assert!(
         took.as_secs() < 10,
         "well before its 15 s of measuring: {took:?}"

@@ -369,3 +369,51 @@ async fn prometheus_scrapes_h123_as_it_scrapes_blackbox_exporter() {
         assert_eq!(theirs, ours, "{series}");
     }
 }
+
+#[tokio::test]
+async fn a_module_from_a_blackbox_style_file_decides_success() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("modules.yml");
+    std::fs::write(
+        &file,
+        "modules:\n  maintenance:\n    prober: http\n    timeout: 3s\n    http:\n      \
+         valid_status_codes: [503]\n      valid_http_versions: [\"HTTP/1.1\"]\n      \
+         fail_if_not_ssl: true\n",
+    )
+    .unwrap();
+    let limits = h123::server::server_limits();
+    let config = ServerConfig {
+        modules: h123::server::modules_file::load(&file, &limits).unwrap(),
+        ..config(&target)
+    };
+    let state = state(config, &dir);
+    let scrape = |path: String| {
+        let state = state.clone();
+        async move { call(&state, get(&path), CLIENT).await.text() }
+    };
+    let of = |path: &str, extra: &str| {
+        format!(
+            "/probe?module=maintenance{extra}&target={}",
+            target.https_url(path)
+        )
+    };
+    let down = scrape(of("/status/503", "")).await;
+    assert_eq!(
+        value(&down, "probe_success"),
+        Some(1.0),
+        "503 expected: {down}"
+    );
+    assert_eq!(value(&down, "probe_http_version"), Some(1.1), "{down}");
+    let up = scrape(of("/", "")).await;
+    assert_eq!(
+        value(&up, "probe_success"),
+        Some(0.0),
+        "200 is not listed: {up}"
+    );
+    let debug = scrape(of("/", "&debug=true")).await;
+    assert!(
+        debug.contains("timeout: 3000 ms"),
+        "the module's 3 s, under Prometheus' default 10 s less the offset: {debug}"
+    );
+}

@@ -1,0 +1,213 @@
+//! Scrape modules from a file (`h123 serve --modules FILE`), written as
+//! blackbox_exporter's configuration is: `modules:` by name, each with
+//! `prober: http`, `timeout` and an `http:` section whose fields mean what
+//! blackbox's do, plus h123's own `protocols` and `whole_probe`. A field
+//! h123 does not know is an error naming it, never silently ignored (a
+//! `tls_config` that was dropped would change what the module measures).
+
+use crate::probe::plan::{Limits, Plan};
+use h123_shared::blackbox::{self, Module};
+use h123_shared::{AddressFamily, Header, Method, ProbeOptions, Protocol};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    modules: BTreeMap<String, Spec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Spec {
+    #[serde(default)]
+    prober: Option<String>,
+    #[serde(default)]
+    timeout: Option<String>,
+    #[serde(default)]
+    http: Http,
+    /// h123: the protocols measured, the primary's candidates first.
+    #[serde(default)]
+    protocols: Option<Vec<Protocol>>,
+    /// h123: a whole default probe (rounds, the verdict) rather than one request each.
+    #[serde(default)]
+    whole_probe: bool,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Http {
+    valid_status_codes: Vec<u16>,
+    valid_http_versions: Vec<String>,
+    method: Option<Method>,
+    headers: BTreeMap<String, String>,
+    body: Option<String>,
+    preferred_ip_protocol: Option<String>,
+    ip_protocol_fallback: Option<bool>,
+    fail_if_ssl: bool,
+    fail_if_not_ssl: bool,
+}
+
+/// The built-in modules, then those of the file at `path` (a module of the
+/// same name replacing the built-in one), each checked against `limits` as
+/// a probe's options are.
+///
+/// # Errors
+/// One line naming the file and what is wrong in it.
+pub fn load(path: &Path, limits: &Limits) -> Result<Vec<Module>, String> {
+    let at = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{at}: {e}"))?;
+    let file: File = serde_yaml::from_str(&text).map_err(|e| format!("{at}: {e}"))?;
+    let mut modules = blackbox::built_in();
+    for (name, spec) in file.modules {
+        let module = module(&name, spec).map_err(|e| format!("{at}: module {name}: {e}"))?;
+        Plan::new(options_of(&module), limits).map_err(|e| format!("{at}: module {name}: {e}"))?;
+        modules.retain(|m| m.name != name);
+        modules.push(module);
+    }
+    Ok(modules)
+}
+
+/// A probe as `module` asks for it, to a placeholder URL (to check it).
+fn options_of(module: &Module) -> ProbeOptions {
+    ProbeOptions {
+        url: "https://example.com/".into(),
+        protocols: module.protocols.clone(),
+        method: module.method,
+        headers: module.headers.clone(),
+        body: module.body.as_ref().map(|text| h123_shared::RequestBody {
+            text: Some(text.clone()),
+            ..Default::default()
+        }),
+        family: module.family,
+        ..ProbeOptions::default()
+    }
+}
+
+fn module(name: &str, spec: Spec) -> Result<Module, String> {
+    if let Some(prober) = spec.prober.as_deref().filter(|p| *p != "http") {
+        return Err(format!("prober {prober:?}: h123 has the http prober only"));
+    }
+    let versions = spec
+        .http
+        .valid_http_versions
+        .iter()
+        .map(|v| version(v))
+        .collect::<Result<Vec<_>, _>>()?;
+    let protocols = match spec.protocols {
+        Some(protocols) if protocols.is_empty() => return Err("protocols is empty".into()),
+        Some(protocols) => protocols,
+        None if !versions.is_empty() => versions.clone(),
+        None => vec![Protocol::H2, Protocol::H1],
+    };
+    // blackbox prefers a family and falls back to the other unless told not to.
+    let family = match (
+        spec.http.preferred_ip_protocol.as_deref(),
+        spec.http.ip_protocol_fallback,
+    ) {
+        (None, _) | (Some(_), None | Some(true)) => AddressFamily::Any,
+        (Some("ip4"), Some(false)) => AddressFamily::V4,
+        (Some("ip6"), Some(false)) => AddressFamily::V6,
+        (Some(other), _) => return Err(format!("preferred_ip_protocol {other:?}: ip4 or ip6")),
+    };
+    let mut module = Module::new(name, "from the modules file", &protocols, spec.whole_probe);
+    module.valid_status_codes = spec.http.valid_status_codes;
+    module.valid_http_versions = versions;
+    module.fail_if_ssl = spec.http.fail_if_ssl;
+    module.fail_if_not_ssl = spec.http.fail_if_not_ssl;
+    module.method = spec.http.method.unwrap_or_default();
+    module.headers = spec
+        .http
+        .headers
+        .into_iter()
+        .map(|(name, value)| Header { name, value })
+        .collect();
+    module.body = spec.http.body;
+    module.family = family;
+    module.timeout_ms = spec.timeout.as_deref().map(duration_ms).transpose()?;
+    Ok(module)
+}
+
+/// `HTTP/1.1`, `HTTP/2.0` (or `HTTP/2`), `HTTP/3.0` (or `HTTP/3`), as blackbox writes them.
+fn version(text: &str) -> Result<Protocol, String> {
+    match text {
+        "HTTP/1.1" => Ok(Protocol::H1),
+        "HTTP/2" | "HTTP/2.0" => Ok(Protocol::H2),
+        "HTTP/3" | "HTTP/3.0" => Ok(Protocol::H3),
+        other => Err(format!(
+            "valid_http_versions {other:?}: HTTP/1.1, HTTP/2.0 or HTTP/3.0"
+        )),
+    }
+}
+
+/// A Prometheus duration (`500ms`, `5s`, `1m`) in ms.
+fn duration_ms(text: &str) -> Result<u64, String> {
+    let bad = || format!("timeout {text:?}: a duration such as 500ms, 5s or 1m");
+    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number.parse().map_err(|_| bad())?;
+    let scale = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        _ => return Err(bad()),
+    };
+    Ok(number.saturating_mul(scale))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loaded(yaml: &str) -> Result<Vec<Module>, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("modules.yml");
+        std::fs::write(&path, yaml).unwrap();
+        load(&path, &crate::server::server_limits())
+    }
+
+    #[test]
+    fn a_blackbox_module_reads_as_blackbox_means_it() {
+        let modules = loaded(
+            "modules:\n  strict_h3:\n    prober: http\n    timeout: 4s\n    http:\n      \
+             valid_status_codes: [200, 204]\n      valid_http_versions: [\"HTTP/3.0\"]\n      \
+             method: HEAD\n      headers:\n        Accept: text/html\n      fail_if_not_ssl: true\n      \
+             preferred_ip_protocol: ip4\n      ip_protocol_fallback: false\n",
+        )
+        .unwrap();
+        let m = modules.iter().find(|m| m.name == "strict_h3").unwrap();
+        assert_eq!(m.protocols, vec![Protocol::H3], "from valid_http_versions");
+        assert_eq!(m.valid_status_codes, vec![200, 204]);
+        assert_eq!(m.method, Method::Head);
+        assert_eq!(m.headers[0].value, "text/html");
+        assert_eq!(m.family, AddressFamily::V4);
+        assert_eq!(m.timeout_ms, Some(4_000));
+        assert!(m.fail_if_not_ssl);
+        assert!(
+            modules.iter().any(|m| m.name == "compare"),
+            "built-ins stay"
+        );
+    }
+
+    #[test]
+    fn what_h123_cannot_honour_is_refused_by_name() {
+        let unknown = loaded(
+            "modules:\n  m:\n    http:\n      tls_config:\n        insecure_skip_verify: true\n",
+        )
+        .unwrap_err();
+        assert!(unknown.contains("tls_config"), "{unknown}");
+        let prober = loaded("modules:\n  m:\n    prober: icmp\n").unwrap_err();
+        assert!(prober.contains("http prober only"), "{prober}");
+        let post =
+            loaded("modules:\n  m:\n    http:\n      method: POST\n      body: x\n").unwrap_err();
+        assert!(
+            post.contains("module m"),
+            "a public server's methods: {post}"
+        );
+        let version =
+            loaded("modules:\n  m:\n    http:\n      valid_http_versions: [\"HTTP/1.0\"]\n")
+                .unwrap_err();
+        assert!(version.contains("HTTP/1.0"), "{version}");
+    }
+}
