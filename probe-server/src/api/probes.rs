@@ -129,24 +129,11 @@ pub async fn probes_create(
     // What agents get: the options as sent (the plan moves a body's bytes out).
     let sent = (!agents.is_empty()).then(|| options.clone());
     let mut plan = Plan::new(options, &state.config.limits)?;
-    // A DNS server named in the request is checked by the guard; the server's own is trusted.
-    let default_dns = state.config.dns_server;
-    state
-        .config
-        .guard
-        .check(&plan, default_dns)
-        .await
-        .map_err(ApiError::BlockedTarget)?;
-    if plan.dns_server.is_none() {
-        plan.dns_server = default_dns;
-    }
+    guard_target(&state, &mut plan).await?;
     // The server's own run takes its whole byte budget from the client's
     // bytes per minute now; what it does not receive comes back when it ends.
     let reservation = match plan.egress.clone().filter(|_| server_runs) {
-        Some(egress) => Some(state.egress_quota.reserve(client, egress).map_err(|wait| {
-            state.metrics.rejected("client_bytes");
-            ApiError::EgressSpent(crate::server::limit::whole_secs(wait))
-        })?),
+        Some(egress) => Some(reserve_egress(&state, client, egress)?),
         None => None,
     };
     let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
@@ -256,6 +243,35 @@ pub async fn creation_admitted(
         return Err(ApiError::RateLimited(decision));
     }
     Ok(decision)
+}
+
+/// Checks `plan`'s target against the server's safety policy (a DNS server
+/// named in the request is checked too; the server's own is trusted and
+/// filled in where the plan names none).
+pub async fn guard_target(state: &AppState, plan: &mut Plan) -> Result<()> {
+    let default_dns = state.config.dns_server;
+    state
+        .config
+        .guard
+        .check(plan, default_dns)
+        .await
+        .map_err(ApiError::BlockedTarget)?;
+    if plan.dns_server.is_none() {
+        plan.dns_server = default_dns;
+    }
+    Ok(())
+}
+
+/// Takes a probe's whole byte budget from `client`'s bytes per minute.
+pub fn reserve_egress(
+    state: &AppState,
+    client: crate::server::client::ClientKey,
+    egress: std::sync::Arc<crate::probe::egress::Egress>,
+) -> Result<crate::server::egress_quota::Reservation> {
+    state.egress_quota.reserve(client, egress).map_err(|wait| {
+        state.metrics.rejected("client_bytes");
+        ApiError::EgressSpent(crate::server::limit::whole_secs(wait))
+    })
 }
 
 /// The record: running (partial) or finished, from memory or the store. A

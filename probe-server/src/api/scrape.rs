@@ -85,21 +85,9 @@ pub async fn probe_scrape(
         .ok_or_else(|| ApiError::InvalidQuery("the target parameter is missing".into()))?;
     let budget = scrape_budget(&headers, module);
     let mut plan = Plan::new(options(target, module, budget), &state.config.limits)?;
-    let default_dns = state.config.dns_server;
-    state
-        .config
-        .guard
-        .check(&plan, default_dns)
-        .await
-        .map_err(ApiError::BlockedTarget)?;
-    if plan.dns_server.is_none() {
-        plan.dns_server = default_dns;
-    }
+    super::probes::guard_target(&state, &mut plan).await?;
     let reservation = match plan.egress.clone() {
-        Some(egress) => Some(state.egress_quota.reserve(client, egress).map_err(|wait| {
-            state.metrics.rejected("client_bytes");
-            ApiError::EgressSpent(crate::server::limit::whole_secs(wait))
-        })?),
+        Some(egress) => Some(super::probes::reserve_egress(&state, client, egress)?),
         None => None,
     };
     let started = crate::probe::trace::now();
