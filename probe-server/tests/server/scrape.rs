@@ -417,3 +417,53 @@ async fn a_module_from_a_blackbox_style_file_decides_success() {
         "the module's 3 s, under Prometheus' default 10 s less the offset: {debug}"
     );
 }
+
+/// A file the repository ships in `docs/prometheus/`.
+fn shipped(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs/prometheus")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[tokio::test]
+async fn the_shipped_scrape_configuration_and_dashboard_work_against_a_real_prometheus() {
+    let _serial = SERIAL.lock().await;
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::start(&target, &dir.path().join("h123.sqlite"), &[]).await;
+    let url = format!("https://127.0.0.1:{}/", target.https_addr.port());
+    // The shipped jobs as a user fills them in, scraped every second here.
+    let scrapes = shipped("h123-scrape.yml")
+        .replace("h123.example:8080", &server.addr.to_string())
+        .replace("https://example.com/", &url)
+        .replace("scrape_interval: 60s", "scrape_interval: 1s")
+        .replace("scrape_timeout: 10s", "scrape_timeout: 1s");
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(&config, scrapes).unwrap();
+    let prometheus: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let _prometheus = start(
+        "/usr/bin/prometheus",
+        &[
+            format!("--config.file={}", config.display()),
+            format!("--storage.tsdb.path={}", dir.path().join("tsdb").display()),
+            format!("--web.listen-address={prometheus}"),
+        ],
+    );
+    assert_eq!(query(prometheus, "up{job=\"h123\"}").await.len(), 1);
+    // Every panel of the shipped dashboard has data for the shipped compare job.
+    let dashboard: Value = serde_json::from_str(&shipped("h123-dashboard.json")).unwrap();
+    let panels = dashboard["panels"].as_array().expect("panels");
+    assert!(panels.len() >= 8, "{} panels", panels.len());
+    for panel in panels {
+        for target in panel["targets"].as_array().expect("targets") {
+            let expr = target["expr"]
+                .as_str()
+                .expect("an expression")
+                .replace("$job", "h123_compare")
+                .replace("$instance", ".*");
+            let found = query(prometheus, &expr).await;
+            println!("{}: {} series", panel["title"], found.len());
+        }
+    }
+}
