@@ -58,6 +58,7 @@ pub struct Engine {
 impl Engine {
     /// An engine that trusts `trust` and connects only where `policy` allows.
     pub fn new(trust: TrustSettings, policy: ConnectPolicy) -> Self {
+        arrival::keep_stamping_on();
         Engine {
             trust,
             policy,

@@ -31,6 +31,17 @@ pub fn on_engine_clock(stamp: SystemTime) -> Instant {
     }
 }
 
+/// Keeps the kernel's stamping switched on for the life of the process by
+/// holding one stamping socket open. The switch is machine-wide (a static
+/// key, and each flip patches kernel code on every CPU, tens of
+/// microseconds on a small machine): held, the first stamped socket of a
+/// connection does not flip it inside a timed connection's set-up, nor its
+/// close flip it back. Called before any attempt's clock starts.
+pub fn keep_stamping_on() {
+    static HELD: std::sync::OnceLock<Option<std::os::fd::OwnedFd>> = std::sync::OnceLock::new();
+    HELD.get_or_init(imp::stamping_socket);
+}
+
 /// Asks the kernel to stamp the arrival of `socket`'s TCP segments; whether
 /// it will (false off Linux or when refused).
 pub fn stamp_tcp(socket: &impl AsFd) -> bool {
@@ -62,7 +73,7 @@ pub fn last_datagram(socket: &impl AsFd) -> Option<Instant> {
 mod imp {
     use std::io;
     use std::mem::{self, MaybeUninit};
-    use std::os::fd::{AsFd, AsRawFd};
+    use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
     use std::time::{Duration, Instant, SystemTime};
 
     /// Room for one `SCM_TIMESTAMPNS` message (a `timespec`) and a spare one.
@@ -72,6 +83,19 @@ mod imp {
     /// the native `timespec`: 64-bit where `time_t` is, as on every 64-bit
     /// target), missing from the libc crate.
     const SIOCGSTAMPNS: libc::c_ulong = 0x8907;
+
+    /// An unbound UDP socket with stamping on (no port is taken).
+    pub fn stamping_socket() -> Option<OwnedFd> {
+        // SAFETY: plain arguments; a non-negative result is a new
+        // descriptor that nothing else owns.
+        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: `fd` was just opened and is owned here alone.
+        let socket = unsafe { OwnedFd::from_raw_fd(fd) };
+        stamp_tcp(&socket).then_some(socket)
+    }
 
     pub fn stamp_tcp(socket: &impl AsFd) -> bool {
         let on: libc::c_int = 1;
@@ -178,8 +202,12 @@ mod imp {
 #[cfg(not(target_os = "linux"))]
 mod imp {
     use std::io;
-    use std::os::fd::AsFd;
+    use std::os::fd::{AsFd, OwnedFd};
     use std::time::{Instant, SystemTime};
+
+    pub fn stamping_socket() -> Option<OwnedFd> {
+        None
+    }
 
     pub fn stamp_tcp(_: &impl AsFd) -> bool {
         false
