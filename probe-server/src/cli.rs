@@ -8,6 +8,8 @@ pub mod compare_cmd;
 pub mod compare_text;
 pub mod exit;
 pub mod junit;
+pub mod monitor_cmd;
+pub mod monitor_text;
 pub mod probe_cmd;
 pub mod remote;
 pub mod request_body;
@@ -43,6 +45,8 @@ pub enum Command {
     Serve(serve_cmd::ServeArgs),
     /// Run probes for an h123 server from this machine (a vantage point).
     Agent(agent_cmd::AgentArgs),
+    /// A server's monitors: probes on a schedule, their history and thresholds.
+    Monitor(monitor_cmd::MonitorArgs),
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -53,6 +57,7 @@ pub async fn run(cli: Cli) -> std::process::ExitCode {
         Command::Compare(args) => compare_cmd::run(args).await,
         Command::Serve(args) => serve_cmd::run(args).await,
         Command::Agent(args) => agent_cmd::run(args).await,
+        Command::Monitor(args) => monitor_cmd::run(args).await,
     }
 }
 

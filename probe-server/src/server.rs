@@ -3,6 +3,7 @@
 
 pub mod agent_part;
 pub mod agents;
+pub mod alerts;
 pub mod bench_slot;
 pub mod buckets;
 pub mod client;
@@ -23,6 +24,7 @@ pub mod queue;
 pub mod registry;
 pub mod retention;
 pub mod runner;
+pub mod schedule;
 pub mod seal;
 pub mod share;
 pub mod stream_cap;
@@ -105,6 +107,31 @@ pub struct ServerConfig {
     pub cors_origins: Vec<CorsOrigin>,
     /// The `/probe` scrape modules: the built-in ones and `--modules`' (`shared::blackbox`).
     pub modules: Vec<h123_shared::blackbox::Module>,
+    /// The bounds on monitors.
+    pub monitors: MonitorLimits,
+}
+
+/// How many monitors a server keeps and how often they may run: with each probe's byte
+/// budget, what bounds the traffic monitors can send to targets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MonitorLimits {
+    /// Most monitors on the server (`--max-monitors`).
+    pub max_total: u64,
+    /// Most monitors one owner token may hold (`--max-monitors-per-owner`).
+    pub per_owner: u64,
+    /// The shortest interval, in milliseconds (`--monitor-min-interval`).
+    pub min_every_ms: u64,
+}
+
+impl Default for MonitorLimits {
+    /// 1,000 monitors, 20 an owner, every minute at most.
+    fn default() -> Self {
+        MonitorLimits {
+            max_total: 1000,
+            per_owner: 20,
+            min_every_ms: 60_000,
+        }
+    }
 }
 
 /// How a server with benches enabled runs them.
@@ -168,6 +195,7 @@ impl Default for ServerConfig {
             agent_lease: agents::LEASE,
             cors_origins: Vec::new(),
             modules: h123_shared::blackbox::built_in(),
+            monitors: MonitorLimits::default(),
         }
     }
 }

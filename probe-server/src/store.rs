@@ -5,12 +5,17 @@
 
 pub mod codec;
 pub mod location;
+pub mod monitor_rows;
 pub mod postgres;
 pub mod sqlite;
+pub mod sqlite_monitors;
 
+use h123_shared::Protocol;
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use h123_shared::browser::BrowserRun;
+use h123_shared::monitor::MonitorPoint;
 use location::DbLocation;
+use monitor_rows::{DeliveryLog, StoredMonitor};
 use postgres::{PostgresSettings, PostgresStore};
 use sqlite::SqliteStore;
 use std::sync::Arc;
@@ -189,6 +194,93 @@ pub trait Store: Send + Sync + 'static {
     /// # Errors
     /// When the database fails.
     fn cancel_running_benches(&self, now_unix_ms: u64) -> Result<usize>;
+
+    /// Stores a new monitor.
+    ///
+    /// # Errors
+    /// When the id exists already or the database fails.
+    fn insert_monitor(&self, monitor: &StoredMonitor) -> Result<()>;
+
+    /// The monitor with this id, if any.
+    ///
+    /// # Errors
+    /// When the database fails or the monitor is unreadable.
+    fn get_monitor(&self, id: &str) -> Result<Option<StoredMonitor>>;
+
+    /// Up to `limit` monitors, newest first: the public ones and those owned by `owner_hash`.
+    ///
+    /// # Errors
+    /// When the database fails or a monitor is unreadable.
+    fn list_monitors(&self, limit: usize, owner_hash: Option<&str>) -> Result<Vec<StoredMonitor>>;
+
+    /// How many monitors there are: all of them, or those owned by `owner_hash`.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn count_monitors(&self, owner_hash: Option<&str>) -> Result<u64>;
+
+    /// Pauses or resumes monitor `id`, its next slot set to `next_slot`; whether it exists.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn set_monitor_paused(&self, id: &str, paused: bool, next_slot: u64) -> Result<bool>;
+
+    /// Deletes monitor `id` and its history; whether it existed.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn delete_monitor(&self, id: &str) -> Result<bool>;
+
+    /// Up to `limit` running monitors whose next slot is at or before `now`, earliest first.
+    ///
+    /// # Errors
+    /// When the database fails or a monitor is unreadable.
+    fn due_monitors(&self, now: u64, limit: usize) -> Result<Vec<StoredMonitor>>;
+
+    /// Moves running monitor `id`'s next slot from `due` to `next`; whether this call did
+    /// (then the slot is this caller's alone to run).
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn claim_slot(&self, id: &str, due: u64, next: u64) -> Result<bool>;
+
+    /// Stores points of monitor `id` in one transaction (a point already stored for its slot,
+    /// vantage and protocol is kept).
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn add_points(&self, id: &str, points: &[MonitorPoint]) -> Result<()>;
+
+    /// Monitor `id`'s points with slots in `[from, to)`, oldest first: of `protocol` (and the
+    /// missed stretches) when given, else all.
+    ///
+    /// # Errors
+    /// When the database fails or a point is unreadable.
+    fn points(
+        &self,
+        id: &str,
+        from: u64,
+        to: u64,
+        protocol: Option<Protocol>,
+    ) -> Result<Vec<MonitorPoint>>;
+
+    /// Sets monitor `id`'s alert state (JSON).
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn set_alert_state(&self, id: &str, state: &str) -> Result<()>;
+
+    /// Logs one try to deliver a notification of monitor `id`.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn log_delivery(&self, id: &str, log: &DeliveryLog) -> Result<()>;
+
+    /// Monitor `id`'s latest `limit` delivery tries, newest first.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn deliveries(&self, id: &str, limit: usize) -> Result<Vec<DeliveryLog>>;
 }
 
 /// The store shared by the server's tasks, called from async code: the one
@@ -445,6 +537,164 @@ pub fn status_str(status: ProbeStatus) -> &'static str {
         ProbeStatus::Running => "running",
         ProbeStatus::Done => "done",
         ProbeStatus::Cancelled => "cancelled",
+    }
+}
+
+/// Monitors and their history, whichever the back end (see the [`Store`] methods of the same names).
+impl SharedStore {
+    /// Stores a new monitor.
+    ///
+    /// # Errors
+    /// When the id exists already or the database fails.
+    pub async fn insert_monitor(&self, monitor: StoredMonitor) -> Result<()> {
+        dispatch!(self, |s| s.insert_monitor(&monitor), |pg| {
+            postgres::monitors::insert(&*pg.client().await?, &monitor).await
+        })
+    }
+
+    /// The monitor with this id, if any.
+    ///
+    /// # Errors
+    /// When the database fails or the monitor is unreadable.
+    pub async fn get_monitor(&self, id: String) -> Result<Option<StoredMonitor>> {
+        dispatch!(self, |s| s.get_monitor(&id), |pg| {
+            postgres::monitors::get(&*pg.client().await?, &id).await
+        })
+    }
+
+    /// Up to `limit` monitors, newest first: the public ones and those owned by `owner_hash`.
+    ///
+    /// # Errors
+    /// When the database fails or a monitor is unreadable.
+    pub async fn list_monitors(
+        &self,
+        limit: usize,
+        owner_hash: Option<String>,
+    ) -> Result<Vec<StoredMonitor>> {
+        dispatch!(
+            self,
+            |s| s.list_monitors(limit, owner_hash.as_deref()),
+            |pg| {
+                postgres::monitors::list(&*pg.client().await?, limit, owner_hash.as_deref()).await
+            }
+        )
+    }
+
+    /// How many monitors there are: all, or those owned by `owner_hash`.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn count_monitors(&self, owner_hash: Option<String>) -> Result<u64> {
+        dispatch!(self, |s| s.count_monitors(owner_hash.as_deref()), |pg| {
+            postgres::monitors::count(&*pg.client().await?, owner_hash.as_deref()).await
+        })
+    }
+
+    /// Pauses or resumes monitor `id`, its next slot set to `next_slot`; whether it exists.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn set_monitor_paused(
+        &self,
+        id: String,
+        paused: bool,
+        next_slot: u64,
+    ) -> Result<bool> {
+        dispatch!(
+            self,
+            |s| s.set_monitor_paused(&id, paused, next_slot),
+            |pg| {
+                postgres::monitors::set_paused(&*pg.client().await?, &id, paused, next_slot).await
+            }
+        )
+    }
+
+    /// Deletes monitor `id` and its history; whether it existed.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn delete_monitor(&self, id: String) -> Result<bool> {
+        dispatch!(self, |s| s.delete_monitor(&id), |pg| {
+            postgres::monitors::delete(&mut pg.client().await?, &id).await
+        })
+    }
+
+    /// Up to `limit` running monitors whose next slot is at or before `now`, earliest first.
+    ///
+    /// # Errors
+    /// When the database fails or a monitor is unreadable.
+    pub async fn due_monitors(&self, now: u64, limit: usize) -> Result<Vec<StoredMonitor>> {
+        dispatch!(self, |s| s.due_monitors(now, limit), |pg| {
+            postgres::monitors::due(&*pg.client().await?, now, limit).await
+        })
+    }
+
+    /// Moves running monitor `id`'s next slot from `due` to `next`; whether this call did
+    /// (then the slot is this caller's alone to run, in every instance).
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn claim_slot(&self, id: String, due: u64, next: u64) -> Result<bool> {
+        dispatch!(self, |s| s.claim_slot(&id, due, next), |pg| {
+            postgres::monitors::claim(&*pg.client().await?, &id, due, next).await
+        })
+    }
+
+    /// Stores points of monitor `id` in one transaction.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn add_points(&self, id: String, points: Vec<MonitorPoint>) -> Result<()> {
+        dispatch!(self, |s| s.add_points(&id, &points), |pg| {
+            postgres::monitors::add_points(&mut pg.client().await?, &id, &points).await
+        })
+    }
+
+    /// Monitor `id`'s points with slots in `[from, to)`, oldest first: of `protocol` (and the
+    /// missed stretches) when given, else all.
+    ///
+    /// # Errors
+    /// When the database fails or a point is unreadable.
+    pub async fn points(
+        &self,
+        id: String,
+        from: u64,
+        to: u64,
+        protocol: Option<Protocol>,
+    ) -> Result<Vec<MonitorPoint>> {
+        dispatch!(self, |s| s.points(&id, from, to, protocol), |pg| {
+            postgres::monitors::points(&*pg.client().await?, &id, from, to, protocol).await
+        })
+    }
+
+    /// Sets monitor `id`'s alert state (JSON).
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn set_alert_state(&self, id: String, state: String) -> Result<()> {
+        dispatch!(self, |s| s.set_alert_state(&id, &state), |pg| {
+            postgres::monitors::set_alert_state(&*pg.client().await?, &id, &state).await
+        })
+    }
+
+    /// Logs one try to deliver a notification of monitor `id`.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn log_delivery(&self, id: String, log: DeliveryLog) -> Result<()> {
+        dispatch!(self, |s| s.log_delivery(&id, &log), |pg| {
+            postgres::monitors::log_delivery(&*pg.client().await?, &id, &log).await
+        })
+    }
+
+    /// Monitor `id`'s latest `limit` delivery tries, newest first.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn deliveries(&self, id: String, limit: usize) -> Result<Vec<DeliveryLog>> {
+        dispatch!(self, |s| s.deliveries(&id, limit), |pg| {
+            postgres::monitors::deliveries(&*pg.client().await?, &id, limit).await
+        })
     }
 }
 

@@ -53,6 +53,19 @@ pub struct ProbeRecord {
     /// (`POST /api/v1/probes/{id}/browser`, once the probe has finished; at most once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub browser: Option<crate::browser::BrowserRun>,
+    /// The monitor whose scheduled run this probe is, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monitor: Option<MonitorLink>,
+}
+
+/// A monitor's run: which monitor, and which of its slots.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MonitorLink {
+    /// The monitor's id (`/api/v1/monitors/{id}`).
+    pub id: String,
+    /// The slot the run was for, milliseconds since the Unix epoch.
+    pub slot_unix_ms: u64,
 }
 
 /// How long after its creation a finished probe may still receive its owner's browser
@@ -545,6 +558,7 @@ mod tests {
             cancel_reason: None,
             vantages: Vec::new(),
             browser: None,
+            monitor: None,
         };
         assert!(!record.settled(1_000 + 2 * BROWSER_WINDOW_MS), "running");
         record.status = ProbeStatus::Done;

@@ -9,6 +9,7 @@ extern crate self as h123_shared;
 
 pub mod addresses;
 pub mod agent;
+pub mod alert;
 pub mod alt_svc;
 pub mod analysis;
 pub mod api;
@@ -35,6 +36,7 @@ pub mod json;
 pub mod live;
 pub mod markup;
 pub mod migration;
+pub mod monitor;
 pub mod network;
 pub mod palette;
 pub mod redact;

@@ -127,6 +127,16 @@ pub enum ApiError {
     /// 413 `too_many_events`: an agent's job posted more events than a probe can make.
     #[error("a job may post at most {0} events")]
     TooManyEvents(usize),
+    /// 422 with the spec's code (`invalid_interval`, `invalid_threshold`, `invalid_body`): a
+    /// monitor request that cannot be taken.
+    #[error("{}", .0.message)]
+    InvalidMonitor(h123_shared::monitor::SpecError),
+    /// 403 `not_owner`: only the owner token a monitor was made under may change it.
+    #[error("only the owner token this monitor was made under may pause, resume or delete it")]
+    NotMonitorOwner,
+    /// 429 `too_many_monitors`: the owner's or the server's monitors are at their bound.
+    #[error("{0}")]
+    TooManyMonitors(String),
     /// 500 `internal`: a fault on our side; the details are logged, not sent.
     #[error("internal error")]
     Internal(String),
@@ -144,14 +154,16 @@ impl ApiError {
             ApiError::InvalidBody(_)
             | ApiError::Plan(_)
             | ApiError::UnknownVantage(_)
-            | ApiError::InvalidBrowserRun(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            | ApiError::InvalidBrowserRun(_)
+            | ApiError::InvalidMonitor(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::BlockedTarget(_) | ApiError::BenchDisabled | ApiError::NotOwner => {
-                StatusCode::FORBIDDEN
-            }
+            ApiError::BlockedTarget(_)
+            | ApiError::BenchDisabled
+            | ApiError::NotOwner
+            | ApiError::NotMonitorOwner => StatusCode::FORBIDDEN,
             ApiError::BenchBusy(_)
             | ApiError::StillRunning(_)
             | ApiError::ProbeRunning(_)
@@ -162,7 +174,8 @@ impl ApiError {
             ApiError::RateLimited(_)
             | ApiError::TooManyProbes(_)
             | ApiError::TooManyStreams(_)
-            | ApiError::EgressSpent(_) => StatusCode::TOO_MANY_REQUESTS,
+            | ApiError::EgressSpent(_)
+            | ApiError::TooManyMonitors(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ServerBusy | ApiError::ShuttingDown | ApiError::StoreUnavailable(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -208,6 +221,9 @@ impl ApiError {
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::AgentVersion { .. } => "agent_version_unsupported",
             ApiError::TooManyEvents(_) => "too_many_events",
+            ApiError::InvalidMonitor(e) => e.code,
+            ApiError::TooManyMonitors(_) => "too_many_monitors",
+            ApiError::NotMonitorOwner => "not_owner",
         }
     }
 
@@ -215,6 +231,12 @@ impl ApiError {
     pub fn no_probe(id: &str) -> Self {
         let shown: String = id.chars().take(40).collect();
         ApiError::NotFound(format!("no probe with id `{shown}`"))
+    }
+
+    /// A 404 for monitor `id`.
+    pub fn no_monitor(id: &str) -> Self {
+        let shown: String = id.chars().take(40).collect();
+        ApiError::NotFound(format!("no monitor with id `{shown}`"))
     }
 
     /// A 404 for bench `id`.

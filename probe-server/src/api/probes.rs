@@ -12,6 +12,7 @@ use crate::server::AppState;
 use crate::server::owner;
 use crate::server::partial;
 use crate::server::queue::AgentPost;
+use crate::server::registry::LiveProbe;
 use crate::server::registry::Refusal;
 use crate::server::{dispatch, runner};
 use crate::store::{is_valid_id, new_id};
@@ -19,11 +20,13 @@ use axum::extract::{FromRequest, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use h123_shared::api::{
-    ApiError as ErrorBody, ProbeCreated, ProbeLinks, ProbeList, ProbeRecord, ProbeStatus,
+    ApiError as ErrorBody, MonitorLink, ProbeCreated, ProbeLinks, ProbeList, ProbeRecord,
+    ProbeStatus,
 };
 use h123_shared::{ProbeOptions, ProbeResult};
 use serde::Deserialize;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// Largest `limit` of one list page.
 pub const MAX_PAGE: usize = 100;
@@ -116,103 +119,20 @@ pub async fn probes_create(
     }
     let decision = creation_admitted(&state, client).await?;
     let client = state.client_key(client);
-    let ApiJson(mut options) = ApiJson::<ProbeOptions>::from_request(request, &()).await?;
-    options.vantages = vantages::checked(&state, &options.vantages)?;
-    let own = state.config.vantage.name.clone();
-    let server_runs = options.vantages.is_empty() || options.vantages.contains(&own);
-    let agents: Vec<String> = options
-        .vantages
-        .iter()
-        .filter(|name| **name != own)
-        .cloned()
-        .collect();
-    // What agents get: the options as sent (the plan moves a body's bytes out).
-    let sent = (!agents.is_empty()).then(|| options.clone());
-    let mut plan = Plan::new(options, &state.config.limits)?;
-    guard_target(&state, &mut plan).await?;
-    // The server's own run takes its whole byte budget from the client's
-    // bytes per minute now; what it does not receive comes back when it ends.
-    let reservation = match plan.egress.clone().filter(|_| server_runs) {
-        Some(egress) => Some(reserve_egress(&state, client, egress)?),
-        None => None,
-    };
-    let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
+    let ApiJson(options) = ApiJson::<ProbeOptions>::from_request(request, &()).await?;
     let token = match token {
         Some(token) => token,
         None => {
             owner::new_token().map_err(|e| ApiError::Internal(format!("random source: {e}")))?
         }
     };
-    let now = crate::probe::trace::unix_ms();
-    // The plan keeps the real credentials (the probe sends them); the record never has them.
-    let mut options = plan.options.clone();
-    h123_shared::redact::redact_options(&mut options);
-    let record = ProbeRecord {
-        id: id.clone(),
-        status: ProbeStatus::Running,
-        created_at_unix_ms: now,
-        options: options.clone(),
-        result: ProbeResult::empty(options, now, Some(state.config.vantage.clone())),
-        queued_ms: None,
-        cancel_reason: None,
-        vantages: if agents.is_empty() {
-            Vec::new()
-        } else {
-            vantages::runs(&state, &plan.options.vantages)
-        },
-        browser: None,
+    let launch = Launch {
+        client,
+        per_client: state.config.per_client_probes,
+        owner_hash: owner::token_hash(&token),
+        monitor: None,
     };
-    let config = &state.config;
-    let live = state
-        .registry
-        .try_insert(
-            record.clone(),
-            client,
-            config.per_client_probes,
-            config.max_running + config.max_queued,
-        )
-        .map_err(|refusal| match refusal {
-            Refusal::Client => {
-                state.metrics.rejected("client_probes");
-                ApiError::TooManyProbes(config.per_client_probes)
-            }
-            Refusal::Full => {
-                state.metrics.rejected("queue_full");
-                ApiError::ServerBusy
-            }
-        })?;
-    if let Err(e) = state
-        .store
-        .insert(record, Some(owner::token_hash(&token)))
-        .await
-    {
-        state.registry.remove(&id);
-        return Err(e.into());
-    }
-    state.relay.follow(live.clone());
-    if let Some(sent) = sent {
-        for agent in &agents {
-            let queued = state
-                .jobs
-                .enqueue(
-                    &state.agents,
-                    &id,
-                    agent,
-                    &sent,
-                    state.config.max_probe_time,
-                )
-                .await;
-            if let Err(e) = queued {
-                // The vantage fails, with the reason; the probe goes on at the others.
-                let outcome =
-                    AgentPost::Outcome(Err(format!("cannot queue agent {agent}'s job: {e}")));
-                dispatch::apply(&state, &id, agent, outcome).await;
-            }
-        }
-    }
-    if server_runs {
-        runner::spawn(state.clone(), live, plan, reservation);
-    }
+    let id = launch.start(&state, options).await?.id();
     let links = ProbeLinks::for_id(&id);
     let location = HeaderValue::from_str(&links.self_)
         .map_err(|e| ApiError::Internal(format!("location header: {e}")))?;
@@ -226,6 +146,126 @@ pub async fn probes_create(
     response.headers_mut().insert(header::LOCATION, location);
     rate_headers(&decision, response.headers_mut());
     Ok(response)
+}
+
+/// Who a probe is started for, and what it is linked to.
+pub struct Launch {
+    /// The client it counts against (its fair slot, its bytes per minute).
+    pub client: crate::server::client::ClientKey,
+    /// How many of the client's probes may be in flight at once.
+    pub per_client: usize,
+    /// The SHA-256 of the owner token it is stored under.
+    pub owner_hash: String,
+    /// The monitor whose run it is: its bytes come from the monitors' bounds
+    /// (their count and interval), not a client's bytes per minute.
+    pub monitor: Option<MonitorLink>,
+}
+
+impl Launch {
+    /// Starts a probe of `options`: checked against the server's limits and safety policy,
+    /// registered, stored (on disk before this returns), run by this server and queued for
+    /// its agents.
+    ///
+    /// # Errors
+    /// Invalid options, a blocked target, a spent byte budget, a full queue, the store's failure.
+    pub async fn start(
+        self,
+        state: &AppState,
+        mut options: ProbeOptions,
+    ) -> Result<Arc<LiveProbe>> {
+        options.vantages = vantages::checked(state, &options.vantages)?;
+        let own = state.config.vantage.name.clone();
+        let server_runs = options.vantages.is_empty() || options.vantages.contains(&own);
+        let agents: Vec<String> = options
+            .vantages
+            .iter()
+            .filter(|name| **name != own)
+            .cloned()
+            .collect();
+        // What agents get: the options as sent (the plan moves a body's bytes out).
+        let sent = (!agents.is_empty()).then(|| options.clone());
+        let mut plan = Plan::new(options, &state.config.limits)?;
+        guard_target(state, &mut plan).await?;
+        // The server's own run takes its whole byte budget from the client's
+        // bytes per minute now; what it does not receive comes back when it ends.
+        let reservation = match plan
+            .egress
+            .clone()
+            .filter(|_| server_runs && self.monitor.is_none())
+        {
+            Some(egress) => Some(reserve_egress(state, self.client, egress)?),
+            None => None,
+        };
+        let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
+        let now = crate::probe::trace::unix_ms();
+        // The plan keeps the real credentials (the probe sends them); the record never has them.
+        let mut options = plan.options.clone();
+        h123_shared::redact::redact_options(&mut options);
+        let record = ProbeRecord {
+            id: id.clone(),
+            status: ProbeStatus::Running,
+            created_at_unix_ms: now,
+            options: options.clone(),
+            result: ProbeResult::empty(options, now, Some(state.config.vantage.clone())),
+            queued_ms: None,
+            cancel_reason: None,
+            vantages: if agents.is_empty() {
+                Vec::new()
+            } else {
+                vantages::runs(state, &plan.options.vantages)
+            },
+            browser: None,
+            monitor: self.monitor,
+        };
+        let config = &state.config;
+        let live = state
+            .registry
+            .try_insert(
+                record.clone(),
+                self.client,
+                self.per_client,
+                config.max_running + config.max_queued,
+            )
+            .map_err(|refusal| match refusal {
+                Refusal::Client => {
+                    state.metrics.rejected("client_probes");
+                    ApiError::TooManyProbes(self.per_client)
+                }
+                Refusal::Full => {
+                    state.metrics.rejected("queue_full");
+                    ApiError::ServerBusy
+                }
+            })?;
+        if let Err(e) = state.store.insert(record, Some(self.owner_hash)).await {
+            state.registry.remove(&id);
+            return Err(e.into());
+        }
+        state.relay.follow(live.clone());
+        if let Some(sent) = sent {
+            for agent in &agents {
+                let queued = state
+                    .jobs
+                    .enqueue(
+                        &state.agents,
+                        &id,
+                        agent,
+                        &sent,
+                        state.config.max_probe_time,
+                    )
+                    .await;
+                if let Err(e) = queued {
+                    // The vantage fails, with the reason; the probe goes on at the others.
+                    let outcome =
+                        AgentPost::Outcome(Err(format!("cannot queue agent {agent}'s job: {e}")));
+                    dispatch::apply(state, &id, agent, outcome).await;
+                }
+            }
+        }
+        if server_runs {
+            runner::spawn(state.clone(), live.clone(), plan, reservation);
+        }
+        Ok(live)
+    }
 }
 
 /// Takes one of `client`'s creations from the creation rate (probes, and a browser measurement

@@ -7,13 +7,13 @@
 //! table has no class, and the guard refuses it (`500`), so it cannot go unbounded.
 
 use super::{
-    agent, benches, browser, compare, config, health, metrics, openapi, probes, scrape,
+    agent, benches, browser, compare, config, health, metrics, monitors, openapi, probes, scrape,
     static_files, vantages, view,
 };
 use crate::server::AppState;
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::Method;
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{MethodRouter, delete, get, post};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -142,6 +142,33 @@ pub fn table() -> &'static [Route] {
                 "/api/v1/benches/{id}/decay.svg",
                 Record,
                 |_| get(benches::benches_decay_svg),
+            ),
+            r(Method::GET, "/api/v1/monitors", Record, |_| {
+                get(monitors::monitors_list)
+            }),
+            r(Method::POST, "/api/v1/monitors", Create, |_| {
+                post(monitors::monitors_create)
+            }),
+            r(Method::GET, "/api/v1/monitors/{id}", Record, |_| {
+                get(monitors::monitors_get)
+            }),
+            r(Method::DELETE, "/api/v1/monitors/{id}", Create, |_| {
+                delete(monitors::monitors_delete)
+            }),
+            r(Method::POST, "/api/v1/monitors/{id}/pause", Create, |_| {
+                post(monitors::monitors_pause)
+            }),
+            r(Method::POST, "/api/v1/monitors/{id}/resume", Create, |_| {
+                post(monitors::monitors_resume)
+            }),
+            r(Method::GET, "/api/v1/monitors/{id}/series", Record, |_| {
+                get(monitors::monitors_series)
+            }),
+            r(
+                Method::GET,
+                "/api/v1/monitors/{id}/deliveries",
+                Record,
+                |_| get(monitors::monitors_deliveries),
             ),
             r(Method::GET, "/api/v1/compare/{a}/{b}", Record, |_| {
                 get(compare::compare_get)

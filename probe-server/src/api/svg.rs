@@ -306,6 +306,7 @@ mod tests {
             cancel_reason: None,
             vantages: Vec::new(),
             browser: None,
+            monitor: None,
         };
         let svg = render(&record);
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));

@@ -77,7 +77,7 @@ pub async fn probe(
     let status = answer.status();
     let text = read_all(answer.into_body()).await?;
     if status != StatusCode::ACCEPTED {
-        return Err(refusal(status, &text));
+        return Err(refusal(status, &text, "the probe"));
     }
     let created: ProbeCreated = serde_json::from_slice(&text).map_err(|e| {
         RemoteError::Trouble(format!("{base} is not an h123 server (its answer: {e})"))
@@ -97,7 +97,7 @@ pub async fn probe(
     if !answer.status().is_success() {
         let status = answer.status();
         let text = read_all(answer.into_body()).await?;
-        return Err(refusal(status, &text));
+        return Err(refusal(status, &text, "the probe"));
     }
     let record = done_event(answer.into_body()).await?;
     Ok(Finished { record, permalink })
@@ -110,14 +110,35 @@ pub async fn probe(
 /// As [`probe`]: a 4xx is [`RemoteError::Refused`], anything else that is
 /// not a success [`RemoteError::Trouble`].
 pub async fn get(server: &str, cacert: Option<&Path>, path: &str) -> Result<Vec<u8>, RemoteError> {
+    call(server, cacert, Method::GET, path, None, Vec::new()).await
+}
+
+/// The body of `method path` (below the API's base) on the h123 server at `server`, with
+/// `json` as the body when given and `owner_token` as `X-H123-Owner`.
+///
+/// # Errors
+/// As [`get`].
+pub async fn call(
+    server: &str,
+    cacert: Option<&Path>,
+    method: Method,
+    path: &str,
+    owner_token: Option<&str>,
+    json: Vec<u8>,
+) -> Result<Vec<u8>, RemoteError> {
     let base = base_url(server)?;
     let mut sender = connect(&base, cacert).await?;
-    let asked = request(
+    let mut asked = request(
         &base,
-        Method::GET,
+        method,
         path.trim_start_matches('/'),
-        Bytes::new(),
+        Bytes::from(json),
     )?;
+    if let Some(token) = owner_token {
+        let value = header::HeaderValue::from_str(token)
+            .map_err(|_| RemoteError::Refused("the owner token is not a header value".into()))?;
+        asked.headers_mut().insert("x-h123-owner", value);
+    }
     let answer = within(SILENCE, "the answer", sender.send_request(asked))
         .await?
         .map_err(|e| trouble(&base, e))?;
@@ -126,7 +147,7 @@ pub async fn get(server: &str, cacert: Option<&Path>, path: &str) -> Result<Vec<
     if status.is_success() {
         Ok(body)
     } else {
-        Err(refusal(status, &body))
+        Err(refusal(status, &body, "the request"))
     }
 }
 
@@ -237,13 +258,14 @@ pub(crate) async fn within<T>(
     })
 }
 
-/// A 4xx answer as a refusal naming the server's error code and message; anything else as trouble.
-fn refusal(status: StatusCode, body: &[u8]) -> RemoteError {
+/// A 4xx answer to `what` as a refusal naming the server's error code and message; anything
+/// else as trouble.
+fn refusal(status: StatusCode, body: &[u8], what: &str) -> RemoteError {
     let said = serde_json::from_slice::<ApiError>(body)
         .map(|e| format!("{} ({})", e.error.message, e.error.code))
         .unwrap_or_else(|_| format!("HTTP {status}"));
     if status.is_client_error() {
-        RemoteError::Refused(format!("the server refused the probe: {said}"))
+        RemoteError::Refused(format!("the server refused {what}: {said}"))
     } else {
         RemoteError::Trouble(format!("the server failed: {said}"))
     }
@@ -379,13 +401,13 @@ mod tests {
     fn four_hundreds_are_refusals_naming_the_code_and_the_rest_trouble() {
         let body = br#"{"error":{"code":"blocked_target","message":"10.0.0.1 is private"}}"#;
         assert_eq!(
-            refusal(StatusCode::FORBIDDEN, body),
+            refusal(StatusCode::FORBIDDEN, body, "the probe"),
             RemoteError::Refused(
                 "the server refused the probe: 10.0.0.1 is private (blocked_target)".into()
             )
         );
         assert_eq!(
-            refusal(StatusCode::BAD_GATEWAY, b"<html>"),
+            refusal(StatusCode::BAD_GATEWAY, b"<html>", "the probe"),
             RemoteError::Trouble("the server failed: HTTP 502 Bad Gateway".into())
         );
     }

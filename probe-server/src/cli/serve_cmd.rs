@@ -200,6 +200,15 @@ pub struct ServeArgs {
     /// `protocols` and `whole_probe`), beside the built-in compare, http_2xx, h1, h2 and h3.
     #[arg(long, value_name = "FILE")]
     pub modules: Option<std::path::PathBuf>,
+    /// Most monitors the server keeps (`POST /api/v1/monitors`); 0 turns monitors off.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub max_monitors: u64,
+    /// Most monitors one owner token may hold.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub max_monitors_per_owner: u64,
+    /// The shortest interval a monitor may run at: 30s, 5m, 1h.
+    #[arg(long, default_value = "60s", value_name = "INTERVAL", value_parser = parse_interval)]
+    pub monitor_min_interval: u64,
     /// An agent that may work for this server (`h123 agent --name NAME --token TOKEN`):
     /// repeatable; also from H123_AGENTS="NAME=TOKEN,NAME=TOKEN", which keeps tokens out of `ps`.
     /// Only each token's SHA-256 is kept.
@@ -354,8 +363,18 @@ impl ServeArgs {
             agents,
             agent_lease: Duration::from_millis(self.agent_lease_ms.max(100)),
             cors_origins: self.cors_origins.clone(),
+            monitors: crate::server::MonitorLimits {
+                max_total: self.max_monitors,
+                per_owner: self.max_monitors_per_owner,
+                min_every_ms: self.monitor_min_interval,
+            },
         })
     }
+}
+
+/// `--monitor-min-interval`: an interval as monitors write it, in milliseconds.
+fn parse_interval(text: &str) -> Result<u64, String> {
+    h123_shared::monitor::parse_every(text)
 }
 
 /// Runs the server until SIGTERM or Ctrl-C. Exit code 2 when the options
@@ -415,6 +434,7 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
         },
     );
     let state = AppState::new(config, store);
+    crate::server::schedule::spawn(state.clone());
     if !state.config.agents.is_empty() {
         crate::server::dispatch::spawn_sweeper(state.clone());
         crate::server::dispatch::spawn_post_taker(state.clone());

@@ -139,6 +139,7 @@ mod tests {
             cancel_reason: None,
             vantages: vec![run("server"), run("fra1"), done],
             browser: None,
+            monitor: None,
         };
         let events = [
             skipped("fra1", Protocol::H3),

@@ -342,6 +342,7 @@ mod tests {
             cancel_reason: None,
             vantages: Vec::new(),
             browser: None,
+            monitor: None,
         }
     }
 

@@ -151,6 +151,7 @@ mod tests {
                 })
                 .collect(),
             browser: None,
+            monitor: None,
         }
     }
 

@@ -15,6 +15,7 @@ pub mod instance;
 pub mod jobs;
 pub mod listen;
 pub mod migrate;
+pub mod monitors;
 pub mod rate;
 
 use super::codec::{
@@ -130,7 +131,7 @@ impl PostgresStore {
         &self.inner.instance
     }
 
-    async fn client(&self) -> Result<deadpool_postgres::Object> {
+    pub(super) async fn client(&self) -> Result<deadpool_postgres::Object> {
         Ok(self.inner.pool.get().await?)
     }
 
@@ -423,6 +424,13 @@ impl PostgresStore {
                 );
                 deleted += client.execute(&sql, &[&to_i64(cutoff)]).await?;
             }
+            // Monitors' history ages out with the records its points link to.
+            client
+                .execute(
+                    "DELETE FROM monitor_points WHERE slot_unix_ms < $1",
+                    &[&to_i64(cutoff)],
+                )
+                .await?;
         }
         if let Some(max) = max_bytes {
             let row = client

@@ -5,9 +5,12 @@ use super::codec::{
     browser_inserted, browser_refusal, json_of, parse, status_from, to_i64, to_json,
     visibility_from, with_browser,
 };
+use super::monitor_rows::{DeliveryLog, StoredMonitor};
+use super::sqlite_monitors as monitors;
 use super::{Attached, Result, Store, StoreError, status_str};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use h123_shared::browser::BrowserRun;
+use h123_shared::monitor::MonitorPoint;
 use h123_shared::{Protocol, redact};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
@@ -22,6 +25,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0004_browser_runs.sql"),
     include_str!("../../migrations/0005_bench_owner.sql"),
     include_str!("../../migrations/0006_bench_cancel_reason.sql"),
+    include_str!("../../migrations/0007_monitors.sql"),
 ];
 
 /// The trigger migration 3 drops while its rows are redacted and backfilled.
@@ -345,6 +349,11 @@ impl Store for SqliteStore {
                     [to_i64(cutoff)],
                 )?;
             }
+            // Monitors' history ages out with the records its points link to.
+            conn.execute(
+                "DELETE FROM monitor_points WHERE slot_unix_ms < ?1",
+                [to_i64(cutoff)],
+            )?;
         }
         if let Some(max) = max_bytes {
             // Freed pages are reused by later writes, so the file stays near `max`
@@ -505,6 +514,64 @@ impl Store for SqliteStore {
         )?;
         Ok(changed)
     }
+
+    fn insert_monitor(&self, monitor: &StoredMonitor) -> Result<()> {
+        monitors::insert(&self.writer(), monitor)
+    }
+
+    fn get_monitor(&self, id: &str) -> Result<Option<StoredMonitor>> {
+        monitors::get(&self.reader(), id)
+    }
+
+    fn list_monitors(&self, limit: usize, owner_hash: Option<&str>) -> Result<Vec<StoredMonitor>> {
+        monitors::list(&self.reader(), limit, owner_hash)
+    }
+
+    fn count_monitors(&self, owner_hash: Option<&str>) -> Result<u64> {
+        monitors::count(&self.reader(), owner_hash)
+    }
+
+    fn set_monitor_paused(&self, id: &str, paused: bool, next_slot: u64) -> Result<bool> {
+        monitors::set_paused(&self.writer(), id, paused, next_slot)
+    }
+
+    fn delete_monitor(&self, id: &str) -> Result<bool> {
+        monitors::delete(&mut self.writer(), id)
+    }
+
+    fn due_monitors(&self, now: u64, limit: usize) -> Result<Vec<StoredMonitor>> {
+        monitors::due(&self.reader(), now, limit)
+    }
+
+    fn claim_slot(&self, id: &str, due: u64, next: u64) -> Result<bool> {
+        monitors::claim(&self.writer(), id, due, next)
+    }
+
+    fn add_points(&self, id: &str, points: &[MonitorPoint]) -> Result<()> {
+        monitors::add_points(&mut self.writer(), id, points)
+    }
+
+    fn points(
+        &self,
+        id: &str,
+        from: u64,
+        to: u64,
+        protocol: Option<Protocol>,
+    ) -> Result<Vec<MonitorPoint>> {
+        monitors::points(&self.reader(), id, from, to, protocol)
+    }
+
+    fn set_alert_state(&self, id: &str, state: &str) -> Result<()> {
+        monitors::set_alert_state(&self.writer(), id, state)
+    }
+
+    fn log_delivery(&self, id: &str, log: &DeliveryLog) -> Result<()> {
+        monitors::log_delivery(&self.writer(), id, log)
+    }
+
+    fn deliveries(&self, id: &str, limit: usize) -> Result<Vec<DeliveryLog>> {
+        monitors::deliveries(&self.reader(), id, limit)
+    }
 }
 
 /// The outcome of updating record `id` where it is still running: a finished
@@ -542,6 +609,7 @@ mod tests {
             cancel_reason: None,
             vantages: Vec::new(),
             browser: None,
+            monitor: None,
         }
     }
 

@@ -22,6 +22,7 @@ mod hardening;
 mod listener;
 mod load;
 mod migration;
+mod monitors;
 mod network;
 mod privacy;
 mod reads;

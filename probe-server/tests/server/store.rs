@@ -125,6 +125,7 @@ fn record(id: &str, status: ProbeStatus) -> ProbeRecord {
         cancel_reason: None,
         vantages: Vec::new(),
         browser: None,
+        monitor: None,
     }
 }
 

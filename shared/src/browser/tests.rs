@@ -296,6 +296,7 @@ fn the_origins_a_measurement_may_reach() {
         cancel_reason: None,
         vantages: Vec::new(),
         browser: None,
+        monitor: None,
     };
     assert_eq!(
         origins(&record),

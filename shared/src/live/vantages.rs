@@ -128,6 +128,7 @@ mod tests {
                 })
                 .collect(),
             browser: None,
+            monitor: None,
         }
     }
 

@@ -124,6 +124,7 @@ fn record_bytes(result: &ProbeResult) -> usize {
         vantages: Vec::new(),
         result: h123_shared::analysis::analyzed(result.clone()),
         browser: None,
+        monitor: None,
     };
     serde_json::to_vec(&record).unwrap().len()
 }

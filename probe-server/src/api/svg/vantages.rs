@@ -168,6 +168,7 @@ mod tests {
             cancel_reason: None,
             vantages,
             browser: None,
+            monitor: None,
         }
     }
 

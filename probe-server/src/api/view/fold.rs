@@ -142,6 +142,7 @@ mod tests {
                 })
                 .collect(),
             browser: None,
+            monitor: None,
         }
     }
 

@@ -32,6 +32,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0005_bench_owner",
         include_str!("../../../migrations/postgres/0005_bench_owner.sql"),
     ),
+    (
+        6,
+        "0006_monitors",
+        include_str!("../../../migrations/postgres/0006_monitors.sql"),
+    ),
 ];
 
 /// The advisory lock key migrations hold ("h123" in ASCII).

@@ -366,6 +366,10 @@ pub(super) fn record(id: &str) -> ProbeRecord {
                 implausible: true,
             }),
         }),
+        monitor: Some(MonitorLink {
+            id: "m1".into(),
+            slot_unix_ms: 1_700_000_060_000,
+        }),
     }
 }
 

@@ -37,6 +37,7 @@ fn record(status: ProbeStatus, mut result: ProbeResult) -> ProbeRecord {
         cancel_reason: None,
         vantages: Vec::new(),
         browser: None,
+        monitor: None,
     }
 }
 

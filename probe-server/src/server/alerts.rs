@@ -1,0 +1,279 @@
+//! A monitor's notifications, delivered: after each run its alert state is judged
+//! (`shared::alert`), stored, and every notification posted to each of the monitor's places:
+//! a webhook gets JSON signed with the monitor's secret (`X-H123-Signature: sha256=HEX`, an
+//! HMAC-SHA256 of the body), an Alertmanager its `/api/v2/alerts` form. A try that is not
+//! answered 2xx is tried again after 1, 2, 4 and 8 s (five in all); every try is logged.
+//!
+//! The safety policy holds for these URLs as for targets: a webhook's name is looked up and an
+//! address the policy refuses is never dialled (at creation the monitor is refused; at delivery
+//! the try fails, saying why).
+
+use super::AppState;
+use crate::probe::dns::NameResolver;
+use crate::probe::trace::AttemptTrace;
+use crate::store::monitor_rows::{DeliveryLog, StoredMonitor};
+use bytes::Bytes;
+use h123_shared::alert::{AlertStatus, Notification};
+use h123_shared::api::ProbeRecord;
+use h123_shared::format::unix_seconds_of_rfc3339;
+use h123_shared::monitor::{AlertTarget, MonitorPoint};
+use http::{Method, Request, header};
+use http_body_util::{BodyExt as _, Full};
+use hyper_util::rt::TokioIo;
+use std::net::SocketAddr;
+use std::time::Duration;
+use url::Url;
+
+/// Tries per notification and place.
+const TRIES: u32 = 5;
+
+/// How long one try may take, connection included.
+const TRY_LIMIT: Duration = Duration::from_secs(10);
+
+/// The header a webhook's signature travels in.
+pub const SIGNATURE_HEADER: &str = "x-h123-signature";
+
+/// Judges a finished run of `stored` (its `points`, its `record` when it ran), stores the new
+/// alert state, and delivers what changed in the background.
+pub async fn after_run(
+    state: &AppState,
+    stored: &StoredMonitor,
+    points: &[MonitorPoint],
+    record: Option<&ProbeRecord>,
+) {
+    let monitor = &stored.monitor;
+    // The state as stored now: another slot of this monitor may have ended meanwhile.
+    let mut alert_state = match state.store.get_monitor(monitor.id.clone()).await {
+        Ok(Some(now)) => now.alert_state,
+        _ => stored.alert_state.clone(),
+    };
+    let before = alert_state.clone();
+    let days_left = record.and_then(certificate_days_left);
+    let notes =
+        h123_shared::alert::judge(&monitor.spec.alerting, &mut alert_state, points, days_left);
+    // Streaks count runs, so every change is kept, not only those that notify.
+    if alert_state != before
+        && let Ok(json) = serde_json::to_string(&alert_state)
+        && let Err(e) = state.store.set_alert_state(monitor.id.clone(), json).await
+    {
+        eprintln!(
+            "h123 serve: cannot store monitor {}'s alert state: {e}",
+            monitor.id
+        );
+    }
+    for target in &monitor.spec.alerts {
+        for note in &notes {
+            tokio::spawn(deliver(
+                state.clone(),
+                stored.clone(),
+                target.clone(),
+                note.clone(),
+            ));
+        }
+    }
+}
+
+/// Days until the earliest expiry of the first certificate chain a run saw.
+fn certificate_days_left(record: &ProbeRecord) -> Option<i64> {
+    let expiry = record
+        .result
+        .runs
+        .iter()
+        .flat_map(|run| &run.attempts)
+        .filter_map(|a| a.tls.as_ref())
+        .find(|tls| !tls.certificates.is_empty())?
+        .certificates
+        .iter()
+        .filter_map(|c| unix_seconds_of_rfc3339(&c.not_after))
+        .min()?;
+    let now = i64::try_from(crate::probe::trace::unix_ms() / 1000).ok()?;
+    Some((expiry - now).div_euclid(86_400))
+}
+
+/// The body a notification is posted with: a webhook's JSON, or Alertmanager's list of alerts.
+fn body(state: &AppState, stored: &StoredMonitor, webhook: bool, note: &Notification) -> Vec<u8> {
+    let monitor = stored.redacted();
+    let permalink = note.probe_id.as_ref().map(|id| format!("/r/{id}"));
+    let value = if webhook {
+        serde_json::json!({
+            "monitor": {"id": monitor.id, "url": monitor.spec.options.url},
+            "notification": note,
+            "permalink": permalink,
+            "server": state.config.vantage.name,
+        })
+    } else {
+        let at = h123_shared::har::iso8601(note.slot_unix_ms);
+        let mut alert = serde_json::json!({
+            "labels": {
+                "alertname": format!("h123_{}", note.key.split(':').next().unwrap_or("alert")),
+                "monitor": monitor.id,
+                "key": note.key,
+                "url": monitor.spec.options.url,
+            },
+            "annotations": {"summary": note.summary},
+            "startsAt": at,
+        });
+        if note.status == AlertStatus::Resolved {
+            alert["endsAt"] = at.into();
+        }
+        serde_json::json!([alert])
+    };
+    serde_json::to_vec(&value).unwrap_or_default()
+}
+
+/// Delivers `note` to `target`, trying again with backoff, logging every try.
+async fn deliver(state: AppState, stored: StoredMonitor, target: AlertTarget, note: Notification) {
+    let (url, webhook) = target.url();
+    let url = if webhook {
+        url.to_owned()
+    } else {
+        format!("{}/api/v2/alerts", url.trim_end_matches('/'))
+    };
+    let body = body(&state, &stored, webhook, &note);
+    let signature = stored
+        .alert_secret
+        .as_deref()
+        .filter(|_| webhook)
+        .map(|secret| sign(secret, &body));
+    let shown = target.redacted().url().0.to_owned();
+    for attempt in 1..=TRIES {
+        let outcome = post(&state, &url, &body, signature.as_deref()).await;
+        let log = DeliveryLog {
+            at_unix_ms: crate::probe::trace::unix_ms(),
+            target: shown.clone(),
+            key: note.key.clone(),
+            status: match note.status {
+                AlertStatus::Firing => "firing",
+                AlertStatus::Resolved => "resolved",
+            }
+            .to_owned(),
+            attempt,
+            delivered: matches!(outcome, Ok(200..=299)),
+            outcome: match &outcome {
+                Ok(status) => format!("HTTP {status}"),
+                Err(why) => why.clone(),
+            },
+        };
+        let delivered = log.delivered;
+        if let Err(e) = state
+            .store
+            .log_delivery(stored.monitor.id.clone(), log)
+            .await
+        {
+            eprintln!(
+                "h123 serve: cannot log a delivery of monitor {}: {e}",
+                stored.monitor.id
+            );
+        }
+        if delivered || attempt == TRIES {
+            return;
+        }
+        tokio::time::sleep(Duration::from_secs(1 << (attempt - 1))).await;
+    }
+}
+
+/// `sha256=` and the hex HMAC-SHA256 of `body` under `secret`.
+pub fn sign(secret: &str, body: &[u8]) -> String {
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes());
+    let tag = ring::hmac::sign(&key, body);
+    let hex: String = tag.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256={hex}")
+}
+
+/// The address of `url` the safety policy lets the server dial, or why there is none.
+///
+/// # Errors
+/// A sentence: not an http(s) URL, a name that does not resolve, or only refused addresses.
+pub async fn checked_address(state: &AppState, url: &str) -> Result<SocketAddr, String> {
+    let parsed = Url::parse(url).map_err(|e| format!("{url} is not a URL: {e}"))?;
+    let host = parsed.host().ok_or_else(|| format!("{url} has no host"))?;
+    let port = parsed.port_or_known_default().unwrap_or(80);
+    let resolver = NameResolver::new(state.config.dns_server, Vec::new());
+    let (_, addrs) = resolver
+        .resolve(
+            &host,
+            port,
+            Duration::from_secs(3),
+            &mut AttemptTrace::start(),
+        )
+        .await
+        .map_err(|f| format!("{host} does not resolve: {}", f.message))?;
+    let mut refusal = String::new();
+    for addr in addrs {
+        match state.config.guard.policy.check(addr) {
+            Ok(()) => return Ok(addr),
+            Err(reason) => refusal = reason,
+        }
+    }
+    Err(format!(
+        "{host} has no address this server may reach ({refusal})"
+    ))
+}
+
+/// Posts `body` as JSON to `url` (signed when `signature` is given): the answer's status.
+async fn post(
+    state: &AppState,
+    url: &str,
+    body: &[u8],
+    signature: Option<&str>,
+) -> Result<u16, String> {
+    tokio::time::timeout(TRY_LIMIT, async {
+        let addr = checked_address(state, url)
+            .await
+            .map_err(|why| format!("refused: {why}"))?;
+        let parsed = Url::parse(url).map_err(|e| e.to_string())?;
+        let tcp = tokio::net::TcpStream::connect(addr)
+            .await
+            .map_err(|e| format!("connect {addr}: {e}"))?;
+        let stream: Box<dyn crate::cli::remote::Stream> = if parsed.scheme() == "https" {
+            let config = state
+                .config
+                .trust
+                .client_config(&[b"http/1.1"], false, None);
+            let host = parsed
+                .host_str()
+                .unwrap_or_default()
+                .trim_matches(['[', ']'])
+                .to_owned();
+            let name = rustls_pki_types::ServerName::try_from(host).map_err(|e| e.to_string())?;
+            Box::new(
+                tokio_rustls::TlsConnector::from(config)
+                    .connect(name, tcp)
+                    .await
+                    .map_err(|e| format!("TLS: {e}"))?,
+            )
+        } else {
+            Box::new(tcp)
+        };
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| e.to_string())?;
+        tokio::spawn(connection);
+        let authority = &parsed[url::Position::BeforeHost..url::Position::BeforePath];
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri(&parsed[url::Position::BeforePath..])
+            .header(header::HOST, authority)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(
+                header::USER_AGENT,
+                concat!("h123/", env!("CARGO_PKG_VERSION")),
+            );
+        if let Some(signature) = signature {
+            request = request.header(SIGNATURE_HEADER, signature);
+        }
+        let request = request
+            .body(Full::new(Bytes::copy_from_slice(body)))
+            .map_err(|e| e.to_string())?;
+        let answer = sender
+            .send_request(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = answer.status().as_u16();
+        // The answer's body is not read beyond what arrives with it: nothing in it matters.
+        drop(answer.into_body().frame().await);
+        Ok(status)
+    })
+    .await
+    .map_err(|_| format!("no answer within {} s", TRY_LIMIT.as_secs()))?
+}

@@ -1,0 +1,137 @@
+//! The monitors' scheduler: every instance looks for due slots a few times a second, takes
+//! each by moving the monitor's next slot in the store (compare and set, so of several
+//! instances on one PostgreSQL database exactly one runs a slot, and a dead instance's
+//! monitors are simply taken by the others), records the slots that passed unrun as missed,
+//! and runs the slot as a normal probe linked to its monitor, then stores its points and judges
+//! its alerts (`server::alerts`).
+//!
+//! Monitors count as one client of their own ([`MONITORS`]): they share the fair running
+//! slots with people's probes and may fill at most half of the queue, so a thousand of them
+//! never starve an interactive probe; a slot refused for want of room is recorded as missed.
+
+use super::AppState;
+use super::client::ClientKey;
+use super::registry::LiveProbe;
+use crate::api::error::ApiError;
+use crate::api::probes::Launch;
+use crate::store::monitor_rows::StoredMonitor;
+use h123_shared::api::{MonitorLink, ProbeRecord};
+use h123_shared::monitor::{Claim, MonitorPoint, missed_point, points_of, refused_points};
+use std::net::Ipv6Addr;
+use std::time::Duration;
+
+/// The client every monitor's run counts as (no peer has the unspecified address).
+pub const MONITORS: ClientKey = ClientKey::V6(Ipv6Addr::UNSPECIFIED, 128);
+
+/// How often an instance looks for due slots: a run's lateness is mostly this.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Most due monitors taken in one look (the rest are taken at the next).
+const BATCH: usize = 256;
+
+/// Runs the scheduler for as long as the server runs; nothing when monitors are off.
+pub fn spawn(state: AppState) {
+    if state.config.monitors.max_total == 0 {
+        return;
+    }
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(TICK);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut failing = false;
+        while !state.is_shutting_down() {
+            ticks.tick().await;
+            match take_due(&state).await {
+                Ok(()) => failing = false,
+                // Said once per outage, not five times a second.
+                Err(e) if !failing => {
+                    failing = true;
+                    eprintln!("h123 serve: monitors cannot be scheduled: {e}");
+                }
+                Err(_) => {}
+            }
+        }
+    });
+}
+
+/// Takes every slot due now and starts its run.
+async fn take_due(state: &AppState) -> crate::store::Result<()> {
+    let now = crate::probe::trace::unix_ms();
+    for stored in state.store.due_monitors(now, BATCH).await? {
+        let monitor = &stored.monitor;
+        let due = monitor.next_slot_unix_ms;
+        let claim = Claim::at(due, monitor.spec.every_ms, now);
+        if !state
+            .store
+            .claim_slot(monitor.id.clone(), due, claim.next)
+            .await?
+        {
+            // Another instance took it, or it was paused meanwhile.
+            continue;
+        }
+        if claim.missed > 0 {
+            let missed = missed_point(claim.missed_from, claim.missed);
+            state
+                .store
+                .add_points(monitor.id.clone(), vec![missed])
+                .await?;
+        }
+        tokio::spawn(run_slot(state.clone(), stored, claim.run));
+    }
+    Ok(())
+}
+
+/// Runs monitor `stored`'s slot `slot` and stores its points.
+async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
+    let started = crate::probe::trace::unix_ms();
+    let monitor = &stored.monitor;
+    let launch = Launch {
+        client: MONITORS,
+        per_client: (state.config.max_queued / 2).max(1),
+        owner_hash: stored.owner_hash.clone().unwrap_or_default(),
+        monitor: Some(MonitorLink {
+            id: monitor.id.clone(),
+            slot_unix_ms: slot,
+        }),
+    };
+    let mut record = None;
+    let points: Vec<MonitorPoint> = match launch.start(&state, monitor.spec.options.clone()).await {
+        Ok(live) => {
+            let done = finished(&live).await;
+            let points = points_of(&done, slot, started, &monitor.spec.gates());
+            record = Some(done);
+            points
+        }
+        // No room now: the slot passed without a run.
+        Err(ApiError::ServerBusy | ApiError::TooManyProbes(_) | ApiError::ShuttingDown) => {
+            vec![missed_point(slot, 1)]
+        }
+        // Refused (a target that now resolves to a private address, a vantage gone):
+        // a failed run that says why.
+        Err(refusal) => refused_points(
+            &monitor.spec.options,
+            slot,
+            started,
+            &state.config.vantage.name,
+            &format!("not run: {refusal}"),
+        ),
+    };
+    if let Err(e) = state
+        .store
+        .add_points(monitor.id.clone(), points.clone())
+        .await
+    {
+        eprintln!("h123 serve: cannot store monitor {}'s run: {e}", monitor.id);
+    }
+    super::alerts::after_run(&state, &stored, &points, record.as_ref()).await;
+}
+
+/// The probe's final record, once it has one.
+async fn finished(live: &LiveProbe) -> ProbeRecord {
+    let mut changes = live.subscribe();
+    while !live.is_finished() {
+        if changes.changed().await.is_err() {
+            break;
+        }
+    }
+    live.record()
+}

@@ -1,0 +1,241 @@
+//! Monitors and their points in SQLite (migration 7), called by the [`super::Store`]
+//! implementation with its reader or writer connection.
+
+use super::Result;
+use super::codec::to_i64;
+use super::monitor_rows::{
+    DeliveryLog, MONITOR_COLUMNS, MonitorRow, NewMonitor, POINT_COLUMNS, PointRow, StoredMonitor,
+};
+use h123_shared::Protocol;
+use h123_shared::monitor::MonitorPoint;
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+fn monitor_row(row: &Row<'_>) -> rusqlite::Result<MonitorRow> {
+    Ok(MonitorRow {
+        id: row.get(0)?,
+        created_at_unix_ms: row.get(1)?,
+        spec: row.get(2)?,
+        paused: row.get(3)?,
+        next_slot_unix_ms: row.get(4)?,
+        owner_hash: row.get(5)?,
+        alert_secret: row.get(6)?,
+        alert_state: row.get(7)?,
+    })
+}
+
+fn monitors(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<StoredMonitor>> {
+    let mut statement = conn.prepare_cached(sql)?;
+    let rows = statement.query_map(params, monitor_row)?;
+    rows.map(|row| row?.monitor()).collect()
+}
+
+/// Inserts a new monitor.
+pub fn insert(conn: &Connection, monitor: &StoredMonitor) -> Result<()> {
+    let m = NewMonitor::of(monitor)?;
+    conn.execute(
+        "INSERT INTO monitors \
+         (id, created_at_unix_ms, owner_hash, visibility, spec, next_slot_unix_ms, alert_secret) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            m.id,
+            m.created_at_unix_ms,
+            m.owner_hash,
+            m.visibility,
+            m.spec,
+            m.next_slot_unix_ms,
+            m.alert_secret
+        ],
+    )?;
+    Ok(())
+}
+
+/// The monitor `id`.
+pub fn get(conn: &Connection, id: &str) -> Result<Option<StoredMonitor>> {
+    conn.prepare_cached(&format!(
+        "SELECT {MONITOR_COLUMNS} FROM monitors WHERE id = ?1"
+    ))?
+    .query_row([id], monitor_row)
+    .optional()?
+    .map(MonitorRow::monitor)
+    .transpose()
+}
+
+/// Up to `limit` monitors, newest first, public or owned by `owner_hash`.
+pub fn list(
+    conn: &Connection,
+    limit: usize,
+    owner_hash: Option<&str>,
+) -> Result<Vec<StoredMonitor>> {
+    monitors(
+        conn,
+        &format!(
+            "SELECT {MONITOR_COLUMNS} FROM monitors \
+             WHERE visibility = 'public' OR owner_hash = ?2 ORDER BY seq DESC LIMIT ?1"
+        ),
+        params![to_i64(limit as u64), owner_hash],
+    )
+}
+
+/// How many monitors: all, or `owner_hash`'s.
+pub fn count(conn: &Connection, owner_hash: Option<&str>) -> Result<u64> {
+    let n: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM monitors WHERE ?1 IS NULL OR owner_hash = ?1",
+        [owner_hash],
+        |row| row.get(0),
+    )?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// Pauses or resumes `id` with its next slot; whether it exists.
+pub fn set_paused(conn: &Connection, id: &str, paused: bool, next_slot: u64) -> Result<bool> {
+    Ok(conn.execute(
+        "UPDATE monitors SET paused = ?2, next_slot_unix_ms = ?3 WHERE id = ?1",
+        params![id, paused, to_i64(next_slot)],
+    )? > 0)
+}
+
+/// Deletes `id` and its points in one transaction; whether it existed.
+pub fn delete(conn: &mut Connection, id: &str) -> Result<bool> {
+    let tx = conn.transaction()?;
+    tx.execute("DELETE FROM monitor_points WHERE monitor_id = ?1", [id])?;
+    tx.execute("DELETE FROM monitor_deliveries WHERE monitor_id = ?1", [id])?;
+    let existed = tx.execute("DELETE FROM monitors WHERE id = ?1", [id])? > 0;
+    tx.commit()?;
+    Ok(existed)
+}
+
+/// Up to `limit` running monitors due at `now`, earliest first.
+pub fn due(conn: &Connection, now: u64, limit: usize) -> Result<Vec<StoredMonitor>> {
+    monitors(
+        conn,
+        &format!(
+            "SELECT {MONITOR_COLUMNS} FROM monitors WHERE paused = 0 AND next_slot_unix_ms <= ?1 \
+             ORDER BY next_slot_unix_ms LIMIT ?2"
+        ),
+        params![to_i64(now), to_i64(limit as u64)],
+    )
+}
+
+/// Moves running `id`'s next slot from `due` to `next`; whether this call did.
+pub fn claim(conn: &Connection, id: &str, due: u64, next: u64) -> Result<bool> {
+    Ok(conn.execute(
+        "UPDATE monitors SET next_slot_unix_ms = ?3 \
+         WHERE id = ?1 AND paused = 0 AND next_slot_unix_ms = ?2",
+        params![id, to_i64(due), to_i64(next)],
+    )? == 1)
+}
+
+/// Stores `points` of `id` in one transaction.
+pub fn add_points(conn: &mut Connection, id: &str, points: &[MonitorPoint]) -> Result<()> {
+    let tx = conn.transaction()?;
+    {
+        let mut statement = tx.prepare_cached(&format!(
+            "INSERT OR IGNORE INTO monitor_points (monitor_id, {POINT_COLUMNS}) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+        ))?;
+        for point in points {
+            let p = PointRow::of(point);
+            let [dns, connect, tls, ttfb, total, reused] = p.figures;
+            statement.execute(params![
+                id, p.slot, p.vantage, p.protocol, p.state, p.started, p.missed, p.probe_id,
+                p.status, dns, connect, tls, ttfb, total, reused, p.breached, p.detail
+            ])?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// `id`'s points in `[from, to)`, of `protocol` and the missed stretches when given.
+pub fn points(
+    conn: &Connection,
+    id: &str,
+    from: u64,
+    to: u64,
+    protocol: Option<Protocol>,
+) -> Result<Vec<MonitorPoint>> {
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {POINT_COLUMNS} FROM monitor_points \
+         WHERE monitor_id = ?1 AND slot_unix_ms >= ?2 AND slot_unix_ms < ?3 \
+         AND (?4 IS NULL OR protocol = ?4 OR protocol = '') ORDER BY slot_unix_ms"
+    ))?;
+    let rows = statement.query_map(
+        params![id, to_i64(from), to_i64(to), protocol.map(Protocol::as_str)],
+        |row| {
+            Ok(PointRow {
+                slot: row.get(0)?,
+                vantage: row.get(1)?,
+                protocol: row.get(2)?,
+                state: row.get(3)?,
+                started: row.get(4)?,
+                missed: row.get(5)?,
+                probe_id: row.get(6)?,
+                status: row.get(7)?,
+                figures: [
+                    row.get(8)?,
+                    row.get(9)?,
+                    row.get(10)?,
+                    row.get(11)?,
+                    row.get(12)?,
+                    row.get(13)?,
+                ],
+                breached: row.get(14)?,
+                detail: row.get(15)?,
+            })
+        },
+    )?;
+    rows.map(|row| row?.point(id)).collect()
+}
+
+/// Sets `id`'s alert state (JSON).
+pub fn set_alert_state(conn: &Connection, id: &str, state: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE monitors SET alert_state = ?2 WHERE id = ?1",
+        params![id, state],
+    )?;
+    Ok(())
+}
+
+/// Logs one delivery try of `id`.
+pub fn log_delivery(conn: &Connection, id: &str, log: &DeliveryLog) -> Result<()> {
+    conn.execute(
+        "INSERT INTO monitor_deliveries \
+         (monitor_id, at_unix_ms, target, key, status, attempt, outcome, delivered) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            id,
+            to_i64(log.at_unix_ms),
+            log.target,
+            log.key,
+            log.status,
+            log.attempt,
+            log.outcome,
+            log.delivered
+        ],
+    )?;
+    Ok(())
+}
+
+/// `id`'s latest `limit` delivery tries, newest first.
+pub fn deliveries(conn: &Connection, id: &str, limit: usize) -> Result<Vec<DeliveryLog>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT at_unix_ms, target, key, status, attempt, outcome, delivered \
+         FROM monitor_deliveries WHERE monitor_id = ?1 ORDER BY seq DESC LIMIT ?2",
+    )?;
+    let rows = statement.query_map(params![id, to_i64(limit as u64)], |row| {
+        Ok(DeliveryLog {
+            at_unix_ms: super::codec::to_u64(row.get(0)?),
+            target: row.get(1)?,
+            key: row.get(2)?,
+            status: row.get(3)?,
+            attempt: row.get(4)?,
+            outcome: row.get(5)?,
+            delivered: row.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
