@@ -8,6 +8,7 @@ pub mod compare_cmd;
 pub mod compare_text;
 pub mod exit;
 pub mod junit;
+pub mod measure_args;
 pub mod probe_cmd;
 pub mod remote;
 pub mod request_body;
