@@ -8,6 +8,7 @@ pub mod compare_cmd;
 pub mod compare_text;
 pub mod exit;
 pub mod junit;
+pub mod measure_args;
 pub mod monitor_cmd;
 pub mod monitor_text;
 pub mod probe_cmd;
@@ -18,6 +19,7 @@ pub mod serve_cmd;
 pub mod slo_text;
 pub mod text;
 pub mod usage_error;
+pub mod watch_cmd;
 
 use clap::{Parser, Subcommand};
 
@@ -36,6 +38,9 @@ pub enum Command {
     /// Measure every phase of requests to URL, per protocol.
     #[command(after_help = exit::HELP)]
     Probe(probe_cmd::ProbeArgs),
+    /// Probe URL again and again on a fixed schedule: a line per run, a summary at the end.
+    #[command(after_help = watch_cmd::HELP)]
+    Watch(watch_cmd::WatchArgs),
     /// Compare throughput and latency under load, per protocol.
     Bench(bench_cmd::BenchArgs),
     /// Compare two probe results: what is faster in B than in A, beyond the noise.
@@ -53,6 +58,7 @@ pub enum Command {
 pub async fn run(cli: Cli) -> std::process::ExitCode {
     match cli.command {
         Command::Probe(args) => probe_cmd::run(args).await,
+        Command::Watch(args) => watch_cmd::run(args).await,
         Command::Bench(args) => bench_cmd::run(args).await,
         Command::Compare(args) => compare_cmd::run(args).await,
         Command::Serve(args) => serve_cmd::run(args).await,

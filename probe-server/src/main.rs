@@ -7,11 +7,14 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    // A probe runs its requests one after another: on one thread, every phase
-    // end is seen by the task that waits for it, with no cross-thread wake-up
-    // in the measured path. The bench and the server want every core.
+    // A probe (and a watch, probing again and again) runs its requests one
+    // after another: on one thread, every phase end is seen by the task that
+    // waits for it, with no cross-thread wake-up in the measured path. The
+    // bench and the server want every core.
     let mut builder = match cli.command {
-        h123::cli::Command::Probe(_) => tokio::runtime::Builder::new_current_thread(),
+        h123::cli::Command::Probe(_) | h123::cli::Command::Watch(_) => {
+            tokio::runtime::Builder::new_current_thread()
+        }
         _ => tokio::runtime::Builder::new_multi_thread(),
     };
     let runtime = match builder.enable_all().build() {

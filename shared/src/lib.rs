@@ -51,6 +51,7 @@ pub mod transport;
 pub mod uri;
 pub mod vantage;
 pub mod verdict;
+pub mod watch;
 pub mod waterfall;
 
 pub use schema::*;

@@ -94,7 +94,7 @@ impl BenchArgs {
         let headers = self
             .headers
             .iter()
-            .map(|h| super::probe_cmd::parse_header(h))
+            .map(|h| super::measure_args::parse_header(h))
             .collect::<Result<Vec<_>, String>>()?;
         if !(self.timeout.is_finite() && self.timeout > 0.0) {
             return Err(format!(
@@ -125,7 +125,7 @@ impl BenchArgs {
 }
 
 /// Parses `10s`, `500ms`, `2m`, `1.5s` or a bare number of seconds.
-fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))

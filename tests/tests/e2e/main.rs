@@ -31,5 +31,6 @@ mod resumption;
 mod streams;
 mod support;
 mod tcp_info;
+mod watch;
 mod web_size;
 mod wire;
