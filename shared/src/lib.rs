@@ -14,6 +14,7 @@ pub mod alt_svc;
 pub mod analysis;
 pub mod api;
 pub mod arms;
+pub mod badge;
 pub mod base64;
 pub mod bench;
 pub mod bench_chart;

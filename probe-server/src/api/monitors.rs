@@ -432,3 +432,72 @@ pub async fn monitors_deliveries(
     let log = state.store.deliveries(id, 100).await?;
     Ok(axum::Json(log).into_response())
 }
+
+/// The `{id}` and `{file}` of a badge path: a monitor id and `h1.svg`, `h2.svg` or `h3.svg`.
+pub struct BadgePath(pub String, pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for BadgePath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match axum::extract::Path::<(String, String)>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path((id, file))) => Ok(BadgePath(id, file)),
+            Err(_) => Err(ApiError::NotFound("no badge at this path".to_owned())),
+        }
+    }
+}
+
+/// How long a badge may be cached: it changes at most once a run.
+const BADGE_MAX_AGE_SECS: u64 = 60;
+
+/// A monitor's badge for one protocol: its last run's total, or what went wrong, as SVG.
+#[utoipa::path(
+    get,
+    path = "/badge/{id}/{file}",
+    tag = "monitors",
+    params(("id" = String, Path, description = "The monitor's id"),
+        ("file" = String, Path, description = "`h1.svg`, `h2.svg` or `h3.svg`")),
+    responses(
+        (status = 200, description = "The badge: `h3 | 42.0 ms` (green), `42.0 ms over` a threshold or an HTTP error (amber), `failing` or `not offered` (red), `no runs` (grey); cacheable for a minute", content_type = "image/svg+xml", body = String),
+        (status = 404, description = "No such monitor, or not one of its protocols (`not_found`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
+    )
+)]
+pub async fn monitors_badge(
+    State(state): State<AppState>,
+    BadgePath(id, file): BadgePath,
+) -> Result<Response> {
+    let stored = stored(&state, &id).await?;
+    let spec = &stored.monitor.spec;
+    let protocol = file
+        .strip_suffix(".svg")
+        .and_then(|name| spec.options.protocols.iter().find(|p| p.as_str() == name))
+        .copied()
+        .ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "monitor {id} has no badge `{}`",
+                file.chars().take(40).collect::<String>()
+            ))
+        })?;
+    // The last run falls within two intervals, unless the monitor is paused or new.
+    let to = crate::probe::trace::unix_ms() + 1;
+    let from = to.saturating_sub(2 * spec.every_ms + 60_000);
+    let points = state.store.points(id, from, to, Some(protocol)).await?;
+    let latest = points.iter().rev().find(|p| p.protocol.is_some());
+    let (value, tone) = h123_shared::badge::of_latest(latest);
+    let svg = h123_shared::badge::svg(protocol.as_str(), &value, tone);
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/svg+xml".to_owned()),
+            (
+                header::CACHE_CONTROL,
+                format!("public, max-age={BADGE_MAX_AGE_SECS}"),
+            ),
+        ],
+        svg,
+    )
+        .into_response())
+}

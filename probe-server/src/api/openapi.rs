@@ -35,6 +35,7 @@ use utoipa::OpenApi;
         super::monitors::monitors_resume,
         super::monitors::monitors_series,
         super::monitors::monitors_deliveries,
+        super::monitors::monitors_badge,
         super::benches::benches_create,
         super::benches::benches_list,
         super::benches::benches_get,

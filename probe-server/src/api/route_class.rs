@@ -170,6 +170,9 @@ pub fn table() -> &'static [Route] {
                 Record,
                 |_| get(monitors::monitors_deliveries),
             ),
+            r(Method::GET, "/badge/{id}/{file}", Record, |_| {
+                get(monitors::monitors_badge)
+            }),
             r(Method::GET, "/api/v1/compare/{a}/{b}", Record, |_| {
                 get(compare::compare_get)
             }),

@@ -115,17 +115,18 @@ pub async fn harden(ui: Arc<UiPolicy>, request: Request, next: Next) -> Response
         .into_response();
         return finish(response, API_CSP);
     }
-    let kind = if path.ends_with(".svg") && path.starts_with("/api/") {
-        Kind::Svg
-    } else if path.starts_with("/api/")
-        || path == "/api"
-        || path == "/healthz"
-        || path == "/metrics"
-    {
-        Kind::Api
-    } else {
-        Kind::Ui
-    };
+    let kind =
+        if path.ends_with(".svg") && (path.starts_with("/api/") || path.starts_with("/badge/")) {
+            Kind::Svg
+        } else if path.starts_with("/api/")
+            || path == "/api"
+            || path == "/healthz"
+            || path == "/metrics"
+        {
+            Kind::Api
+        } else {
+            Kind::Ui
+        };
     let response = next.run(request).await;
     match kind {
         Kind::Svg => finish(response, SVG_CSP),

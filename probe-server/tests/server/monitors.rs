@@ -384,6 +384,19 @@ async fn monitors_run_on_schedule_over_every_protocol_and_their_series_links_eac
     let one: Series = serde_json::from_value(one.json()).unwrap();
     assert_eq!(one.lines.len(), 1);
     assert_eq!(one.lines[0].protocol, h123_shared::Protocol::H3);
+
+    // The badge: the last run's total, amber since it is over the threshold; cacheable.
+    let badge = call(&state, get(&format!("/badge/{id}/h3.svg")), CLIENT).await;
+    assert_eq!(badge.status, StatusCode::OK, "{}", badge.text());
+    assert_eq!(badge.header("content-type"), Some("image/svg+xml"));
+    assert_eq!(badge.header("cache-control"), Some("public, max-age=60"));
+    let svg = badge.text();
+    assert!(
+        svg.contains(">h3</text>") && svg.contains(" ms over</text>"),
+        "{svg}"
+    );
+    let none = call(&state, get(&format!("/badge/{id}/h4.svg")), CLIENT).await;
+    assert_eq!(none.status, StatusCode::NOT_FOUND);
     state.shutdown(Duration::from_secs(10)).await;
 }
 
@@ -868,4 +881,114 @@ async fn the_cli_creates_lists_reads_the_series_of_pauses_and_deletes_a_monitor(
     let without = h123_monitor(&["list"], None).await;
     assert_eq!(without.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&without.stderr).contains("--server URL is needed"));
+}
+
+/// Scale: a monitor with 100,000 stored runs of three protocols (every 30 s, 35 days), and the
+/// series read over the last 24 hours and the last 30 days: time, bytes and peak memory.
+/// `cargo test --release -p h123 --test server -- --ignored monitors::series_over --nocapture`
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a figure, not a check: run it by name"]
+async fn series_over_a_hundred_thousand_runs() {
+    use h123::store::monitor_rows::StoredMonitor;
+    use h123_shared::monitor::{Figures, Monitor, MonitorRequest, missed_point};
+    use h123_shared::{Micros, Protocol};
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = state(monitor_config(&target), &dir);
+    let request: MonitorRequest =
+        serde_json::from_value(json!({"url": target.https_url("/"), "every": "30s"})).unwrap();
+    let spec = request.spec(1000).unwrap();
+    let id = "scalemonitor".to_owned();
+    state
+        .store
+        .insert_monitor(StoredMonitor {
+            monitor: Monitor {
+                id: id.clone(),
+                created_at_unix_ms: 0,
+                spec,
+                paused: true,
+                next_slot_unix_ms: 0,
+            },
+            owner_hash: None,
+            alert_secret: None,
+            alert_state: Default::default(),
+        })
+        .await
+        .unwrap();
+    const RUNS: u64 = 100_000;
+    let every = 30_000;
+    let now = h123::probe::trace::unix_ms();
+    let first = now - RUNS * every;
+    let started = h123::probe::trace::now();
+    let mut batch = Vec::new();
+    for run in 0..RUNS {
+        let slot = first + run * every;
+        for (i, protocol) in Protocol::ALL.into_iter().enumerate() {
+            let ms = 20 + (run % 17) + i as u64 * 3;
+            batch.push(MonitorPoint {
+                protocol: Some(protocol),
+                state: PointState::Ok,
+                vantage: "server".into(),
+                probe_id: Some(format!("p{run:011}")),
+                started_unix_ms: slot + 150,
+                figures: Figures {
+                    dns: Some(Micros(900)),
+                    connect: Some(Micros(1200)),
+                    tls: Some(Micros(4000)),
+                    ttfb: Some(Micros(ms * 800)),
+                    total: Some(Micros(ms * 1000)),
+                    reused_total: Some(Micros(ms * 400)),
+                },
+                ..missed_point(slot, 0)
+            });
+        }
+        if batch.len() >= 3000 {
+            state
+                .store
+                .add_points(id.clone(), std::mem::take(&mut batch))
+                .await
+                .unwrap();
+        }
+    }
+    state.store.add_points(id.clone(), batch).await.unwrap();
+    let db = std::fs::metadata(dir.path().join("h123.sqlite"))
+        .unwrap()
+        .len()
+        + std::fs::metadata(dir.path().join("h123.sqlite-wal")).map_or(0, |m| m.len());
+    println!(
+        "stored {RUNS} runs x 3 protocols in {:.1} s; database {:.1} MB ({:.0} bytes a point)",
+        started.elapsed().as_secs_f64(),
+        db as f64 / 1e6,
+        db as f64 / (RUNS * 3) as f64
+    );
+    for (name, window) in [("24 h", 86_400_000u64), ("30 d", 30 * 86_400_000)] {
+        let mut times = Vec::new();
+        let mut bytes = 0;
+        for _ in 0..5 {
+            let started = h123::probe::trace::now();
+            let answer = call(
+                &state,
+                get(&format!(
+                    "/api/v1/monitors/{id}/series?from={}&to={now}",
+                    now - window
+                )),
+                CLIENT,
+            )
+            .await;
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+            assert_eq!(answer.status, StatusCode::OK);
+            bytes = answer.body.len();
+        }
+        times.sort_by(f64::total_cmp);
+        println!(
+            "series over {name}: median {:.1} ms (min {:.1}, max {:.1}), {bytes} bytes",
+            times[2], times[0], times[4]
+        );
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let peak = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .unwrap_or_default();
+    println!("test process {peak}");
 }
