@@ -237,6 +237,12 @@ pub trait Store: Send + Sync + 'static {
     /// When the database fails or a monitor is unreadable.
     fn due_monitors(&self, now: u64, limit: usize) -> Result<Vec<StoredMonitor>>;
 
+    /// The earliest next slot of a running monitor, if any.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn next_slot(&self) -> Result<Option<u64>>;
+
     /// Moves running monitor `id`'s next slot from `due` to `next`; whether this call did
     /// (then the slot is this caller's alone to run).
     ///
@@ -626,6 +632,16 @@ impl SharedStore {
     pub async fn due_monitors(&self, now: u64, limit: usize) -> Result<Vec<StoredMonitor>> {
         dispatch!(self, |s| s.due_monitors(now, limit), |pg| {
             postgres::monitors::due(&*pg.client().await?, now, limit).await
+        })
+    }
+
+    /// The earliest next slot of a running monitor, if any.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn next_slot(&self) -> Result<Option<u64>> {
+        dispatch!(self, |s| s.next_slot(), |pg| {
+            postgres::monitors::next_slot(&*pg.client().await?).await
         })
     }
 

@@ -23,7 +23,8 @@ use std::time::Duration;
 /// The client every monitor's run counts as (no peer has the unspecified address).
 pub const MONITORS: ClientKey = ClientKey::V6(Ipv6Addr::UNSPECIFIED, 128);
 
-/// How often an instance looks for due slots: a run's lateness is mostly this.
+/// The longest an instance sleeps between looks for due slots: it wakes at the earliest slot
+/// it knows of, and at least this often for monitors made or resumed meanwhile (at any instance).
 const TICK: Duration = Duration::from_millis(200);
 
 /// Most due monitors taken in one look (the rest are taken at the next).
@@ -35,13 +36,20 @@ pub fn spawn(state: AppState) {
         return;
     }
     tokio::spawn(async move {
-        let mut ticks = tokio::time::interval(TICK);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut failing = false;
+        let mut wake = TICK;
         while !state.is_shutting_down() {
-            ticks.tick().await;
+            tokio::time::sleep(wake).await;
+            wake = TICK;
             match take_due(&state).await {
-                Ok(()) => failing = false,
+                Ok(next) => {
+                    failing = false;
+                    let now = crate::probe::trace::unix_ms();
+                    if let Some(next) = next {
+                        // A millisecond at least, so a full batch does not spin.
+                        wake = Duration::from_millis(next.saturating_sub(now).max(1)).min(TICK);
+                    }
+                }
                 // Said once per outage, not five times a second.
                 Err(e) if !failing => {
                     failing = true;
@@ -53,8 +61,8 @@ pub fn spawn(state: AppState) {
     });
 }
 
-/// Takes every slot due now and starts its run.
-async fn take_due(state: &AppState) -> crate::store::Result<()> {
+/// Takes every slot due now and starts its run; the earliest next slot of a running monitor.
+async fn take_due(state: &AppState) -> crate::store::Result<Option<u64>> {
     let now = crate::probe::trace::unix_ms();
     for stored in state.store.due_monitors(now, BATCH).await? {
         let monitor = &stored.monitor;
@@ -77,7 +85,7 @@ async fn take_due(state: &AppState) -> crate::store::Result<()> {
         }
         tokio::spawn(run_slot(state.clone(), stored, claim.run));
     }
-    Ok(())
+    state.store.next_slot().await
 }
 
 /// Runs monitor `stored`'s slot `slot` and stores its points.

@@ -543,6 +543,10 @@ impl Store for SqliteStore {
         monitors::due(&self.reader(), now, limit)
     }
 
+    fn next_slot(&self) -> Result<Option<u64>> {
+        monitors::next_slot(&self.reader())
+    }
+
     fn claim_slot(&self, id: &str, due: u64, next: u64) -> Result<bool> {
         monitors::claim(&self.writer(), id, due, next)
     }

@@ -120,6 +120,16 @@ pub fn due(conn: &Connection, now: u64, limit: usize) -> Result<Vec<StoredMonito
     )
 }
 
+/// The earliest next slot of a running monitor.
+pub fn next_slot(conn: &Connection) -> Result<Option<u64>> {
+    let next: Option<i64> = conn.query_row(
+        "SELECT MIN(next_slot_unix_ms) FROM monitors WHERE paused = 0",
+        [],
+        |row| row.get(0),
+    )?;
+    Ok(next.map(super::codec::to_u64))
+}
+
 /// Moves running `id`'s next slot from `due` to `next`; whether this call did.
 pub fn claim(conn: &Connection, id: &str, due: u64, next: u64) -> Result<bool> {
     Ok(conn.execute(

@@ -992,3 +992,100 @@ async fn series_over_a_hundred_thousand_runs() {
         .unwrap_or_default();
     println!("test process {peak}");
 }
+
+/// Scale: 1,000 monitors every 60 s (HTTP/2 and HTTP/3, one request each) on one `h123 serve`
+/// against the test target: runs, lateness, the server's CPU per run and the store's growth.
+/// `cargo test --release -p h123 --test server -- --ignored monitors::a_thousand --nocapture`
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a figure, not a check: run it by name (about four minutes)"]
+async fn a_thousand_monitors_every_minute_on_one_instance() {
+    let _serial = SERIAL.lock().await;
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h123.sqlite");
+    let server = ServerProcess::start(
+        &target,
+        &db,
+        &[
+            "--max-monitors-per-owner",
+            "1000",
+            "--rate-burst",
+            "5000",
+            "--rate-per-minute",
+            "100000",
+        ],
+    )
+    .await;
+    let from: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+    let body = json!({
+        "url": target.https_url("/"),
+        "protocols": ["h2", "h3"],
+        "every": "60s",
+        "options": {"repeat": 1, "rounds": 1, "timeout_ms": 5000},
+    })
+    .to_string();
+    for _ in 0..1000 {
+        let made = http(
+            server.addr,
+            from,
+            Method::POST,
+            "/api/v1/monitors",
+            Some(&body),
+        )
+        .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.text());
+    }
+    // The first minute places every monitor's first slot; then two minutes are measured.
+    tokio::time::sleep(Duration::from_secs(65)).await;
+    let size = |db: &std::path::Path| {
+        std::fs::metadata(db).map_or(0, |m| m.len())
+            + std::fs::metadata(db.with_extension("sqlite-wal")).map_or(0, |m| m.len())
+    };
+    let (cpu_before, bytes_before) = (server.cpu_time().unwrap(), size(&db));
+    let since = h123::probe::trace::unix_ms();
+    tokio::time::sleep(Duration::from_secs(120)).await;
+    let (cpu_after, bytes_after) = (server.cpu_time().unwrap(), size(&db));
+    let until = h123::probe::trace::unix_ms();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mut statement = conn
+        .prepare(
+            "SELECT started_unix_ms - slot_unix_ms, state FROM monitor_points \
+             WHERE protocol = 'h2' AND slot_unix_ms >= ?1 AND slot_unix_ms < ?2",
+        )
+        .unwrap();
+    let rows: Vec<(i64, String)> = statement
+        .query_map([since as i64, until as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let missed: i64 = conn
+        .query_row(
+            "SELECT COALESCE(SUM(missed), 0) FROM monitor_points",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut late: Vec<f64> = rows.iter().map(|(l, _)| *l as f64).collect();
+    late.sort_by(f64::total_cmp);
+    let ok = rows.iter().filter(|(_, s)| s == "ok").count();
+    let cpu = (cpu_after - cpu_before).as_secs_f64();
+    let window = (until - since) as f64 / 1000.0;
+    println!(
+        "{} runs in {window:.0} s ({ok} ok), {missed} slots missed; lateness median {:.0} ms, p99 {:.0} ms, max {:.0} ms",
+        rows.len(),
+        percentile(&late, 50.0),
+        percentile(&late, 99.0),
+        late.last().copied().unwrap_or(0.0)
+    );
+    println!(
+        "server CPU {cpu:.2} s: {:.2} ms a run; store grew {:.2} MB, {:.0} MB a day at this rate",
+        cpu * 1000.0 / rows.len().max(1) as f64,
+        (bytes_after.saturating_sub(bytes_before)) as f64 / 1e6,
+        (bytes_after.saturating_sub(bytes_before)) as f64 / 1e6 * 86_400.0 / window
+    );
+    assert!(
+        rows.len() >= 1500,
+        "about 2,000 runs in two minutes: {}",
+        rows.len()
+    );
+}

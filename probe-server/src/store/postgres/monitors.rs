@@ -136,6 +136,19 @@ pub async fn due(client: &Client, now: u64, limit: usize) -> Result<Vec<StoredMo
     )
 }
 
+/// The earliest next slot of a running monitor.
+pub async fn next_slot(client: &Client) -> Result<Option<u64>> {
+    let row = client
+        .query_one(
+            "SELECT MIN(next_slot_unix_ms) FROM monitors WHERE NOT paused",
+            &[],
+        )
+        .await?;
+    Ok(row
+        .get::<_, Option<i64>>(0)
+        .map(super::super::codec::to_u64))
+}
+
 /// Moves running `id`'s next slot from `due` to `next`; whether this call did.
 pub async fn claim(client: &Client, id: &str, due: u64, next: u64) -> Result<bool> {
     Ok(client
