@@ -80,12 +80,7 @@ pub async fn benches_create(
         .await
         .map_err(ApiError::BlockedTarget)?;
     let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
-    let token = match token {
-        Some(token) => token,
-        None => {
-            owner::new_token().map_err(|e| ApiError::Internal(format!("random source: {e}")))?
-        }
-    };
+    let token = OwnerToken(token).or_new()?;
     // The plan keeps the real credentials (the bench sends them); the record never has them.
     let mut options = plan.options().clone();
     redact::redact_bench_options(&mut options);

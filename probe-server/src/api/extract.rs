@@ -119,6 +119,21 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OwnerToken(pub Option<String>);
 
+impl OwnerToken {
+    /// The token sent, or a new one (for a creation made without one).
+    ///
+    /// # Errors
+    /// `internal` when the system's random source fails.
+    pub fn or_new(self) -> Result<String, ApiError> {
+        match self.0 {
+            Some(token) => Ok(token),
+            None => {
+                owner::new_token().map_err(|e| ApiError::Internal(format!("random source: {e}")))
+            }
+        }
+    }
+}
+
 impl<S: Send + Sync> FromRequestParts<S> for OwnerToken {
     type Rejection = ApiError;
 

@@ -94,12 +94,7 @@ pub async fn monitors_create(
             .await
             .map_err(|why| ApiError::BlockedTarget(format!("alerts: {why}")))?;
     }
-    let token = match token {
-        Some(token) => token,
-        None => {
-            owner::new_token().map_err(|e| ApiError::Internal(format!("random source: {e}")))?
-        }
-    };
+    let token = OwnerToken(token).or_new()?;
     let owner_hash = owner::token_hash(&token);
     if state.store.count_monitors(None).await? >= limits.max_total {
         return Err(ApiError::TooManyMonitors(format!(
@@ -116,10 +111,9 @@ pub async fn monitors_create(
     let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
     let now = crate::probe::trace::unix_ms();
     let next_slot_unix_ms = monitor::first_slot(&id, now, spec.every_ms);
+    // Made as an owner token is: 256 random bits.
     let webhook_secret = match spec.alerts.iter().any(|t| t.webhook.is_some()) {
-        true => Some(
-            owner::new_token().map_err(|e| ApiError::Internal(format!("random source: {e}")))?,
-        ),
+        true => Some(OwnerToken(None).or_new()?),
         false => None,
     };
     let stored = StoredMonitor {
@@ -178,15 +172,7 @@ pub async fn monitors_list(
     query: std::result::Result<Query<MonitorListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response> {
     let Query(query) = query.map_err(|e| ApiError::InvalidQuery(e.body_text()))?;
-    let limit = match query.limit {
-        None => 20,
-        Some(n @ 1..=100) => n as usize,
-        Some(n) => {
-            return Err(ApiError::InvalidQuery(format!(
-                "limit must be 1 to 100, not {n}"
-            )));
-        }
-    };
+    let limit = super::probes::page_size(query.limit)?;
     let owner_hash = token.as_deref().map(owner::token_hash);
     let items = state
         .store

@@ -48,14 +48,22 @@ impl ListQuery {
     /// # Errors
     /// `invalid_query` when it is out of range.
     pub fn page_size(&self) -> Result<usize> {
-        let limit = self.limit.unwrap_or(20) as usize;
-        if (1..=MAX_PAGE).contains(&limit) {
-            Ok(limit)
-        } else {
-            Err(ApiError::InvalidQuery(format!(
-                "limit must be between 1 and {MAX_PAGE} (got {limit})"
-            )))
-        }
+        page_size(self.limit)
+    }
+}
+
+/// A list's page size: `limit`, 20 by default, checked against [`MAX_PAGE`].
+///
+/// # Errors
+/// `invalid_query` when it is out of range.
+pub fn page_size(limit: Option<u32>) -> Result<usize> {
+    let limit = limit.unwrap_or(20) as usize;
+    if (1..=MAX_PAGE).contains(&limit) {
+        Ok(limit)
+    } else {
+        Err(ApiError::InvalidQuery(format!(
+            "limit must be between 1 and {MAX_PAGE} (got {limit})"
+        )))
     }
 }
 
@@ -120,12 +128,7 @@ pub async fn probes_create(
     let decision = creation_admitted(&state, client).await?;
     let client = state.client_key(client);
     let ApiJson(options) = ApiJson::<ProbeOptions>::from_request(request, &()).await?;
-    let token = match token {
-        Some(token) => token,
-        None => {
-            owner::new_token().map_err(|e| ApiError::Internal(format!("random source: {e}")))?
-        }
-    };
+    let token = OwnerToken(token).or_new()?;
     let launch = Launch {
         client,
         per_client: state.config.per_client_probes,
