@@ -121,15 +121,19 @@ pub struct MonitorLimits {
     pub per_owner: u64,
     /// The shortest interval, in milliseconds (`--monitor-min-interval`).
     pub min_every_ms: u64,
+    /// The bytes all monitors' runs together may make the server receive in a minute
+    /// (`--monitor-bytes-per-minute`).
+    pub bytes_per_minute: u64,
 }
 
 impl Default for MonitorLimits {
-    /// 1,000 monitors, 20 an owner, every minute at most.
+    /// 1,000 monitors, 20 an owner, every minute at most, 128 MiB a minute in all.
     fn default() -> Self {
         MonitorLimits {
             max_total: 1000,
             per_owner: 20,
             min_every_ms: 60_000,
+            bytes_per_minute: 128 << 20,
         }
     }
 }
@@ -297,6 +301,8 @@ pub struct Shared {
     pub slots: FairSlots,
     /// Per-client bytes from targets over time.
     pub egress_quota: Arc<egress_quota::EgressQuota>,
+    /// All monitors' bytes from targets over time (one bucket, the `schedule::MONITORS` client's).
+    pub monitor_egress: Arc<egress_quota::EgressQuota>,
     /// Probes holding a slot now.
     pub running: AtomicUsize,
     /// The bench engine, with the server's trust store and the bench allow list;
@@ -341,6 +347,7 @@ impl AppState {
                 views: crate::api::view::feed::Feeds::default(),
                 slots: FairSlots::new(config.max_running, config.reserved_slots),
                 egress_quota: egress_quota::EgressQuota::new(config.client_bytes_per_minute),
+                monitor_egress: egress_quota::EgressQuota::new(config.monitors.bytes_per_minute),
                 engine,
                 store,
                 registry: Registry::default(),

@@ -131,6 +131,7 @@ pub async fn probes_create(
     let token = OwnerToken(token).or_new()?;
     let launch = Launch {
         client,
+        quota: state.egress_quota.clone(),
         per_client: state.config.per_client_probes,
         owner_hash: owner::token_hash(&token),
         monitor: None,
@@ -155,12 +156,14 @@ pub async fn probes_create(
 pub struct Launch {
     /// The client it counts against (its fair slot, its bytes per minute).
     pub client: crate::server::client::ClientKey,
+    /// The bytes per minute its budget is taken from: the clients' (`--client-bytes-per-minute`)
+    /// or, for a monitor's run, all monitors' together (`--monitor-bytes-per-minute`).
+    pub quota: Arc<crate::server::egress_quota::EgressQuota>,
     /// How many of the client's probes may be in flight at once.
     pub per_client: usize,
     /// The SHA-256 of the owner token it is stored under.
     pub owner_hash: String,
-    /// The monitor whose run it is: its bytes come from the monitors' bounds
-    /// (their count and interval), not a client's bytes per minute.
+    /// The monitor whose run it is.
     pub monitor: Option<MonitorLink>,
 }
 
@@ -189,14 +192,10 @@ impl Launch {
         let sent = (!agents.is_empty()).then(|| options.clone());
         let mut plan = Plan::new(options, &state.config.limits)?;
         guard_target(state, &mut plan).await?;
-        // The server's own run takes its whole byte budget from the client's
-        // bytes per minute now; what it does not receive comes back when it ends.
-        let reservation = match plan
-            .egress
-            .clone()
-            .filter(|_| server_runs && self.monitor.is_none())
-        {
-            Some(egress) => Some(reserve_egress(state, self.client, egress)?),
+        // The server's own run takes its whole byte budget from its quota now;
+        // what it does not receive comes back when it ends.
+        let reservation = match plan.egress.clone().filter(|_| server_runs) {
+            Some(egress) => Some(reserve_egress(state, &self.quota, self.client, egress)?),
             None => None,
         };
         let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
@@ -305,13 +304,14 @@ pub async fn guard_target(state: &AppState, plan: &mut Plan) -> Result<()> {
     Ok(())
 }
 
-/// Takes a probe's whole byte budget from `client`'s bytes per minute.
+/// Takes a probe's whole byte budget from `client`'s bytes per minute in `quota`.
 pub fn reserve_egress(
     state: &AppState,
+    quota: &Arc<crate::server::egress_quota::EgressQuota>,
     client: crate::server::client::ClientKey,
     egress: std::sync::Arc<crate::probe::egress::Egress>,
 ) -> Result<crate::server::egress_quota::Reservation> {
-    state.egress_quota.reserve(client, egress).map_err(|wait| {
+    quota.reserve(client, egress).map_err(|wait| {
         state.metrics.rejected("client_bytes");
         ApiError::EgressSpent(crate::server::limit::whole_secs(wait))
     })

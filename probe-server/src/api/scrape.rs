@@ -87,7 +87,12 @@ pub async fn probe_scrape(
     let mut plan = Plan::new(options(target, module, budget), &state.config.limits)?;
     super::probes::guard_target(&state, &mut plan).await?;
     let reservation = match plan.egress.clone() {
-        Some(egress) => Some(super::probes::reserve_egress(&state, client, egress)?),
+        Some(egress) => Some(super::probes::reserve_egress(
+            &state,
+            &state.egress_quota,
+            client,
+            egress,
+        )?),
         None => None,
     };
     let started = crate::probe::trace::now();

@@ -206,6 +206,10 @@ pub struct ServeArgs {
     /// Most monitors one owner token may hold.
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub max_monitors_per_owner: u64,
+    /// The bytes all monitors' runs together may make the server receive from targets in a
+    /// minute (at least --max-probe-bytes): a run that finds it spent is a missed slot.
+    #[arg(long, default_value_t = 128 << 20, value_name = "BYTES")]
+    pub monitor_bytes_per_minute: u64,
     /// The shortest interval a monitor may run at: 30s, 5m, 1h.
     #[arg(long, default_value = "60s", value_name = "INTERVAL", value_parser = parse_interval)]
     pub monitor_min_interval: u64,
@@ -304,6 +308,12 @@ impl ServeArgs {
                 ));
             }
         }
+        if self.monitor_bytes_per_minute < self.max_probe_bytes {
+            return Err(format!(
+                "--monitor-bytes-per-minute ({}) must hold at least one probe's --max-probe-bytes ({})",
+                self.monitor_bytes_per_minute, self.max_probe_bytes
+            ));
+        }
         if self.client_bytes_per_minute < self.max_probe_bytes {
             return Err(format!(
                 "--client-bytes-per-minute ({}) must hold at least one probe's --max-probe-bytes ({})",
@@ -367,6 +377,7 @@ impl ServeArgs {
                 max_total: self.max_monitors,
                 per_owner: self.max_monitors_per_owner,
                 min_every_ms: self.monitor_min_interval,
+                bytes_per_minute: self.monitor_bytes_per_minute,
             },
         })
     }

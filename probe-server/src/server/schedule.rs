@@ -7,7 +7,10 @@
 //!
 //! Monitors count as one client of their own ([`MONITORS`]): they share the fair running
 //! slots with people's probes and may fill at most half of the queue, so a thousand of them
-//! never starve an interactive probe; a slot refused for want of room is recorded as missed.
+//! never starve an interactive probe, and every run takes its byte budget from one quota of
+//! all monitors together (`--monitor-bytes-per-minute`), so however many monitors strangers
+//! make, what they make the server fetch from others is bounded; a slot refused for want of
+//! room or bytes is recorded as missed, saying why.
 
 use super::AppState;
 use super::client::ClientKey;
@@ -94,6 +97,7 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
     let monitor = &stored.monitor;
     let launch = Launch {
         client: MONITORS,
+        quota: state.monitor_egress.clone(),
         per_client: (state.config.max_queued / 2).max(1),
         owner_hash: stored.owner_hash.clone().unwrap_or_default(),
         monitor: Some(MonitorLink {
@@ -109,9 +113,19 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             record = Some(done);
             points
         }
-        // No room now: the slot passed without a run.
-        Err(ApiError::ServerBusy | ApiError::TooManyProbes(_) | ApiError::ShuttingDown) => {
-            vec![missed_point(slot, 1)]
+        // No room now, or no bytes left: the slot passed without a run, saying why.
+        Err(
+            why @ (ApiError::ServerBusy
+            | ApiError::TooManyProbes(_)
+            | ApiError::ShuttingDown
+            | ApiError::EgressSpent(_)),
+        ) => {
+            let mut missed = missed_point(slot, 1);
+            missed.detail = Some(match why {
+                ApiError::EgressSpent(_) => "the monitors' bytes per minute are spent".to_owned(),
+                other => other.to_string(),
+            });
+            vec![missed]
         }
         // Refused (a target that now resolves to a private address, a vantage gone):
         // a failed run that says why.

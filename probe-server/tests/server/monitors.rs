@@ -22,6 +22,7 @@ fn monitor_config(target: &h123_target::TestTarget) -> ServerConfig {
             max_total: 100,
             per_owner: 3,
             min_every_ms: 1000,
+            bytes_per_minute: 1 << 40,
         },
         ..config(target)
     }
@@ -1088,4 +1089,40 @@ async fn a_thousand_monitors_every_minute_on_one_instance() {
         "about 2,000 runs in two minutes: {}",
         rows.len()
     );
+}
+
+#[tokio::test]
+async fn monitors_cannot_make_the_server_fetch_past_their_bytes_per_minute() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = monitor_config(&target);
+    // Less than one probe's budget: no run can take it.
+    config.monitors.bytes_per_minute = 1000;
+    let state = state(config, &dir);
+    h123::server::schedule::spawn(state.clone());
+    let (id, _) = create(&state, &every_second(&target, "/")).await;
+    let mut missed = Vec::new();
+    for _ in 0..100 {
+        missed = state
+            .store
+            .points(id.clone(), 0, u64::MAX / 2, None)
+            .await
+            .unwrap();
+        if missed.len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    state.shutdown(Duration::from_secs(5)).await;
+    assert!(missed.len() >= 2, "{missed:?}");
+    for point in &missed {
+        assert_eq!(point.state, PointState::Missed, "{point:?}");
+        assert_eq!(
+            point.detail.as_deref(),
+            Some("the monitors' bytes per minute are spent")
+        );
+    }
+    // Nothing was fetched: no probe record was made for them.
+    let probes = call(&state, get("/api/v1/probes"), CLIENT).await;
+    assert_eq!(probes.json()["items"], json!([]));
 }
