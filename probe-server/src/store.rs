@@ -149,6 +149,14 @@ pub trait Store: Send + Sync + 'static {
     /// When the database fails.
     fn prune(&self, older_than_unix_ms: Option<u64>, max_bytes: Option<u64>) -> Result<usize>;
 
+    /// Deletes the records of monitor runs whose slot is older than `older_than_unix_ms` and
+    /// clears their points' links (the points, the monitor's history, stay); returns how many
+    /// records were deleted.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn prune_monitor_records(&self, older_than_unix_ms: u64) -> Result<usize>;
+
     /// Marks every record still `running` as `cancelled` (called at start-up,
     /// when no probe can be running: one instance per SQLite file) and
     /// returns how many there were.
@@ -457,6 +465,19 @@ impl SharedStore {
         dispatch!(self, |s| s.prune(older_than_unix_ms, max_bytes), |pg| pg
             .prune(older_than_unix_ms, max_bytes)
             .await)
+    }
+
+    /// Deletes the records of monitor runs whose slot is older than `older_than_unix_ms`,
+    /// keeping their points (their links cleared); returns how many records went.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn prune_monitor_records(&self, older_than_unix_ms: u64) -> Result<usize> {
+        dispatch!(
+            self,
+            |s| s.prune_monitor_records(older_than_unix_ms),
+            |pg| pg.prune_monitor_records(older_than_unix_ms).await
+        )
     }
 
     /// Marks as `cancelled` the records no live server runs and returns how

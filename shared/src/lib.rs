@@ -38,6 +38,8 @@ pub mod live;
 pub mod markup;
 pub mod migration;
 pub mod monitor;
+pub mod monitor_chart;
+pub mod monitor_status;
 pub mod network;
 pub mod palette;
 pub mod redact;

@@ -661,6 +661,10 @@ pub struct Bucket {
     /// The run's probe, when the bucket holds one run (a point links to it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe_id: Option<String>,
+    /// The probe of the run with the largest figure (the one worth opening; a chart's point
+    /// links to it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowest_probe_id: Option<String>,
 }
 
 /// One protocol at one vantage over the window.
@@ -707,20 +711,22 @@ pub struct Series {
     pub verdict: Option<WindowVerdict>,
 }
 
-/// The bucket length for a window of `span_ms` of a monitor every `every_ms`.
-pub fn bucket_ms(span_ms: u64, every_ms: u64) -> u64 {
-    every_ms.max(1).max(span_ms.div_ceil(MAX_BUCKETS))
+/// The bucket length for a window of `span_ms` of a monitor every `every_ms`, in at most
+/// `max_buckets` buckets.
+pub fn bucket_ms(span_ms: u64, every_ms: u64, max_buckets: u64) -> u64 {
+    every_ms.max(1).max(span_ms.div_ceil(max_buckets.max(1)))
 }
 
-/// The points (of one monitor, inside `[from, to)`) as a series of `metric`.
+/// The points (of one monitor, inside `[from, to)`) as a series of `metric`, in at most
+/// `max_buckets` buckets ([`MAX_BUCKETS`] for the API; fewer for a chart on a page).
 pub fn series(
     points: &[MonitorPoint],
     metric: SeriesMetric,
-    from: u64,
-    to: u64,
+    (from, to): (u64, u64),
     every_ms: u64,
+    max_buckets: u64,
 ) -> Series {
-    let width = bucket_ms(to.saturating_sub(from), every_ms);
+    let width = bucket_ms(to.saturating_sub(from), every_ms, max_buckets);
     let bucket_of = |slot: u64| from + (slot.saturating_sub(from) / width) * width;
     let mut lines: BTreeMap<(Protocol, &str), BTreeMap<u64, Vec<&MonitorPoint>>> = BTreeMap::new();
     let mut missed: BTreeMap<u64, u64> = BTreeMap::new();
@@ -777,11 +783,13 @@ pub fn series(
 }
 
 fn bucket(start: u64, runs: &[&MonitorPoint], metric: SeriesMetric) -> Bucket {
-    let mut values: Vec<Micros> = runs
+    let answered: Vec<(Micros, &MonitorPoint)> = runs
         .iter()
         .filter(|p| p.state == PointState::Ok)
-        .filter_map(|p| metric.of(&p.figures))
+        .filter_map(|p| Some((metric.of(&p.figures)?, *p)))
         .collect();
+    let slowest = answered.iter().max_by_key(|(value, _)| *value);
+    let mut values: Vec<Micros> = answered.iter().map(|(value, _)| *value).collect();
     values.sort_unstable();
     let stat = |p: u32| (!values.is_empty()).then(|| percentile(&values, p));
     Bucket {
@@ -797,6 +805,7 @@ fn bucket(start: u64, runs: &[&MonitorPoint], metric: SeriesMetric) -> Bucket {
             [one] => one.probe_id.clone(),
             _ => None,
         },
+        slowest_probe_id: slowest.and_then(|(_, p)| p.probe_id.clone()),
     }
 }
 
@@ -1090,14 +1099,26 @@ mod tests {
             })
             .collect();
         points.push(missed_point(100 * every, 3));
-        let short = series(&points, SeriesMetric::Total, 0, 10 * every, every);
+        let short = series(
+            &points,
+            SeriesMetric::Total,
+            (0, 10 * every),
+            every,
+            MAX_BUCKETS,
+        );
         assert_eq!(short.bucket_ms, every);
         assert_eq!(short.lines.len(), 2);
         assert_eq!(short.lines[0].buckets.len(), 10);
         assert_eq!(short.lines[0].buckets[0].probe_id.as_deref(), Some("p0"));
 
         let day = 24 * 3600 * 1000;
-        let long = series(&points, SeriesMetric::Total, 0, 30 * day, every);
+        let long = series(
+            &points,
+            SeriesMetric::Total,
+            (0, 30 * day),
+            every,
+            MAX_BUCKETS,
+        );
         assert_eq!(long.bucket_ms, 30 * day / MAX_BUCKETS);
         let h2 = &long.lines[0];
         assert_eq!(h2.protocol, Protocol::H2);

@@ -1,6 +1,7 @@
 //! The web UI's pages by path. Each page is its own wasm bundle, chosen by `index.html`'s loader
 //! from the path's first segment (`r`, `b`, `compare`, anything else: the home bundle); the bundle
 //! then reads the whole path with [`Route::parse`] and shows "not found" for what it does not know.
+//! A monitor's pages (`/m/...`) are drawn whole by the server, and the loader loads no bundle there.
 
 /// A page of the web UI.
 #[derive(Clone, Debug, PartialEq, Eq)]

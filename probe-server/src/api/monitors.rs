@@ -20,6 +20,7 @@ use h123_shared::api::ApiError as ErrorBody;
 use h123_shared::monitor::{
     self, Monitor, MonitorCreated, MonitorList, MonitorRequest, Series, SeriesMetric,
 };
+use h123_shared::monitor_status::{self, MonitorStatus};
 use serde::Deserialize;
 
 /// The default window of a series: the last day.
@@ -391,8 +392,42 @@ pub async fn monitors_series(
     if let Some(vantage) = &query.vantage {
         points.retain(|p| p.protocol.is_none() || p.vantage == *vantage);
     }
-    let series = monitor::series(&points, metric, from, to, stored.monitor.spec.every_ms);
+    let series = monitor::series(
+        &points,
+        metric,
+        (from, to),
+        stored.monitor.spec.every_ms,
+        monitor::MAX_BUCKETS,
+    );
     Ok(axum::Json(series).into_response())
+}
+
+/// Where a monitor stands: each protocol's last run per vantage, and its uptime and p95 total
+/// over the last 24 h, 7 d and 30 d (what its status page shows).
+#[utoipa::path(
+    get,
+    path = "/api/v1/monitors/{id}/status",
+    tag = "monitors",
+    params(("id" = String, Path, description = "The monitor's id")),
+    responses(
+        (status = 200, description = "A row per protocol and vantage that ran in the last 30 days: the last run (state, total, status, breaches, what failed, its probe) and, per window, runs, runs up (every attempt answered without an HTTP error) and the p95 total over those; missed slots per window", body = MonitorStatus),
+        (status = 404, description = "No such monitor (`not_found`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
+    )
+)]
+pub async fn monitors_status(
+    State(state): State<AppState>,
+    MonitorId(id): MonitorId,
+) -> Result<Response> {
+    let stored = stored(&state, &id).await?;
+    let now = crate::probe::trace::unix_ms();
+    let from = now.saturating_sub(monitor_status::LONGEST_WINDOW_MS);
+    let points = state.store.points(id, from, now + 1, None).await?;
+    let status = monitor_status::status(&points, now, stored.monitor.spec.every_ms);
+    Ok(axum::Json(status).into_response())
 }
 
 /// The latest tries to deliver a monitor's notifications, newest first.

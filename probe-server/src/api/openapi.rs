@@ -34,6 +34,7 @@ use utoipa::OpenApi;
         super::monitors::monitors_pause,
         super::monitors::monitors_resume,
         super::monitors::monitors_series,
+        super::monitors::monitors_status,
         super::monitors::monitors_deliveries,
         super::monitors::monitors_badge,
         super::benches::benches_create,

@@ -96,7 +96,7 @@ pub async fn render_comparison(
 
 /// A read slot for one page, when the client's read quota admits one more read (a page costs
 /// one, as its record does) and a slot is free; `None` (counted) otherwise.
-fn admitted(state: &AppState, request: &Parts) -> Option<tokio::sync::OwnedSemaphorePermit> {
+pub fn admitted(state: &AppState, request: &Parts) -> Option<tokio::sync::OwnedSemaphorePermit> {
     let ip = request
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
@@ -111,6 +111,21 @@ fn admitted(state: &AppState, request: &Parts) -> Option<tokio::sync::OwnedSemap
         state.metrics.rejected("reads_busy");
     }
     permit
+}
+
+/// The loading line of `index.html`'s shell, which a page drawn whole by the server drops.
+pub const LOADING_LINE: &str = "<p class=\"loading\" role=\"status\">Loading h123…</p>";
+
+/// A page the server draws whole (no script takes it over): `shell` (`index.html`) with
+/// `preview` and `body` filled in, its `<title>` the preview's, and no loading line.
+pub fn drawn_page(shell: &str, preview: &Preview, body: &str, headers: &HeaderMap) -> String {
+    let page = fill(shell, preview, body, origin(headers).as_deref()).replacen(LOADING_LINE, "", 1);
+    match (page.split_once("<title>"), page.split_once("</title>")) {
+        (Some((head, _)), Some((_, rest))) => {
+            format!("{head}<title>{}</title>{rest}", escape(&preview.title))
+        }
+        _ => page,
+    }
 }
 
 /// `index.html` with `preview` and `body` filled in.
@@ -134,10 +149,16 @@ pub fn fill(index: &str, preview: &Preview, body: &str, origin: Option<&str>) ->
         "<meta property=\"og:type\" content=\"website\" />\
          <meta property=\"og:title\" content=\"{title}\" />\
          <meta property=\"og:description\" content=\"{description}\" />\
-         <meta property=\"og:image\" content=\"{image}\" />\
-         <meta property=\"og:url\" content=\"{url}\" />\
-         <meta name=\"twitter:card\" content=\"summary_large_image\" />{preload}",
-        image = escape(&absolute(&preview.image)),
+         {image}<meta property=\"og:url\" content=\"{url}\" />{preload}",
+        // A page without a picture (a problem page) has no image tags.
+        image = match preview.image.is_empty() {
+            true => String::new(),
+            false => format!(
+                "<meta property=\"og:image\" content=\"{}\" />\
+                 <meta name=\"twitter:card\" content=\"summary_large_image\" />",
+                escape(&absolute(&preview.image))
+            ),
+        },
         url = escape(&absolute(&preview.url)),
         // The page's script fetches it as a plain CORS GET with the same credentials, so the
         // browser hands it the preloaded answer.
@@ -300,6 +321,37 @@ mod tests {
             "{page}"
         );
         assert!(!page.contains("<b>") && !page.contains("intro"), "{page}");
+    }
+
+    #[test]
+    fn a_drawn_page_has_its_title_and_no_loading_line() {
+        let shell = include_str!("../../../frontend/site/index.html");
+        assert!(
+            shell.contains(LOADING_LINE),
+            "index.html keeps the line a drawn page drops"
+        );
+        let preview = Preview {
+            title: "h123 monitor: <x>".to_owned(),
+            description: "up".to_owned(),
+            image: String::new(),
+            url: "/m/abc".to_owned(),
+            data: None,
+        };
+        let page = drawn_page(
+            shell,
+            &preview,
+            "<article>drawn</article>",
+            &HeaderMap::new(),
+        );
+        assert!(
+            page.contains("<title>h123 monitor: &lt;x&gt;</title>"),
+            "{page}"
+        );
+        assert!(page.contains("<article>drawn</article>"));
+        assert!(
+            !page.contains(LOADING_LINE) && !page.contains("og:image"),
+            "{page}"
+        );
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! table has no class, and the guard refuses it (`500`), so it cannot go unbounded.
 
 use super::{
-    agent, benches, browser, compare, config, health, metrics, monitors, openapi, probes, scrape,
-    static_files, vantages, view,
+    agent, benches, browser, compare, config, health, metrics, monitor_page, monitors, openapi,
+    probes, scrape, static_files, vantages, view,
 };
 use crate::server::AppState;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -164,6 +164,9 @@ pub fn table() -> &'static [Route] {
             r(Method::GET, "/api/v1/monitors/{id}/series", Record, |_| {
                 get(monitors::monitors_series)
             }),
+            r(Method::GET, "/api/v1/monitors/{id}/status", Record, |_| {
+                get(monitors::monitors_status)
+            }),
             r(
                 Method::GET,
                 "/api/v1/monitors/{id}/deliveries",
@@ -213,6 +216,18 @@ pub fn table() -> &'static [Route] {
                 let root = m.web_root.clone();
                 get(move |state: State<AppState>, request: Request| {
                     static_files::probe_page(root.clone(), state, request)
+                })
+            }),
+            r(Method::GET, "/m/{id}", Page, |m| {
+                let root = m.web_root.clone();
+                get(move |state: State<AppState>, request: Request| {
+                    monitor_page::monitor_page(root.clone(), state, request)
+                })
+            }),
+            r(Method::GET, "/m/{id}/status", Page, |m| {
+                let root = m.web_root.clone();
+                get(move |state: State<AppState>, request: Request| {
+                    monitor_page::status_page(root.clone(), state, request)
                 })
             }),
             r(Method::GET, "/compare/{a}/{b}", Page, |m| {

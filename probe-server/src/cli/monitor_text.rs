@@ -177,9 +177,9 @@ mod tests {
         let s = h123_shared::monitor::series(
             &points,
             SeriesMetric::Total,
-            start,
-            start + 180_000,
+            (start, start + 180_000),
             60_000,
+            h123_shared::monitor::MAX_BUCKETS,
         );
         let text = series(&s);
         let lines: Vec<&str> = text.lines().collect();

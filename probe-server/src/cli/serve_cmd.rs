@@ -178,7 +178,11 @@ pub struct ServeArgs {
     /// the database (default: no limit). Freed space is reused; the file does not shrink.
     #[arg(long, value_name = "BYTES")]
     pub max_db_bytes: Option<u64>,
-    /// How often retention runs, in seconds (with --retention-days or --max-db-bytes).
+    /// Delete the records of monitor runs older than this many days; the monitors' history
+    /// (their points) stays. 0 keeps them as long as other records.
+    #[arg(long, default_value_t = 7, value_name = "DAYS")]
+    pub monitor_records_days: u64,
+    /// How often retention runs, in seconds.
     #[arg(long, default_value_t = 3600, value_name = "SECS")]
     pub prune_interval_secs: u64,
     /// IPv6 clients are one client per prefix of this length (an IPv6 user usually holds a /64).
@@ -441,6 +445,8 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
                 .retention_days
                 .map(|days| Duration::from_secs(days.saturating_mul(86_400))),
             max_db_bytes: args.max_db_bytes,
+            monitor_records_max_age: (args.monitor_records_days > 0)
+                .then(|| Duration::from_secs(args.monitor_records_days.saturating_mul(86_400))),
             interval: Duration::from_secs(args.prune_interval_secs.max(1)),
         },
     );

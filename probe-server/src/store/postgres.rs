@@ -400,6 +400,28 @@ impl PostgresStore {
             .collect()
     }
 
+    /// Deletes the records of monitor runs older than `older_than_unix_ms` and clears their
+    /// points' links. See `SharedStore::prune_monitor_records`.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn prune_monitor_records(&self, older_than_unix_ms: u64) -> Result<usize> {
+        let client = self.client().await?;
+        // One statement: both changes see the same snapshot and commit together.
+        let row = client
+            .query_one(
+                "WITH gone AS (DELETE FROM probes p USING monitor_points m \
+                   WHERE m.probe_id = p.id AND m.probe_id IS NOT NULL \
+                   AND m.slot_unix_ms < $1 AND p.status <> 'running' RETURNING p.id), \
+                 unlinked AS (UPDATE monitor_points SET probe_id = NULL \
+                   WHERE probe_id IS NOT NULL AND slot_unix_ms < $1) \
+                 SELECT COUNT(*) FROM gone",
+                &[&to_i64(older_than_unix_ms)],
+            )
+            .await?;
+        Ok(usize::try_from(row.get::<_, i64>(0)).unwrap_or(0))
+    }
+
     /// Deletes finished records by age, then the oldest while the records'
     /// stored bytes exceed `max_bytes`. See `SharedStore::prune`.
     ///

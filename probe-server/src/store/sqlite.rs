@@ -26,6 +26,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0005_bench_owner.sql"),
     include_str!("../../migrations/0006_bench_cancel_reason.sql"),
     include_str!("../../migrations/0007_monitors.sql"),
+    include_str!("../../migrations/0008_monitor_records.sql"),
 ];
 
 /// The trigger migration 3 drops while its rows are redacted and backfilled.
@@ -335,6 +336,24 @@ impl Store for SqliteStore {
             });
         }
         Ok(out)
+    }
+
+    fn prune_monitor_records(&self, older_than_unix_ms: u64) -> Result<usize> {
+        let mut conn = self.writer();
+        let tx = conn.transaction()?;
+        let cutoff = to_i64(older_than_unix_ms);
+        let deleted = tx.execute(
+            "DELETE FROM probes WHERE status <> 'running' AND id IN (SELECT probe_id \
+             FROM monitor_points WHERE probe_id IS NOT NULL AND slot_unix_ms < ?1)",
+            [cutoff],
+        )?;
+        tx.execute(
+            "UPDATE monitor_points SET probe_id = NULL \
+             WHERE probe_id IS NOT NULL AND slot_unix_ms < ?1",
+            [cutoff],
+        )?;
+        tx.commit()?;
+        Ok(deleted)
     }
 
     fn prune(&self, older_than_unix_ms: Option<u64>, max_bytes: Option<u64>) -> Result<usize> {

@@ -402,6 +402,117 @@ async fn monitors_run_on_schedule_over_every_protocol_and_their_series_links_eac
 }
 
 #[tokio::test]
+async fn a_monitor_page_draws_status_charts_and_badges_and_a_status_page_is_public_only() {
+    let _serial = SERIAL.lock().await;
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = state(monitor_config(&target), &dir);
+    h123::server::schedule::spawn(state.clone());
+    let mut body = every_second(&target, "/delay/20");
+    body["protocols"] = json!(["h2", "h3"]);
+    // Every run breaches a 5 ms median (the target waits 20 ms): the total chart marks it.
+    body["thresholds"] = json!({"total": "5ms"});
+    let (id, _) = create(&state, &body).await;
+    body["visibility"] = "unlisted".into();
+    let (unlisted, _) = create(&state, &body).await;
+    points_of_runs(&state, &id, 3).await;
+
+    let page = call(&state, get(&format!("/m/{id}?range=1h")), CLIENT).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.text());
+    assert_eq!(page.headers["content-type"], "text/html; charset=utf-8");
+    let html = page.text();
+    assert_eq!(
+        html.matches(r#"class="monitor-metric""#).count(),
+        6,
+        "a chart per metric"
+    );
+    assert!(html.contains(r#"<svg class="monitor-chart""#), "{html}");
+    // A point links its bucket's slowest run: a record of this monitor.
+    let linked: Vec<&str> = html
+        .split(r#"<a href="/r/"#)
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert!(linked.len() >= 2, "a point per protocol at least: {html}");
+    let record = call(
+        &state,
+        get(&format!("/api/v1/probes/{}", linked[0])),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(record.status, StatusCode::OK);
+    assert_eq!(record.json()["monitor"]["id"], id.as_str());
+    assert!(
+        html.contains("chart-breach h3") && html.contains("chart-threshold"),
+        "{html}"
+    );
+    assert!(html.contains(r#"href="/m/"#) && html.contains(r#"?range=1h" aria-current="page""#));
+    assert!(
+        html.contains(r#"<tr data-protocol="h2">"#) && html.contains(r#"<tr data-protocol="h3">"#)
+    );
+    assert!(
+        html.contains(&format!(r#"src="/badge/{id}/h3.svg""#)),
+        "{html}"
+    );
+    assert!(html.contains("no webhook or Alertmanager"), "{html}");
+    assert!(html.contains("<title>h123 monitor: https://"), "{html}");
+
+    let status = call(
+        &state,
+        get(&format!("/api/v1/monitors/{id}/status")),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(status.status, StatusCode::OK, "{}", status.text());
+    let rows = status.json()["rows"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for row in &rows {
+        let day = &row["windows"][0];
+        assert_eq!(day["window"], "24h");
+        assert!(day["runs"].as_u64().unwrap() >= 3, "{row}");
+        assert_eq!(
+            day["up"], day["runs"],
+            "the target answers every run: {row}"
+        );
+        assert_eq!(row["last"]["state"], "ok", "{row}");
+    }
+
+    let public = call(&state, get(&format!("/m/{id}/status")), CLIENT).await;
+    assert_eq!(public.status, StatusCode::OK, "{}", public.text());
+    assert!(public.text().contains("Uptime 7d") && public.text().contains("100.00%"));
+    let hidden = call(&state, get(&format!("/m/{unlisted}/status")), CLIENT).await;
+    assert_eq!(hidden.status, StatusCode::NOT_FOUND);
+    assert!(
+        hidden
+            .text()
+            .contains("only public monitors have a status page")
+    );
+    let own_page = call(&state, get(&format!("/m/{unlisted}")), CLIENT).await;
+    assert_eq!(
+        own_page.status,
+        StatusCode::OK,
+        "its link is its page, as a permalink"
+    );
+
+    let bad = call(&state, get(&format!("/m/{id}?range=2y")), CLIENT).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(
+        bad.text().contains("1h, 6h, 24h, 7d, 30d"),
+        "{}",
+        bad.text()
+    );
+    for unknown in ["/m/nosuchmonitor", "/m/%2e%2e", "/m/nosuchmonitor/status"] {
+        let answer = call(&state, get(unknown), CLIENT).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{unknown}");
+        assert!(
+            answer.text().contains("No monitor"),
+            "{unknown}: {}",
+            answer.text()
+        );
+    }
+}
+
+#[tokio::test]
 async fn slots_that_pass_while_the_server_is_down_are_recorded_as_missed() {
     let _serial = SERIAL.lock().await;
     let target = target().await;

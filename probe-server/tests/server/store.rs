@@ -497,6 +497,47 @@ async fn browser_measurements_attach_once_for_the_owner(f: &Fixture) {
     assert_eq!(left, 0, "deleting the probe deleted its measurement");
 }
 
+async fn monitor_run_records_age_out_and_their_points_stay_unlinked(f: &Fixture) {
+    use h123_shared::monitor::{Figures, MonitorPoint, PointState};
+    let store = &f.store;
+    let point = |slot: u64, probe: &str| MonitorPoint {
+        slot_unix_ms: slot,
+        started_unix_ms: slot,
+        vantage: String::new(),
+        protocol: Some(h123_shared::Protocol::H2),
+        state: PointState::Ok,
+        missed: 0,
+        probe_id: Some(probe.to_owned()),
+        status: Some(200),
+        figures: Figures::default(),
+        breached: Vec::new(),
+        detail: None,
+    };
+    for (id, created) in [("mrunold", 1_000), ("mrunnew", 5_000), ("plainold", 1_000)] {
+        let mut run = record(id, ProbeStatus::Done);
+        run.created_at_unix_ms = created;
+        store.insert(run, None).await.unwrap();
+    }
+    let points = vec![point(1_000, "mrunold"), point(5_000, "mrunnew")];
+    store.add_points("mon".into(), points).await.unwrap();
+
+    assert_eq!(store.prune_monitor_records(2_000).await.unwrap(), 1);
+    assert!(store.get("mrunold".into()).await.unwrap().is_none());
+    assert!(store.get("mrunnew".into()).await.unwrap().is_some());
+    assert!(
+        store.get("plainold".into()).await.unwrap().is_some(),
+        "only monitor runs go"
+    );
+    let kept = store.points("mon".into(), 0, 10_000, None).await.unwrap();
+    let links: Vec<Option<&str>> = kept.iter().map(|p| p.probe_id.as_deref()).collect();
+    assert_eq!(
+        links,
+        [None, Some("mrunnew")],
+        "the history stays, unlinked"
+    );
+    assert_eq!(store.prune_monitor_records(2_000).await.unwrap(), 0);
+}
+
 /// Generates one test per case and back end.
 macro_rules! suite {
     ($($case:ident),* $(,)?) => {
@@ -531,6 +572,7 @@ suite!(
     pruning_by_age_and_size_keeps_running_and_recent_records,
     leftovers_of_a_stopped_server_are_cancelled,
     browser_measurements_attach_once_for_the_owner,
+    monitor_run_records_age_out_and_their_points_stay_unlinked,
 );
 
 /// Cases only PostgreSQL has: several instances on one database.

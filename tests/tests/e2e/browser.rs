@@ -254,7 +254,7 @@ fn cdp(body: Value) -> DriverPost {
     }
 }
 
-async fn color_scheme(client: &Client, scheme: &str) {
+pub(crate) async fn color_scheme(client: &Client, scheme: &str) {
     client
         .issue_cmd(cdp(json!({
             "cmd": "Emulation.setEmulatedMedia",

@@ -13,6 +13,7 @@ mod browser_compare;
 mod browser_decay;
 mod browser_edge;
 mod browser_migration;
+mod browser_monitor;
 mod browser_network;
 mod browser_own;
 mod browser_streams;

@@ -37,6 +37,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0006_monitors",
         include_str!("../../../migrations/postgres/0006_monitors.sql"),
     ),
+    (
+        7,
+        "0007_monitor_records",
+        include_str!("../../../migrations/postgres/0007_monitor_records.sql"),
+    ),
 ];
 
 /// The advisory lock key migrations hold ("h123" in ASCII).

@@ -1,0 +1,268 @@
+//! A monitor's pages, drawn whole by the server (no WebAssembly: `index.html`'s loader loads no
+//! bundle under `/m/`): `/m/{id}` (its status, a chart per metric over a window with a table
+//! each, its alert deliveries and badges; `?range=1h|6h|24h|7d|30d`) and `/m/{id}/status` (a
+//! public monitor's status page). Read under the API's read limits, as a permalink's page is;
+//! an unknown monitor, an unlisted one's status page, a bad window or a busy server get a page
+//! saying so with its HTTP status.
+
+mod chart;
+mod markup;
+
+use super::permalink_page::{self, Preview};
+use crate::server::AppState;
+use crate::store::monitor_rows::StoredMonitor;
+use axum::extract::{Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use h123_shared::Visibility;
+use h123_shared::monitor::{self, MonitorPoint, Series, SeriesMetric};
+use h123_shared::monitor_status::{self, LONGEST_WINDOW_MS, MonitorStatus};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Buckets a page's chart has at most: about six pixels each.
+const PAGE_BUCKETS: u64 = 120;
+
+/// Deliveries a page lists.
+const PAGE_DELIVERIES: usize = 20;
+
+/// The shell a page is drawn in when the server has no built UI.
+const BARE_SHELL: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\" /><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" /><title>h123</title></head><body><main id=\"main\"><!--h123:summary--><!--/h123:summary--></main></body></html>";
+
+/// `GET /m/{id}`: the monitor page.
+pub async fn monitor_page(
+    root: Option<Arc<PathBuf>>,
+    State(state): State<AppState>,
+    request: Request,
+) -> Response {
+    let (parts, _body) = request.into_parts();
+    let id = parts.uri.path().strip_prefix("/m/").unwrap_or_default();
+    let range = match range_of(parts.uri.query()) {
+        Ok(range) => range,
+        Err(why) => {
+            return problem(&root, &parts, StatusCode::BAD_REQUEST, "Not a window", &why).await;
+        }
+    };
+    let loaded = match load(&state, id, &parts).await {
+        Ok(loaded) => loaded,
+        Err((status, why)) => return problem(&root, &parts, status, "No monitor here", &why).await,
+    };
+    let Loaded {
+        stored,
+        points,
+        firing,
+        status,
+    } = loaded;
+    let deliveries = state
+        .store
+        .deliveries(stored.monitor.id.clone(), PAGE_DELIVERIES)
+        .await
+        .unwrap_or_default();
+    let monitor = stored.redacted();
+    let now = status.at_unix_ms;
+    let (name, length) = range;
+    let window = (now.saturating_sub(length), now + 1);
+    let series: Vec<Series> = SeriesMetric::ALL
+        .into_iter()
+        .map(|metric| monitor::series(&points, metric, window, monitor.spec.every_ms, PAGE_BUCKETS))
+        .collect();
+    let body = markup::monitor_page(&markup::MonitorPage {
+        monitor: &monitor,
+        firing,
+        status: &status,
+        range: name,
+        series,
+        deliveries: &deliveries,
+    });
+    let preview = preview(&monitor, &status, format!("/m/{}", monitor.id));
+    page(&root, &parts, StatusCode::OK, &preview, &body).await
+}
+
+/// `GET /m/{id}/status`: a public monitor's status page.
+pub async fn status_page(
+    root: Option<Arc<PathBuf>>,
+    State(state): State<AppState>,
+    request: Request,
+) -> Response {
+    let (parts, _body) = request.into_parts();
+    let path = parts.uri.path();
+    let id = path
+        .strip_prefix("/m/")
+        .and_then(|rest| rest.strip_suffix("/status"))
+        .unwrap_or_default();
+    let Loaded { stored, status, .. } = match load(&state, id, &parts).await {
+        Ok(loaded) => loaded,
+        Err((status, why)) => return problem(&root, &parts, status, "No monitor here", &why).await,
+    };
+    let monitor = stored.redacted();
+    if monitor.spec.options.visibility != Visibility::Public {
+        let why = "This monitor is unlisted: only public monitors have a status page. Its owner can see it at its /m/ link.";
+        return problem(&root, &parts, StatusCode::NOT_FOUND, "No status page", why).await;
+    }
+    let body = markup::status_page(&monitor, &status);
+    let preview = preview(&monitor, &status, format!("/m/{}/status", monitor.id));
+    page(&root, &parts, StatusCode::OK, &preview, &body).await
+}
+
+/// A monitor with its last 30 days, read for a page.
+struct Loaded {
+    stored: StoredMonitor,
+    points: Vec<MonitorPoint>,
+    firing: Vec<String>,
+    status: MonitorStatus,
+}
+
+/// Reads monitor `id` and its last 30 days under the read limits, or the status and reason to
+/// answer instead.
+async fn load(state: &AppState, id: &str, parts: &Parts) -> Result<Loaded, (StatusCode, String)> {
+    if !crate::store::is_valid_id(id) {
+        return Err((StatusCode::NOT_FOUND, "No monitor has this id.".to_owned()));
+    }
+    let Some(_permit) = permalink_page::admitted(state, parts) else {
+        return Err((
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The server is answering too many reads just now (from you, or from everyone): try again in a few seconds.".to_owned(),
+        ));
+    };
+    let unavailable = |e: crate::store::StoreError| {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("The store could not be read: {e}"),
+        )
+    };
+    let stored = state
+        .store
+        .get_monitor(id.to_owned())
+        .await
+        .map_err(unavailable)?
+        .ok_or_else(|| {
+            (
+                StatusCode::NOT_FOUND,
+                format!("No monitor has the id {id}: it may have been deleted."),
+            )
+        })?;
+    let now = crate::probe::trace::unix_ms();
+    let points = state
+        .store
+        .points(
+            id.to_owned(),
+            now.saturating_sub(LONGEST_WINDOW_MS),
+            now + 1,
+            None,
+        )
+        .await
+        .map_err(unavailable)?;
+    let status = monitor_status::status(&points, now, stored.monitor.spec.every_ms);
+    let firing = stored.alert_state.firing.iter().cloned().collect();
+    Ok(Loaded {
+        stored,
+        points,
+        firing,
+        status,
+    })
+}
+
+/// The window `?range=` names (the last day without one), or why it is not one.
+fn range_of(query: Option<&str>) -> Result<(&'static str, u64), String> {
+    let asked = query
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .find_map(|pair| pair.strip_prefix("range="));
+    let Some(asked) = asked else {
+        return Ok(markup::RANGES[2]);
+    };
+    markup::RANGES
+        .into_iter()
+        .find(|(name, _)| *name == asked)
+        .ok_or_else(|| {
+            let names: Vec<&str> = markup::RANGES.iter().map(|(n, _)| *n).collect();
+            format!("The window must be one of {}.", names.join(", "))
+        })
+}
+
+/// A monitor page's link preview: its URL and how each protocol's last run went.
+fn preview(
+    monitor: &h123_shared::monitor::Monitor,
+    status: &MonitorStatus,
+    url: String,
+) -> Preview {
+    let lines: Vec<String> = status
+        .rows
+        .iter()
+        .map(|row| {
+            let day = &row.windows[0];
+            format!(
+                "{} up {} over 24 h",
+                row.protocol.http_version(),
+                day.uptime_text()
+            )
+        })
+        .collect();
+    let first = monitor
+        .spec
+        .options
+        .protocols
+        .first()
+        .map_or("h3", |p| p.as_str());
+    Preview {
+        title: format!(
+            "h123 monitor: {}",
+            super::svg::shorten(&monitor.spec.options.url, 200)
+        ),
+        description: match lines.is_empty() {
+            true => "No runs yet.".to_owned(),
+            false => lines.join("; "),
+        },
+        image: format!("/badge/{}/{first}.svg", monitor.id),
+        url,
+        data: None,
+    }
+}
+
+/// `body` in the web UI's shell (or a bare one without a built UI), as an HTML response.
+async fn page(
+    root: &Option<Arc<PathBuf>>,
+    parts: &Parts,
+    status: StatusCode,
+    preview: &Preview,
+    body: &str,
+) -> Response {
+    let shell = match root {
+        Some(root) => super::web_root::read(root, "index.html")
+            .await
+            .and_then(|bytes| String::from_utf8(bytes).ok()),
+        None => None,
+    };
+    let shell = shell.unwrap_or_else(|| BARE_SHELL.to_owned());
+    let html = permalink_page::drawn_page(&shell, preview, body, &parts.headers);
+    let mut response = (status, html).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+    }
+    response
+}
+
+/// A page saying what went wrong, with `status`.
+async fn problem(
+    root: &Option<Arc<PathBuf>>,
+    parts: &Parts,
+    status: StatusCode,
+    title: &str,
+    why: &str,
+) -> Response {
+    let preview = Preview {
+        title: format!("h123: {title}"),
+        description: why.to_owned(),
+        image: String::new(),
+        url: parts.uri.path().to_owned(),
+        data: None,
+    };
+    page(root, parts, status, &preview, &markup::problem(title, why)).await
+}

@@ -1,0 +1,260 @@
+//! A monitor's status at a glance: each protocol's last run at each vantage, and its uptime and
+//! p95 total over the last day, week and month (the status page and
+//! `GET /api/v1/monitors/{id}/status`). A run is up when every attempt answered without an
+//! HTTP error; failed, erroring and skipped runs are down; missed slots are counted apart.
+
+use crate::json::ReadJson;
+use crate::monitor::{MonitorPoint, PointState};
+use crate::schema::{Micros, Protocol};
+use crate::stats::percentile;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+const DAY_MS: u64 = 24 * 3600 * 1000;
+
+/// The windows a status covers, by name and length; the longest is the one to read points for.
+pub const WINDOWS: [(&str, u64); 3] = [("24h", DAY_MS), ("7d", 7 * DAY_MS), ("30d", 30 * DAY_MS)];
+
+/// The longest window, in milliseconds.
+pub const LONGEST_WINDOW_MS: u64 = 30 * DAY_MS;
+
+/// A protocol's last run at one vantage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct LastRun {
+    /// Its slot, milliseconds since the Unix epoch.
+    pub slot_unix_ms: u64,
+    /// How it came out.
+    pub state: PointState,
+    /// Its total on new connections, when it answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<Micros>,
+    /// The status of its first answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The thresholds it breached.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breached: Vec<String>,
+    /// What failed, or why the protocol was skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Its probe record (`/r/{probe_id}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_id: Option<String>,
+}
+
+/// One protocol's runs at one vantage over one window.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct WindowFigures {
+    /// The window: `24h`, `7d` or `30d`.
+    pub window: String,
+    /// Runs in it.
+    pub runs: u32,
+    /// Of those, runs that were up.
+    pub up: u32,
+    /// The 95th percentile of the total on new connections over the runs that were up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p95_total: Option<Micros>,
+}
+
+impl WindowFigures {
+    /// Uptime as a percentage with two decimals (`99.93%`), `—` without runs.
+    pub fn uptime_text(&self) -> String {
+        if self.runs == 0 {
+            return "—".to_owned();
+        }
+        let hundredths = u64::from(self.up) * 10_000 / u64::from(self.runs);
+        format!("{}.{:02}%", hundredths / 100, hundredths % 100)
+    }
+}
+
+/// One protocol at one vantage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct StatusRow {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// The vantage (empty for the server itself).
+    pub vantage: String,
+    /// The latest run.
+    pub last: LastRun,
+    /// The figures per window, shortest first.
+    pub windows: Vec<WindowFigures>,
+}
+
+/// Slots that passed without a run in one window.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct WindowMissed {
+    /// The window: `24h`, `7d` or `30d`.
+    pub window: String,
+    /// Slots missed in it.
+    pub missed: u64,
+}
+
+/// `GET /api/v1/monitors/{id}/status`: where a monitor stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MonitorStatus {
+    /// When it was taken, milliseconds since the Unix epoch.
+    pub at_unix_ms: u64,
+    /// A row per protocol and vantage that ran in the last 30 days, in protocol order.
+    pub rows: Vec<StatusRow>,
+    /// Missed slots per window, shortest first.
+    pub missed: Vec<WindowMissed>,
+}
+
+/// The status at `now` of a monitor every `every_ms` from its points of the last 30 days.
+pub fn status(points: &[MonitorPoint], now: u64, every_ms: u64) -> MonitorStatus {
+    let mut rows: BTreeMap<(Protocol, &str), Vec<&MonitorPoint>> = BTreeMap::new();
+    for point in points {
+        if let Some(protocol) = point.protocol {
+            rows.entry((protocol, point.vantage.as_str()))
+                .or_default()
+                .push(point);
+        }
+    }
+    let rows = rows
+        .into_iter()
+        .filter_map(|((protocol, vantage), runs)| {
+            let last = runs.iter().max_by_key(|p| p.slot_unix_ms)?;
+            Some(StatusRow {
+                protocol,
+                vantage: vantage.to_owned(),
+                last: LastRun {
+                    slot_unix_ms: last.slot_unix_ms,
+                    state: last.state,
+                    total: last.figures.total,
+                    status: last.status,
+                    breached: last.breached.clone(),
+                    detail: last.detail.clone(),
+                    probe_id: last.probe_id.clone(),
+                },
+                windows: WINDOWS
+                    .iter()
+                    .map(|(name, length)| window(name, &runs, now.saturating_sub(*length)))
+                    .collect(),
+            })
+        })
+        .collect();
+    MonitorStatus {
+        at_unix_ms: now,
+        rows,
+        missed: WINDOWS
+            .iter()
+            .map(|(name, length)| WindowMissed {
+                window: (*name).to_owned(),
+                missed: missed_since(points, now.saturating_sub(*length), every_ms),
+            })
+            .collect(),
+    }
+}
+
+/// The figures of `runs` from `since` on.
+fn window(name: &str, runs: &[&MonitorPoint], since: u64) -> WindowFigures {
+    let inside: Vec<&&MonitorPoint> = runs.iter().filter(|p| p.slot_unix_ms >= since).collect();
+    let mut totals: Vec<Micros> = inside
+        .iter()
+        .filter(|p| p.state == PointState::Ok)
+        .filter_map(|p| p.figures.total)
+        .collect();
+    totals.sort_unstable();
+    WindowFigures {
+        window: name.to_owned(),
+        runs: inside.len() as u32,
+        up: inside.iter().filter(|p| p.state == PointState::Ok).count() as u32,
+        p95_total: (!totals.is_empty()).then(|| percentile(&totals, 95)),
+    }
+}
+
+/// Slots of the missed stretches among `points` from `since` on.
+fn missed_since(points: &[MonitorPoint], since: u64, every_ms: u64) -> u64 {
+    let every = every_ms.max(1);
+    points
+        .iter()
+        .filter(|p| p.state == PointState::Missed)
+        .map(|p| {
+            let last = p.slot_unix_ms + p.missed.saturating_sub(1) * every;
+            match since.checked_sub(p.slot_unix_ms) {
+                None | Some(0) => p.missed,
+                Some(_) if last < since => 0,
+                Some(before) => p.missed - before.div_ceil(every),
+            }
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::{Figures, missed_point};
+
+    const NOW: u64 = 40 * DAY_MS;
+
+    fn run(protocol: Protocol, ago_ms: u64, state: PointState, total_ms: u64) -> MonitorPoint {
+        MonitorPoint {
+            slot_unix_ms: NOW - ago_ms,
+            started_unix_ms: NOW - ago_ms,
+            vantage: String::new(),
+            protocol: Some(protocol),
+            state,
+            missed: 0,
+            probe_id: Some(format!("p{ago_ms}")),
+            status: Some(200),
+            figures: Figures {
+                total: Some(Micros(total_ms * 1000)),
+                ..Figures::default()
+            },
+            breached: Vec::new(),
+            detail: None,
+        }
+    }
+
+    #[test]
+    fn uptime_and_p95_are_per_window_and_the_last_run_is_the_latest() {
+        let hour = 3600 * 1000;
+        let mut points = vec![
+            run(Protocol::H3, 2 * DAY_MS, PointState::Failed, 0),
+            run(Protocol::H3, 20 * DAY_MS, PointState::Ok, 900),
+        ];
+        for n in 1..=20 {
+            points.push(run(Protocol::H3, n * hour, PointState::Ok, n));
+        }
+        let status = status(&points, NOW, hour);
+        let row = &status.rows[0];
+        assert_eq!(row.last.slot_unix_ms, NOW - hour);
+        assert_eq!(row.last.probe_id.as_deref(), Some(&*format!("p{hour}")));
+        let [day, week, month] = &row.windows[..] else {
+            panic!("three windows: {:?}", row.windows);
+        };
+        assert_eq!((day.runs, day.up), (20, 20));
+        assert_eq!(day.uptime_text(), "100.00%");
+        assert_eq!(day.p95_total, Some(Micros(19_000)));
+        assert_eq!((week.runs, week.up), (21, 20));
+        assert_eq!(week.uptime_text(), "95.23%");
+        assert_eq!((month.runs, month.up), (22, 21));
+        assert_eq!(month.p95_total, Some(Micros(20_000)));
+    }
+
+    #[test]
+    fn missed_slots_count_only_inside_each_window() {
+        let every = 60_000;
+        // 10 slots, the last 4 of them inside the last day.
+        let stretch = missed_point(NOW - DAY_MS - 6 * every, 10);
+        let status = status(&[stretch], NOW, every);
+        let missed: Vec<u64> = status.missed.iter().map(|m| m.missed).collect();
+        assert_eq!(missed, [4, 10, 10]);
+        assert!(status.rows.is_empty());
+        assert_eq!(
+            WindowFigures {
+                window: "24h".into(),
+                runs: 0,
+                up: 0,
+                p95_total: None
+            }
+            .uptime_text(),
+            "—"
+        );
+    }
+}
