@@ -7,7 +7,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use h123_shared::api::ApiError as ErrorBody;
 
-/// Prometheus metrics: probes by protocol and outcome, phase durations, API requests and latency, rejections.
+/// Prometheus metrics: probes by protocol and outcome, phase durations, API requests and latency,
+/// rejections, and each monitor's phase histograms and runs (at most 200 monitors by id).
 #[utoipa::path(
     get,
     path = "/metrics",

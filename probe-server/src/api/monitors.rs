@@ -291,7 +291,8 @@ pub async fn monitors_resume(
     Ok(axum::Json(stored.redacted()).into_response())
 }
 
-/// Deletes a monitor and its history (its runs' probe records stay, as every record does).
+/// Deletes a monitor, its history and its series on this instance's `/metrics` (its runs' probe
+/// records stay, as every record does).
 #[utoipa::path(
     delete,
     path = "/api/v1/monitors/{id}",
@@ -317,6 +318,7 @@ pub async fn monitors_delete(
     if !state.store.delete_monitor(id.clone()).await? {
         return Err(ApiError::no_monitor(&id));
     }
+    state.metrics.monitor_deleted(&id);
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

@@ -1,6 +1,9 @@
 //! Counters and histograms for `GET /metrics`, rendered in the Prometheus text format.
 
+mod monitor;
+
 use h123_shared::api::ProbeStatus;
+use h123_shared::monitor::MonitorPoint;
 use h123_shared::{Phase, ProbeResult, Protocol};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -32,6 +35,7 @@ struct Inner {
     rejections: BTreeMap<&'static str, u64>,
     target_bytes: u64,
     agent_jobs: BTreeMap<AgentJobEvent, u64>,
+    monitors: monitor::MonitorMetrics,
 }
 
 /// What happened to an agent's job, for `h123_agent_jobs_total`.
@@ -167,6 +171,23 @@ impl Metrics {
         *self.lock().agent_jobs.entry(event).or_default() += 1;
     }
 
+    /// Counts monitor `id`'s run (or missed stretch) that gave `points`, over `protocols`,
+    /// at `now_unix_ms`; bounded in monitors as `server::metrics::monitor` says.
+    pub fn monitor_run(
+        &self,
+        id: &str,
+        protocols: &[Protocol],
+        points: &[MonitorPoint],
+        now_unix_ms: u64,
+    ) {
+        self.lock().monitors.run(id, protocols, points, now_unix_ms);
+    }
+
+    /// Removes deleted monitor `id`'s series.
+    pub fn monitor_deleted(&self, id: &str) {
+        self.lock().monitors.deleted(id);
+    }
+
     /// The Prometheus text exposition.
     pub fn render(&self, gauges: Gauges) -> String {
         let inner = self.lock();
@@ -226,6 +247,7 @@ impl Metrics {
                 event.as_str()
             );
         }
+        inner.monitors.render(&mut out);
         let _ = write!(
             out,
             "# HELP h123_probes_in_flight Probes accepted and not yet finished.\n# TYPE h123_probes_in_flight gauge\nh123_probes_in_flight {}\n# HELP h123_probes_running Probes running now.\n# TYPE h123_probes_running gauge\nh123_probes_running {}\n",

@@ -2,8 +2,8 @@
 //! each by moving the monitor's next slot in the store (compare and set, so of several
 //! instances on one PostgreSQL database exactly one runs a slot, and a dead instance's
 //! monitors are simply taken by the others), records the slots that passed unrun as missed,
-//! and runs the slot as a normal probe linked to its monitor, then stores its points and judges
-//! its alerts (`server::alerts`).
+//! and runs the slot as a normal probe linked to its monitor, then counts its points on
+//! `/metrics` (`server::metrics`), stores them and judges its alerts (`server::alerts`).
 //!
 //! Monitors count as one client of their own ([`MONITORS`]): they share the fair running
 //! slots with people's probes and may fill at most half of the queue, so a thousand of them
@@ -81,6 +81,10 @@ async fn take_due(state: &AppState) -> crate::store::Result<Option<u64>> {
         }
         if claim.missed > 0 {
             let missed = missed_point(claim.missed_from, claim.missed);
+            let protocols = &monitor.spec.options.protocols;
+            state
+                .metrics
+                .monitor_run(&monitor.id, protocols, std::slice::from_ref(&missed), now);
             state
                 .store
                 .add_points(monitor.id.clone(), vec![missed])
@@ -137,6 +141,11 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             &format!("not run: {refusal}"),
         ),
     };
+    let protocols = &monitor.spec.options.protocols;
+    let now = crate::probe::trace::unix_ms();
+    state
+        .metrics
+        .monitor_run(&monitor.id, protocols, &points, now);
     if let Err(e) = state
         .store
         .add_points(monitor.id.clone(), points.clone())

@@ -1,8 +1,8 @@
 //! Monitors end to end: the API (owner tokens, bounds, clear refusals), the scheduler running
 //! slots on time against the test target over h1, h2 and h3, thresholds judged on every run,
-//! slots missed while the server was down recorded as missed, the series read back, and two
-//! instances on one PostgreSQL database running each slot exactly once (and one taking over
-//! when the other is killed).
+//! slots missed while the server was down recorded as missed, the series read back, each
+//! monitor's histograms on `/metrics` until it is deleted, and two instances on one PostgreSQL
+//! database running each slot exactly once (and one taking over when the other is killed).
 
 use crate::support::*;
 use axum::body::Body;
@@ -65,6 +65,20 @@ async fn create(state: &h123::server::AppState, body: &Value) -> (String, String
         json["monitor"]["id"].as_str().unwrap().to_owned(),
         json["owner_token"].as_str().unwrap().to_owned(),
     )
+}
+
+/// A server in `dir` with its scheduler running and a monitor of the target's `/` every second
+/// over HTTP/2: the server, the monitor's id and its owner token.
+async fn scheduled_h2_monitor(
+    target: &h123_target::TestTarget,
+    dir: &tempfile::TempDir,
+) -> (h123::server::AppState, String, String) {
+    let server = state(monitor_config(target), dir);
+    h123::server::schedule::spawn(server.clone());
+    let mut body = every_second(target, "/");
+    body["protocols"] = json!(["h2"]);
+    let (id, token) = create(&server, &body).await;
+    (server, id, token)
 }
 
 /// Waits until monitor `id` has points of `slots` distinct runs (or 30 s pass) and returns them.
@@ -517,11 +531,7 @@ async fn slots_that_pass_while_the_server_is_down_are_recorded_as_missed() {
     let _serial = SERIAL.lock().await;
     let target = target().await;
     let dir = tempfile::tempdir().unwrap();
-    let first = state(monitor_config(&target), &dir);
-    h123::server::schedule::spawn(first.clone());
-    let mut body = every_second(&target, "/");
-    body["protocols"] = json!(["h2"]);
-    let (id, _) = create(&first, &body).await;
+    let (first, id, _) = scheduled_h2_monitor(&target, &dir).await;
     points_of_runs(&first, &id, 2).await;
     first.shutdown(Duration::from_secs(10)).await;
     drop(first);
@@ -549,6 +559,53 @@ async fn slots_that_pass_while_the_server_is_down_are_recorded_as_missed() {
         covered.windows(2).all(|w| w[1] - w[0] == 1000),
         "{covered:?}"
     );
+}
+
+/// The value of the `/metrics` line that starts with `series` (labels included), if any.
+fn sample(metrics: &str, series: &str) -> Option<f64> {
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
+}
+
+#[tokio::test]
+async fn a_monitors_phases_are_histograms_on_metrics_until_it_is_deleted() {
+    let _serial = SERIAL.lock().await;
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (state, id, token) = scheduled_h2_monitor(&target, &dir).await;
+
+    let bucket = format!(
+        "h123_monitor_phase_seconds_bucket{{monitor=\"{id}\",protocol=\"h2\",phase=\"total\",le=\"+Inf\"}}"
+    );
+    let mut metrics = String::new();
+    for _ in 0..300 {
+        metrics = call(&state, get("/metrics"), CLIENT).await.text();
+        if sample(&metrics, &bucket).is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(sample(&metrics, &bucket) >= Some(1.0), "{metrics}");
+    let ten_seconds = bucket.replace("+Inf", "10");
+    assert!(sample(&metrics, &ten_seconds) >= Some(1.0), "{metrics}");
+    let ok = format!("h123_monitor_runs_total{{monitor=\"{id}\",protocol=\"h2\",state=\"ok\"}}");
+    assert!(sample(&metrics, &ok) >= Some(1.0), "{metrics}");
+    assert!(metrics.contains("h123_monitors_tracked 1\n"), "{metrics}");
+
+    let path = format!("/api/v1/monitors/{id}");
+    let deleted = call(
+        &state,
+        with_owner(Method::DELETE, &path, &token, None),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT);
+    // A run under way when it was deleted does not bring its series back.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let metrics = call(&state, get("/metrics"), CLIENT).await.text();
+    assert!(!metrics.contains(&format!("monitor=\"{id}\"")), "{metrics}");
+    assert!(metrics.contains("h123_monitors_tracked 0\n"), "{metrics}");
 }
 
 /// The probe records in a PostgreSQL database that are monitor runs: (monitor, slot) each.

@@ -431,8 +431,20 @@ async fn the_shipped_scrape_configuration_and_dashboard_work_against_a_real_prom
     let _serial = SERIAL.lock().await;
     let target = target().await;
     let dir = tempfile::tempdir().unwrap();
-    let server = ServerProcess::start(&target, &dir.path().join("h123.sqlite"), &[]).await;
+    let db = dir.path().join("h123.sqlite");
+    let server = ServerProcess::start(&target, &db, &["--monitor-min-interval", "1s"]).await;
     let url = format!("https://127.0.0.1:{}/", target.https_addr.port());
+    // A monitor, for the panels of the server's own /metrics.
+    let monitor = format!(r#"{{"url":"{url}","every":"1s","protocols":["h2"]}}"#);
+    let made = http(
+        server.addr,
+        CLIENT,
+        Method::POST,
+        "/api/v1/monitors",
+        Some(&monitor),
+    )
+    .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text());
     // The shipped jobs as a user fills them in, scraped every second here.
     let scrapes = shipped("h123-scrape.yml")
         .replace("h123.example:8080", &server.addr.to_string())
@@ -461,7 +473,8 @@ async fn the_shipped_scrape_configuration_and_dashboard_work_against_a_real_prom
                 .as_str()
                 .expect("an expression")
                 .replace("$job", "h123_compare")
-                .replace("$instance", ".*");
+                .replace("$instance", ".*")
+                .replace("$monitor", ".*");
             let found = query(prometheus, &expr).await;
             println!("{}: {} series", panel["title"], found.len());
         }
