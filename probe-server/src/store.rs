@@ -11,6 +11,7 @@ pub mod sqlite;
 pub mod sqlite_monitors;
 
 use h123_shared::Protocol;
+use h123_shared::alert::AlertState;
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use h123_shared::browser::BrowserRun;
 use h123_shared::monitor::MonitorPoint;
@@ -278,11 +279,12 @@ pub trait Store: Send + Sync + 'static {
         protocol: Option<Protocol>,
     ) -> Result<Vec<MonitorPoint>>;
 
-    /// Sets monitor `id`'s alert state (JSON).
+    /// Replaces monitor `id`'s alert state with `new` if it is still `expected` (the check and
+    /// the write are one transaction); whether it did.
     ///
     /// # Errors
-    /// When the database fails.
-    fn set_alert_state(&self, id: &str, state: &str) -> Result<()>;
+    /// When the database fails or the stored state is unreadable.
+    fn swap_alert_state(&self, id: &str, expected: &AlertState, new: &AlertState) -> Result<bool>;
 
     /// Logs one try to deliver a notification of monitor `id`.
     ///
@@ -704,13 +706,21 @@ impl SharedStore {
         })
     }
 
-    /// Sets monitor `id`'s alert state (JSON).
+    /// Replaces monitor `id`'s alert state with `new` if it is still `expected`: of two runs
+    /// judged on the same state (overlapping runs, or two instances), one lands and the other
+    /// is judged again; whether this one landed.
     ///
     /// # Errors
-    /// When the database fails.
-    pub async fn set_alert_state(&self, id: String, state: String) -> Result<()> {
-        dispatch!(self, |s| s.set_alert_state(&id, &state), |pg| {
-            postgres::monitors::set_alert_state(&*pg.client().await?, &id, &state).await
+    /// When the database fails or the stored state is unreadable.
+    pub async fn swap_alert_state(
+        &self,
+        id: String,
+        expected: AlertState,
+        new: AlertState,
+    ) -> Result<bool> {
+        dispatch!(self, |s| s.swap_alert_state(&id, &expected, &new), |pg| {
+            postgres::monitors::swap_alert_state(&mut pg.client().await?, &id, &expected, &new)
+                .await
         })
     }
 

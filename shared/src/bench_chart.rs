@@ -72,6 +72,29 @@ impl Frame {
     pub fn x(&self, percentile: f64) -> f64 {
         self.left + x_fraction(percentile) * self.plot_width()
     }
+
+    /// The y coordinate of `value` on an axis from zero (the baseline) to `axis_max` (the top).
+    pub fn y(&self, value: Micros, axis_max: Micros) -> f64 {
+        self.baseline() - self.plot_height() * (value.0 as f64 / axis_max.0.max(1) as f64)
+    }
+
+    /// A latency axis from zero to a round value at or above `highest`, in at most `intervals`
+    /// steps: its top, and its ticks from zero up.
+    pub fn latency_axis(&self, highest: Micros, intervals: u64) -> (Micros, Vec<AxisTick>) {
+        let highest = highest.0.max(1);
+        let step = nice_step(Micros(highest), intervals);
+        let axis_max = Micros(highest.div_ceil(step.0).saturating_mul(step.0));
+        let ticks = (0..=axis_max.0 / step.0)
+            .map(|i| {
+                let at = Micros(i * step.0);
+                AxisTick {
+                    at: self.y(at, axis_max),
+                    label: tick_label(at, step, axis_max),
+                }
+            })
+            .collect();
+        (axis_max, ticks)
+    }
 }
 
 /// A labelled position on an axis.
@@ -170,18 +193,8 @@ pub fn chart(result: &BenchResult, frame: Frame) -> PercentileChart {
         .max()
         .unwrap_or(0)
         .max(1);
-    let step = nice_step(Micros(slowest), Y_INTERVALS);
-    let axis_max = Micros(slowest.div_ceil(step.0).saturating_mul(step.0));
-    let y = |v: Micros| frame.baseline() - frame.plot_height() * (v.0 as f64 / axis_max.0 as f64);
-    let y_ticks = (0..=axis_max.0 / step.0)
-        .map(|i| {
-            let at = Micros(i * step.0);
-            AxisTick {
-                at: y(at),
-                label: tick_label(at, step, axis_max),
-            }
-        })
-        .collect();
+    let (axis_max, y_ticks) = frame.latency_axis(Micros(slowest), Y_INTERVALS);
+    let y = |v: Micros| frame.y(v, axis_max);
     let x_ticks = X_TICKS
         .iter()
         .map(|&p| AxisTick {

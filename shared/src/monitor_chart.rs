@@ -8,7 +8,6 @@ use crate::bench_chart::{AxisTick, Frame, dash};
 use crate::format::wall_clock;
 use crate::monitor::{Bucket, Series};
 use crate::schema::{Micros, Protocol};
-use crate::waterfall::{nice_step, tick_label};
 use std::fmt::Write as _;
 
 /// Most intervals on the metric axis.
@@ -121,15 +120,8 @@ pub fn layout(series: &Series, threshold: Option<Micros>, frame: Frame) -> Monit
         .max()
         .unwrap_or(0)
         .max(1000);
-    let step = nice_step(Micros(highest), Y_INTERVALS);
-    let axis_max = Micros(highest.div_ceil(step.0).saturating_mul(step.0));
-    let y = |v: Micros| frame.baseline() - frame.plot_height() * (v.0 as f64 / axis_max.0 as f64);
-    let y_ticks = (0..=axis_max.0 / step.0)
-        .map(|i| AxisTick {
-            at: y(Micros(i * step.0)),
-            label: tick_label(Micros(i * step.0), step, axis_max),
-        })
-        .collect();
+    let (axis_max, y_ticks) = frame.latency_axis(Micros(highest), Y_INTERVALS);
+    let y = |v: Micros| frame.y(v, axis_max);
     let mut failures = Vec::new();
     let lines = series
         .lines

@@ -236,6 +236,9 @@ async fn page(
     };
     let shell = shell.unwrap_or_else(|| BARE_SHELL.to_owned());
     let html = permalink_page::drawn_page(&shell, preview, body, &parts.headers);
+    if status == StatusCode::OK {
+        return super::static_files::page_response(html, &parts.headers, &parts.method);
+    }
     let mut response = (status, html).into_response();
     let headers = response.headers_mut();
     headers.insert(

@@ -251,11 +251,7 @@ pub async fn monitors_pause(
     OwnerToken(token): OwnerToken,
     MonitorId(id): MonitorId,
 ) -> Result<Response> {
-    let mut stored = owned(&state, &id, token).await?;
-    let next = stored.monitor.next_slot_unix_ms;
-    state.store.set_monitor_paused(id, true, next).await?;
-    stored.monitor.paused = true;
-    Ok(axum::Json(stored.redacted()).into_response())
+    set_paused(&state, &id, token, true).await
 }
 
 /// Resumes a paused monitor at its next slot from now.
@@ -280,13 +276,32 @@ pub async fn monitors_resume(
     OwnerToken(token): OwnerToken,
     MonitorId(id): MonitorId,
 ) -> Result<Response> {
-    let mut stored = owned(&state, &id, token).await?;
+    set_paused(&state, &id, token, false).await
+}
+
+/// Pauses or resumes monitor `id` for the holder of `token`: a paused monitor keeps its next
+/// slot; a resumed one goes on at its next slot from now (the slots while paused were held,
+/// not missed).
+async fn set_paused(
+    state: &AppState,
+    id: &str,
+    token: Option<String>,
+    paused: bool,
+) -> Result<Response> {
+    let mut stored = owned(state, id, token).await?;
     let m = &stored.monitor;
-    // The slots while paused were held, not missed: the grid goes on from now.
-    let anchor = monitor::first_slot(&m.id, m.created_at_unix_ms, m.spec.every_ms);
-    let next = monitor::slot_at_or_after(anchor, m.spec.every_ms, crate::probe::trace::unix_ms());
-    state.store.set_monitor_paused(id, false, next).await?;
-    stored.monitor.paused = false;
+    let next = match paused {
+        true => m.next_slot_unix_ms,
+        false => {
+            let anchor = monitor::first_slot(&m.id, m.created_at_unix_ms, m.spec.every_ms);
+            monitor::slot_at_or_after(anchor, m.spec.every_ms, crate::probe::trace::unix_ms())
+        }
+    };
+    state
+        .store
+        .set_monitor_paused(id.to_owned(), paused, next)
+        .await?;
+    stored.monitor.paused = paused;
     stored.monitor.next_slot_unix_ms = next;
     Ok(axum::Json(stored.redacted()).into_response())
 }

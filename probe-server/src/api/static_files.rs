@@ -169,7 +169,9 @@ async fn file(root: &Path, name: &str, headers: &HeaderMap, method: &Method) -> 
 }
 
 /// A permalink's page (made per request, so gzipped here when the client accepts it).
-fn page_response(page: String, headers: &HeaderMap, method: &Method) -> Response {
+/// A page drawn for this request (`200`), gzipped when the client takes it, revalidated by its
+/// ETag.
+pub fn page_response(page: String, headers: &HeaderMap, method: &Method) -> Response {
     let page = page.into_bytes();
     let gzipped = encoding::wants_gzip(headers, page.len())
         .then(|| encoding::gzip(&page))

@@ -170,10 +170,11 @@ pub(crate) fn base_url(server: &str) -> Result<Url, RemoteError> {
 }
 
 /// Something both a TCP and a TLS stream are.
-pub(crate) trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
+trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Stream for T {}
 
-/// One HTTP/1.1 connection to the server, its driver running in the background.
+/// An HTTP/1.1 client of `base`'s server (over TLS, checked against `cacert` or the system's
+/// roots, when its scheme is `https`).
 pub(crate) async fn connect(
     base: &Url,
     cacert: Option<&Path>,
@@ -187,29 +188,39 @@ pub(crate) async fn connect(
     )
     .await?
     .map_err(|e| RemoteError::Trouble(format!("cannot reach {base}: {e}")))?;
-    let _ = tcp.set_nodelay(true);
-    let stream: Box<dyn Stream> = if base.scheme() == "https" {
-        let trust = match cacert {
-            Some(path) => TrustSettings::from_ca_file(path).map_err(RemoteError::Refused)?,
-            None => TrustSettings::system(),
-        };
-        let config = trust.client_config(&[b"http/1.1"], false, None);
-        let name = rustls_pki_types::ServerName::try_from(host.trim_matches(['[', ']']).to_owned())
-            .map_err(|e| RemoteError::Refused(format!("--server host `{host}`: {e}")))?;
-        let tls = within(
-            SILENCE,
-            "the TLS handshake",
-            tokio_rustls::TlsConnector::from(config).connect(name, tcp),
-        )
+    let trust = match cacert {
+        Some(path) => TrustSettings::from_ca_file(path).map_err(RemoteError::Refused)?,
+        None => TrustSettings::system(),
+    };
+    within(SILENCE, "the TLS handshake", over(tcp, base, &trust))
         .await?
-        .map_err(|e| RemoteError::Trouble(format!("TLS with {base} failed: {e}")))?;
+        .map_err(|e| RemoteError::Trouble(format!("cannot talk to {base}: {e}")))
+}
+
+/// An HTTP/1.1 client over `tcp` to `url`'s host, in TLS checked against `trust` when its
+/// scheme is `https` (the CLI's server, and a monitor's webhooks at an address already checked).
+pub(crate) async fn over(
+    tcp: TcpStream,
+    url: &Url,
+    trust: &TrustSettings,
+) -> Result<SendRequest<Full<Bytes>>, String> {
+    let _ = tcp.set_nodelay(true);
+    let stream: Box<dyn Stream> = if url.scheme() == "https" {
+        let host = url.host_str().unwrap_or_default().trim_matches(['[', ']']);
+        let name = rustls_pki_types::ServerName::try_from(host.to_owned())
+            .map_err(|e| format!("host `{host}`: {e}"))?;
+        let config = trust.client_config(&[b"http/1.1"], false, None);
+        let tls = tokio_rustls::TlsConnector::from(config)
+            .connect(name, tcp)
+            .await
+            .map_err(|e| format!("TLS failed: {e}"))?;
         Box::new(tls)
     } else {
         Box::new(tcp)
     };
     let (sender, connection) = http1::handshake(TokioIo::new(stream))
         .await
-        .map_err(|e| trouble(base, e))?;
+        .map_err(|e| e.to_string())?;
     tokio::spawn(connection);
     Ok(sender)
 }

@@ -13,13 +13,12 @@ use crate::probe::dns::NameResolver;
 use crate::probe::trace::AttemptTrace;
 use crate::store::monitor_rows::{DeliveryLog, StoredMonitor};
 use bytes::Bytes;
-use h123_shared::alert::{AlertStatus, Notification};
+use h123_shared::alert::{AlertState, AlertStatus, Notification};
 use h123_shared::api::ProbeRecord;
 use h123_shared::format::unix_seconds_of_rfc3339;
 use h123_shared::monitor::{AlertTarget, MonitorPoint};
 use http::{Method, Request, header};
 use http_body_util::{BodyExt as _, Full};
-use hyper_util::rt::TokioIo;
 use std::net::SocketAddr;
 use std::time::Duration;
 use url::Url;
@@ -42,25 +41,14 @@ pub async fn after_run(
     record: Option<&ProbeRecord>,
 ) {
     let monitor = &stored.monitor;
-    // The state as stored now: another slot of this monitor may have ended meanwhile.
-    let mut alert_state = match state.store.get_monitor(monitor.id.clone()).await {
-        Ok(Some(now)) => now.alert_state,
-        _ => stored.alert_state.clone(),
-    };
-    let before = alert_state.clone();
     let days_left = record.and_then(certificate_days_left);
-    let notes =
-        h123_shared::alert::judge(&monitor.spec.alerting, &mut alert_state, points, days_left);
-    // Streaks count runs, so every change is kept, not only those that notify.
-    if alert_state != before
-        && let Ok(json) = serde_json::to_string(&alert_state)
-        && let Err(e) = state.store.set_alert_state(monitor.id.clone(), json).await
-    {
-        eprintln!(
-            "h123 serve: cannot store monitor {}'s alert state: {e}",
-            monitor.id
-        );
-    }
+    let Some(notes) = judged(state, &monitor.id, |alert_state| {
+        h123_shared::alert::judge(&monitor.spec.alerting, alert_state, points, days_left)
+    })
+    .await
+    else {
+        return;
+    };
     for target in &monitor.spec.alerts {
         for note in &notes {
             tokio::spawn(deliver(
@@ -71,6 +59,49 @@ pub async fn after_run(
             ));
         }
     }
+}
+
+/// How often a run is judged again when another run's judgement landed first.
+const JUDGE_TRIES: u32 = 8;
+
+/// Applies `judge` to monitor `id`'s alert state as stored now and stores the result if the
+/// state is still what was read (else judges again on the newer one): overlapping runs of a
+/// monitor, here or at another instance, each count once. The notifications, or `None` when the
+/// monitor is gone or its state cannot be read or kept.
+async fn judged(
+    state: &AppState,
+    id: &str,
+    judge: impl Fn(&mut AlertState) -> Vec<Notification>,
+) -> Option<Vec<Notification>> {
+    for _ in 0..JUDGE_TRIES {
+        let read = match state.store.get_monitor(id.to_owned()).await {
+            Ok(stored) => stored?.alert_state,
+            Err(e) => {
+                eprintln!("h123 serve: cannot read monitor {id}'s alert state: {e}");
+                return None;
+            }
+        };
+        let mut next = read.clone();
+        let notes = judge(&mut next);
+        // Streaks count runs, so every change is kept, not only those that notify.
+        if next == read {
+            return Some(notes);
+        }
+        match state
+            .store
+            .swap_alert_state(id.to_owned(), read, next)
+            .await
+        {
+            Ok(true) => return Some(notes),
+            Ok(false) => {}
+            Err(e) => {
+                eprintln!("h123 serve: cannot store monitor {id}'s alert state: {e}");
+                return None;
+            }
+        }
+    }
+    eprintln!("h123 serve: monitor {id}'s alert state kept changing; this run is not judged");
+    None
 }
 
 /// Days until the earliest expiry of the first certificate chain a run saw.
@@ -225,30 +256,7 @@ async fn post(
         let tcp = tokio::net::TcpStream::connect(addr)
             .await
             .map_err(|e| format!("connect {addr}: {e}"))?;
-        let stream: Box<dyn crate::cli::remote::Stream> = if parsed.scheme() == "https" {
-            let config = state
-                .config
-                .trust
-                .client_config(&[b"http/1.1"], false, None);
-            let host = parsed
-                .host_str()
-                .unwrap_or_default()
-                .trim_matches(['[', ']'])
-                .to_owned();
-            let name = rustls_pki_types::ServerName::try_from(host).map_err(|e| e.to_string())?;
-            Box::new(
-                tokio_rustls::TlsConnector::from(config)
-                    .connect(name, tcp)
-                    .await
-                    .map_err(|e| format!("TLS: {e}"))?,
-            )
-        } else {
-            Box::new(tcp)
-        };
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| e.to_string())?;
-        tokio::spawn(connection);
+        let mut sender = crate::cli::remote::over(tcp, &parsed, &state.config.trust).await?;
         let authority = &parsed[url::Position::BeforeHost..url::Position::BeforePath];
         let mut request = Request::builder()
             .method(Method::POST)

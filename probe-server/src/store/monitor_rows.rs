@@ -61,6 +61,17 @@ impl StoredMonitor {
     }
 }
 
+/// Monitor `id`'s `alert_state` column read back: the default when never stored.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when it does not parse.
+pub fn alert_state_of(id: &str, column: Option<&str>) -> Result<AlertState> {
+    match column {
+        Some(json) => parse(id, json),
+        None => Ok(AlertState::default()),
+    }
+}
+
 impl MonitorRow {
     /// The stored monitor.
     ///
@@ -68,10 +79,7 @@ impl MonitorRow {
     /// [`StoreError::Corrupt`] when the spec does not parse.
     pub fn monitor(self) -> Result<StoredMonitor> {
         let spec: MonitorSpec = parse(&self.id, &self.spec)?;
-        let alert_state = match &self.alert_state {
-            Some(json) => parse(&self.id, json)?,
-            None => AlertState::default(),
-        };
+        let alert_state = alert_state_of(&self.id, self.alert_state.as_deref())?;
         Ok(StoredMonitor {
             monitor: Monitor {
                 id: self.id,

@@ -8,6 +8,7 @@ use super::codec::{
 use super::monitor_rows::{DeliveryLog, StoredMonitor};
 use super::sqlite_monitors as monitors;
 use super::{Attached, Result, Store, StoreError, status_str};
+use h123_shared::alert::AlertState;
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use h123_shared::browser::BrowserRun;
 use h123_shared::monitor::MonitorPoint;
@@ -584,8 +585,8 @@ impl Store for SqliteStore {
         monitors::points(&self.reader(), id, from, to, protocol)
     }
 
-    fn set_alert_state(&self, id: &str, state: &str) -> Result<()> {
-        monitors::set_alert_state(&self.writer(), id, state)
+    fn swap_alert_state(&self, id: &str, expected: &AlertState, new: &AlertState) -> Result<bool> {
+        monitors::swap_alert_state(&mut self.writer(), id, expected, new)
     }
 
     fn log_delivery(&self, id: &str, log: &DeliveryLog) -> Result<()> {

@@ -2,11 +2,13 @@
 //! implementation with its reader or writer connection.
 
 use super::Result;
-use super::codec::to_i64;
+use super::codec::{json_of, to_i64};
 use super::monitor_rows::{
     DeliveryLog, MONITOR_COLUMNS, MonitorRow, NewMonitor, POINT_COLUMNS, PointRow, StoredMonitor,
+    alert_state_of,
 };
 use h123_shared::Protocol;
+use h123_shared::alert::AlertState;
 use h123_shared::monitor::MonitorPoint;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
@@ -201,13 +203,34 @@ pub fn points(
     rows.map(|row| row?.point(id)).collect()
 }
 
-/// Sets `id`'s alert state (JSON).
-pub fn set_alert_state(conn: &Connection, id: &str, state: &str) -> Result<()> {
-    conn.execute(
+/// Replaces `id`'s alert state with `new` if it is still `expected`, in one transaction;
+/// whether it did (not for an unknown monitor).
+pub fn swap_alert_state(
+    conn: &mut Connection,
+    id: &str,
+    expected: &AlertState,
+    new: &AlertState,
+) -> Result<bool> {
+    let tx = conn.transaction()?;
+    let column: Option<Option<String>> = tx
+        .query_row(
+            "SELECT alert_state FROM monitors WHERE id = ?1",
+            [id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(column) = column else {
+        return Ok(false);
+    };
+    if alert_state_of(id, column.as_deref())? != *expected {
+        return Ok(false);
+    }
+    tx.execute(
         "UPDATE monitors SET alert_state = ?2 WHERE id = ?1",
-        params![id, state],
+        params![id, json_of(id, new)?],
     )?;
-    Ok(())
+    tx.commit()?;
+    Ok(true)
 }
 
 /// Logs one delivery try of `id`.

@@ -1130,27 +1130,32 @@ async fn series_over_a_hundred_thousand_runs() {
         db as f64 / 1e6,
         db as f64 / (RUNS * 3) as f64
     );
-    for (name, window) in [("24 h", 86_400_000u64), ("30 d", 30 * 86_400_000)] {
+    let series = |window: u64| {
+        format!(
+            "/api/v1/monitors/{id}/series?from={}&to={now}",
+            now - window
+        )
+    };
+    let reads = [
+        ("series over 24 h", series(86_400_000)),
+        ("series over 30 d", series(30 * 86_400_000)),
+        ("status (30 d)", format!("/api/v1/monitors/{id}/status")),
+        ("page over 24 h", format!("/m/{id}")),
+        ("page over 30 d", format!("/m/{id}?range=30d")),
+    ];
+    for (name, path) in reads {
         let mut times = Vec::new();
         let mut bytes = 0;
         for _ in 0..5 {
             let started = h123::probe::trace::now();
-            let answer = call(
-                &state,
-                get(&format!(
-                    "/api/v1/monitors/{id}/series?from={}&to={now}",
-                    now - window
-                )),
-                CLIENT,
-            )
-            .await;
+            let answer = call(&state, get(&path), CLIENT).await;
             times.push(started.elapsed().as_secs_f64() * 1000.0);
             assert_eq!(answer.status, StatusCode::OK);
             bytes = answer.body.len();
         }
         times.sort_by(f64::total_cmp);
         println!(
-            "series over {name}: median {:.1} ms (min {:.1}, max {:.1}), {bytes} bytes",
+            "{name}: median {:.1} ms (min {:.1}, max {:.1}), {bytes} bytes",
             times[2], times[0], times[4]
         );
     }
@@ -1168,27 +1173,47 @@ async fn series_over_a_hundred_thousand_runs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a figure, not a check: run it by name (about four minutes)"]
 async fn a_thousand_monitors_every_minute_on_one_instance() {
+    thousand_monitors(false).await;
+}
+
+/// The same with every monitor also measured from an agent (`h123 agent`, on this machine):
+/// each run a job for the agent besides the server's own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a figure, not a check: run it by name (about four minutes)"]
+async fn a_thousand_monitors_every_minute_on_one_instance_and_an_agent() {
+    thousand_monitors(true).await;
+}
+
+/// 1,000 monitors every minute, from the server alone or also from agent `near`: the figures.
+async fn thousand_monitors(with_agent: bool) {
+    use crate::agent::{NEAR_TOKEN, start_near, until_online};
     let _serial = SERIAL.lock().await;
     let target = target().await;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h123.sqlite");
-    let server = ServerProcess::start(
-        &target,
-        &db,
-        &[
-            "--max-monitors-per-owner",
-            "1000",
-            "--rate-burst",
-            "5000",
-            "--rate-per-minute",
-            "100000",
-        ],
-    )
-    .await;
+    let agent = format!("near={NEAR_TOKEN}");
+    let mut flags = vec![
+        "--max-monitors-per-owner",
+        "1000",
+        "--rate-burst",
+        "5000",
+        "--rate-per-minute",
+        "100000",
+    ];
+    if with_agent {
+        flags.extend(["--agent", &agent]);
+    }
+    let server = ServerProcess::start(&target, &db, &flags).await;
+    let _near = with_agent.then(|| start_near(server.addr, &target));
+    if with_agent {
+        until_online(server.addr, &["near"]).await;
+    }
     let from: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+    let vantages: &[&str] = if with_agent { &["server", "near"] } else { &[] };
     let body = json!({
         "url": target.https_url("/"),
         "protocols": ["h2", "h3"],
+        "vantages": vantages,
         "every": "60s",
         "options": {"repeat": 1, "rounds": 1, "timeout_ms": 5000},
     })
@@ -1210,16 +1235,25 @@ async fn a_thousand_monitors_every_minute_on_one_instance() {
         std::fs::metadata(db).map_or(0, |m| m.len())
             + std::fs::metadata(db.with_extension("sqlite-wal")).map_or(0, |m| m.len())
     };
+    let agent_cpu = || {
+        _near
+            .as_ref()
+            .and_then(|child| cpu_time_of(child.id()?))
+            .unwrap_or_default()
+    };
+    let agent_before = agent_cpu();
     let (cpu_before, bytes_before) = (server.cpu_time().unwrap(), size(&db));
     let since = h123::probe::trace::unix_ms();
     tokio::time::sleep(Duration::from_secs(120)).await;
     let (cpu_after, bytes_after) = (server.cpu_time().unwrap(), size(&db));
+    let agent_used = agent_cpu().saturating_sub(agent_before);
     let until = h123::probe::trace::unix_ms();
     let conn = rusqlite::Connection::open(&db).unwrap();
     let mut statement = conn
         .prepare(
             "SELECT started_unix_ms - slot_unix_ms, state FROM monitor_points \
-             WHERE protocol = 'h2' AND slot_unix_ms >= ?1 AND slot_unix_ms < ?2",
+             WHERE protocol = 'h2' AND vantage IN ('', 'server') \
+             AND slot_unix_ms >= ?1 AND slot_unix_ms < ?2",
         )
         .unwrap();
     let rows: Vec<(i64, String)> = statement
@@ -1252,6 +1286,21 @@ async fn a_thousand_monitors_every_minute_on_one_instance() {
         (bytes_after.saturating_sub(bytes_before)) as f64 / 1e6,
         (bytes_after.saturating_sub(bytes_before)) as f64 / 1e6 * 86_400.0 / window
     );
+    if with_agent {
+        let agent_runs: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM monitor_points WHERE protocol = 'h2' AND vantage = 'near' \
+                 AND state = 'ok' AND slot_unix_ms >= ?1 AND slot_unix_ms < ?2",
+                [since as i64, until as i64],
+                |r| r.get(0),
+            )
+            .unwrap();
+        println!(
+            "agent near: {agent_runs} runs ok; its CPU {:.2} s, {:.2} ms a run",
+            agent_used.as_secs_f64(),
+            agent_used.as_secs_f64() * 1000.0 / agent_runs.max(1) as f64
+        );
+    }
     assert!(
         rows.len() >= 1500,
         "about 2,000 runs in two minutes: {}",

@@ -538,6 +538,68 @@ async fn monitor_run_records_age_out_and_their_points_stay_unlinked(f: &Fixture)
     assert_eq!(store.prune_monitor_records(2_000).await.unwrap(), 0);
 }
 
+async fn an_alert_state_is_swapped_only_from_what_was_read(f: &Fixture) {
+    use h123::store::monitor_rows::StoredMonitor;
+    use h123_shared::alert::AlertState;
+    use h123_shared::monitor::{Monitor, MonitorRequest};
+    let store = &f.store;
+    let request: MonitorRequest =
+        serde_json::from_value(serde_json::json!({"url": "https://e.test/", "every": "1m"}))
+            .unwrap();
+    let monitor = StoredMonitor {
+        monitor: Monitor {
+            id: "swapmon".into(),
+            created_at_unix_ms: 0,
+            spec: request.spec(1000).unwrap(),
+            paused: true,
+            next_slot_unix_ms: 0,
+        },
+        owner_hash: None,
+        alert_secret: None,
+        alert_state: AlertState::default(),
+    };
+    store.insert_monitor(monitor).await.unwrap();
+    let state = |key: &str| AlertState {
+        streaks: [(key.to_owned(), 1)].into(),
+        firing: Default::default(),
+    };
+    let id = || "swapmon".to_owned();
+    // Two runs judged on the state they both read: the first lands, the second must judge again.
+    assert!(
+        store
+            .swap_alert_state(id(), AlertState::default(), state("a"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .swap_alert_state(id(), AlertState::default(), state("b"))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.get_monitor(id()).await.unwrap().unwrap().alert_state,
+        state("a")
+    );
+    assert!(
+        store
+            .swap_alert_state(id(), state("a"), state("b"))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.get_monitor(id()).await.unwrap().unwrap().alert_state,
+        state("b")
+    );
+    assert!(
+        !store
+            .swap_alert_state("nosuch".into(), state("b"), state("c"))
+            .await
+            .unwrap(),
+        "an unknown monitor is not swapped"
+    );
+}
+
 /// Generates one test per case and back end.
 macro_rules! suite {
     ($($case:ident),* $(,)?) => {
@@ -573,6 +635,7 @@ suite!(
     leftovers_of_a_stopped_server_are_cancelled,
     browser_measurements_attach_once_for_the_owner,
     monitor_run_records_age_out_and_their_points_stay_unlinked,
+    an_alert_state_is_swapped_only_from_what_was_read,
 );
 
 /// Cases only PostgreSQL has: several instances on one database.

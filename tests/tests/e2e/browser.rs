@@ -485,6 +485,23 @@ pub(crate) async fn screenshot(client: &Client, name: &str) {
     std::fs::write(dir.join(format!("{name}.png")), png).expect("write screenshot");
 }
 
+/// Asserts the current page does not scroll sideways at 390 px wide (the window is left so).
+pub(crate) async fn assert_fits_a_phone(client: &Client) {
+    client.set_window_size(390, 900).await.expect("resize");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let overflow = client
+        .execute(
+            "return document.documentElement.scrollWidth > document.documentElement.clientWidth;",
+            vec![],
+        )
+        .await
+        .expect("page width");
+    assert_eq!(
+        overflow, false,
+        "the page does not scroll sideways at 390 px"
+    );
+}
+
 /// Full-page screenshots of the current page: desktop and 390 px wide, light and dark.
 pub(crate) async fn screenshots(client: &Client, page: &str) {
     for (width, size) in [(1280, "desktop"), (390, "390px")] {

@@ -5,12 +5,11 @@
 //! table says what the record says, the picture downloads, and at 390 px the page does not
 //! scroll sideways. The screenshot goes to `docs/decay-page-desktop-light.png`.
 
-use crate::browser::{Stage, screenshots, submit_bench, until};
+use crate::browser::{Stage, assert_fits_a_phone, screenshots, submit_bench, until};
 use fantoccini::{Client, Locator};
 use h123_shared::api::BenchRecord;
 use h123_shared::sweep::{chart::chart, curve, protocols};
 use h123_target::TargetConfig;
-use serde_json::Value;
 
 /// The drawn decay chart: its axis labels, lines (class, protocol, path) and table cells.
 const DECAY: &str = r#"
@@ -158,18 +157,6 @@ async fn a_sweep_from_the_form_draws_its_decay_chart_step_by_step() {
     assert_eq!(svg.matches(r#"class="measured""#).count(), 3);
 
     screenshots(&client, "decay").await;
-    client.set_window_size(390, 900).await.expect("resize");
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let overflow: Value = client
-        .execute(
-            "return document.documentElement.scrollWidth > document.documentElement.clientWidth;",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        overflow, false,
-        "the page does not scroll sideways at 390 px"
-    );
+    assert_fits_a_phone(&client).await;
     client.close().await.unwrap();
 }

@@ -6,7 +6,7 @@
 //! uptime per protocol and badges that load; at 390 px nothing scrolls sideways. Screenshots go
 //! to `docs/monitor-desktop-light.png` and `docs/status-desktop-light.png`.
 
-use crate::browser::{Stage, color_scheme, screenshots, until, workspace};
+use crate::browser::{Stage, assert_fits_a_phone, color_scheme, screenshots, until, workspace};
 use fantoccini::{Client, Locator};
 use h123_target::TargetConfig;
 use serde_json::{Value, json};
@@ -107,7 +107,7 @@ async fn a_monitor_page_charts_every_run_and_its_status_page_shows_uptime_and_ba
     assert_eq!(
         lines,
         [
-            ("chart-line h2".to_owned(), "rgb(213, 85, 0)".to_owned()),
+            ("chart-line h2".to_owned(), "rgb(213, 94, 0)".to_owned()),
             ("chart-line h3".to_owned(), "rgb(0, 158, 115)".to_owned())
         ],
         "a line per protocol in the page's colours"
@@ -136,18 +136,7 @@ async fn a_monitor_page_charts_every_run_and_its_status_page_shows_uptime_and_ba
     color_scheme(&client, "light").await;
 
     screenshots(&client, "monitor").await;
-    client.set_window_size(390, 900).await.expect("resize");
-    let overflow = client
-        .execute(
-            "return document.documentElement.scrollWidth > document.documentElement.clientWidth;",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        overflow, false,
-        "the page does not scroll sideways at 390 px"
-    );
+    assert_fits_a_phone(&client).await;
     client.set_window_size(1280, 900).await.expect("resize");
 
     // A point opens its run's result.

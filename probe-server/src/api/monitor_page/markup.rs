@@ -41,13 +41,7 @@ pub struct MonitorPage<'a> {
 pub fn monitor_page(page: &MonitorPage) -> String {
     let m = page.monitor;
     let mut out = String::with_capacity(64 * 1024);
-    let _ = write!(
-        out,
-        r#"<article class="monitor" aria-labelledby="monitor-title" data-monitor="{id}"><h1 id="monitor-title">Monitor: <span class="monitor-url">{url}</span></h1>"#,
-        id = escape(&m.id),
-        url = escape(&m.spec.options.url),
-    );
-    facts(&mut out, m);
+    opening(&mut out, "Monitor", m);
     if !page.firing.is_empty() {
         let _ = write!(
             out,
@@ -55,9 +49,7 @@ pub fn monitor_page(page: &MonitorPage) -> String {
             escape(&page.firing.join(", "))
         );
     }
-    out.push_str(r#"<section aria-labelledby="now-title"><h2 id="now-title">Now</h2>"#);
-    status_table(&mut out, page.status);
-    out.push_str("</section>");
+    now(&mut out, page.status);
     ranges(&mut out, &m.id, page.range);
     if let Some(verdict) = page.series.first().and_then(|s| s.verdict.as_ref()) {
         let _ = write!(
@@ -80,14 +72,8 @@ pub fn monitor_page(page: &MonitorPage) -> String {
 /// The status page's body: where each protocol stands, its uptime and p95, and the badges.
 pub fn status_page(monitor: &Monitor, status: &MonitorStatus) -> String {
     let mut out = String::with_capacity(8 * 1024);
-    let _ = write!(
-        out,
-        r#"<article class="monitor" aria-labelledby="monitor-title" data-monitor="{id}"><h1 id="monitor-title">Status: <span class="monitor-url">{url}</span></h1>"#,
-        id = escape(&monitor.id),
-        url = escape(&monitor.spec.options.url),
-    );
-    facts(&mut out, monitor);
-    status_table(&mut out, status);
+    opening(&mut out, "Status", monitor);
+    now(&mut out, status);
     badges(&mut out, monitor);
     let _ = write!(
         out,
@@ -104,6 +90,17 @@ pub fn problem(title: &str, text: &str) -> String {
         escape(title),
         escape(text)
     )
+}
+
+/// The page's article opened: its heading (`Monitor: URL`) and the monitor's facts.
+fn opening(out: &mut String, kind: &str, m: &Monitor) {
+    let _ = write!(
+        out,
+        r#"<article class="monitor" aria-labelledby="monitor-title" data-monitor="{id}"><h1 id="monitor-title">{kind}: <span class="monitor-url">{url}</span></h1>"#,
+        id = escape(&m.id),
+        url = escape(&m.spec.options.url),
+    );
+    facts(out, m);
 }
 
 /// Interval, protocols, vantages, state and thresholds in a line.
@@ -137,6 +134,13 @@ fn facts(out: &mut String, m: &Monitor) {
         r#"<p class="monitor-facts">{}</p>"#,
         escape(&facts.join(" · "))
     );
+}
+
+/// The "Now" section: the status table under its heading.
+fn now(out: &mut String, status: &MonitorStatus) {
+    out.push_str(r#"<section aria-labelledby="now-title"><h2 id="now-title">Now</h2>"#);
+    status_table(out, status);
+    out.push_str("</section>");
 }
 
 /// The status as a table: a row per protocol and vantage, its last run, uptime and p95 per window.

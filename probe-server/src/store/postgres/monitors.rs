@@ -3,11 +3,13 @@
 //! the same slot due exactly one runs it.
 
 use super::super::Result;
-use super::super::codec::to_i64;
+use super::super::codec::{json_of, to_i64};
 use super::super::monitor_rows::{
     DeliveryLog, MONITOR_COLUMNS, MonitorRow, NewMonitor, POINT_COLUMNS, PointRow, StoredMonitor,
+    alert_state_of,
 };
 use h123_shared::Protocol;
+use h123_shared::alert::AlertState;
 use h123_shared::monitor::MonitorPoint;
 use tokio_postgres::{Client, Row};
 
@@ -256,15 +258,35 @@ pub async fn points(
         .collect()
 }
 
-/// Sets `id`'s alert state (JSON).
-pub async fn set_alert_state(client: &Client, id: &str, state: &str) -> Result<()> {
-    client
-        .execute(
-            "UPDATE monitors SET alert_state = $2 WHERE id = $1",
-            &[&id, &state],
+/// Replaces `id`'s alert state with `new` if it is still `expected`, the row locked between
+/// the check and the write; whether it did (not for an unknown monitor).
+pub async fn swap_alert_state(
+    client: &mut deadpool_postgres::Object,
+    id: &str,
+    expected: &AlertState,
+    new: &AlertState,
+) -> Result<bool> {
+    let tx = client.transaction().await?;
+    let Some(row) = tx
+        .query_opt(
+            "SELECT alert_state FROM monitors WHERE id = $1 FOR UPDATE",
+            &[&id],
         )
-        .await?;
-    Ok(())
+        .await?
+    else {
+        return Ok(false);
+    };
+    let column: Option<String> = row.get(0);
+    if alert_state_of(id, column.as_deref())? != *expected {
+        return Ok(false);
+    }
+    tx.execute(
+        "UPDATE monitors SET alert_state = $2 WHERE id = $1",
+        &[&id, &json_of(id, new)?],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// Logs one delivery try of `id`.

@@ -424,14 +424,7 @@ impl ServerProcess {
 
     /// CPU time the server has used so far (user and system), from `/proc`.
     pub fn cpu_time(&self) -> Option<std::time::Duration> {
-        let pid = self.child.id()?;
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // Fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
-        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-        let ticks: u64 =
-            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-        // Linux reports them in USER_HZ, 100 per second.
-        Some(std::time::Duration::from_millis(ticks * 10))
+        cpu_time_of(self.child.id()?)
     }
 
     /// Peak resident memory of the server (VmHWM), in KiB.
@@ -468,4 +461,14 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     }
     let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
     sorted[rank.min(sorted.len()) - 1]
+}
+
+/// The CPU time (user and system) process `pid` has used so far.
+pub fn cpu_time_of(pid: u32) -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // Linux reports them in USER_HZ, 100 per second.
+    Some(std::time::Duration::from_millis(ticks * 10))
 }
