@@ -4,11 +4,10 @@
 //!
 //! Connections are set up exactly as a probe's (same safety policy, TLS and
 //! ALPN checks, through each protocol's [`crate::probe::connection::Connection`]),
-//! but requests go through the lean [`load::Load`] path: no phase recording,
+//! but requests go through the lean [`crate::probe::load::Load`] path: no phase recording,
 //! no wire tap, so the generator is not the bottleneck.
 
 pub mod live;
-pub mod load;
 pub mod plan;
 pub mod run;
 pub mod schedule;

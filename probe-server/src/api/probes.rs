@@ -15,7 +15,7 @@ use crate::server::queue::AgentPost;
 use crate::server::registry::LiveProbe;
 use crate::server::registry::Refusal;
 use crate::server::{dispatch, runner};
-use crate::store::{is_valid_id, new_id};
+use crate::store::new_id;
 use axum::extract::{FromRequest, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -330,23 +330,6 @@ pub async fn load(state: &AppState, id: &str) -> Result<ProbeRecord> {
         }
         Source::Record(record) => Ok(record),
     }
-}
-
-/// The record as stored (a running probe's as it was created).
-pub async fn stored(state: &AppState, id: &str) -> Result<ProbeRecord> {
-    if !is_valid_id(id) {
-        return Err(ApiError::no_probe(id));
-    }
-    let mut record = state
-        .store
-        .get(id.to_owned())
-        .await?
-        .ok_or_else(|| ApiError::no_probe(id))?;
-    // Records stored before analyses existed get theirs computed on read.
-    if record.status != ProbeStatus::Running && record.result.analysis.is_none() {
-        record.result = h123_shared::analysis::analyzed(record.result);
-    }
-    Ok(record)
 }
 
 /// The probe's record: options, status and (partial while running) result.

@@ -6,7 +6,6 @@
 //! or a batch at a time (from the database); only a finished record's replay is built at once.
 
 use super::error::{ApiError, Result};
-use super::probes::stored;
 use crate::server::AppState;
 use crate::server::cluster::Cluster;
 use crate::server::registry::LiveProbe;
@@ -18,6 +17,23 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, watch};
+
+/// The record as stored (a running probe's as it was created).
+pub async fn stored(state: &AppState, id: &str) -> Result<ProbeRecord> {
+    if !crate::store::is_valid_id(id) {
+        return Err(ApiError::no_probe(id));
+    }
+    let mut record = state
+        .store
+        .get(id.to_owned())
+        .await?
+        .ok_or_else(|| ApiError::no_probe(id))?;
+    // Records stored before analyses existed get theirs computed on read.
+    if record.status != ProbeStatus::Running && record.result.analysis.is_none() {
+        record.result = h123_shared::analysis::analyzed(record.result);
+    }
+    Ok(record)
+}
 
 /// One step of a probe's progress.
 #[derive(Clone, Debug)]

@@ -1,12 +1,12 @@
 //! One protocol's run: open the connections, start the workers, count.
 
 use super::BenchLive;
-use super::load::{Load, Reply};
 use super::plan::BenchPlan;
 use super::schedule::{Schedule, Ticket};
 use super::tally::{Outcome, Sample, Tally};
 use crate::probe::connection::{ConnectSettings, Target};
 use crate::probe::failure::{failure, timed_out};
+use crate::probe::load::{Load, Reply};
 use crate::probe::trace;
 use futures_util::future::join_all;
 use h123_shared::bench::BenchRun;

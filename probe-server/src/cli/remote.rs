@@ -7,6 +7,7 @@
 //! an answer body over [`MAX_ANSWER`] or a stream silent for [`SILENCE`] ends
 //! the call with a readable error, never a hang.
 
+use crate::probe::plain_client;
 use crate::probe::tls::TrustSettings;
 use bytes::Bytes;
 use h123_shared::ProbeOptions;
@@ -14,11 +15,9 @@ use h123_shared::api::{ApiError, ProbeCreated, ProbeRecord};
 use http::{Method, Request, StatusCode, header};
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper_util::rt::TokioIo;
+use hyper::client::conn::http1::SendRequest;
 use std::path::Path;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use url::Url;
 
@@ -169,10 +168,6 @@ pub(crate) fn base_url(server: &str) -> Result<Url, RemoteError> {
     Ok(url)
 }
 
-/// Something both a TCP and a TLS stream are.
-trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send> Stream for T {}
-
 /// An HTTP/1.1 client of `base`'s server (over TLS, checked against `cacert` or the system's
 /// roots, when its scheme is `https`).
 pub(crate) async fn connect(
@@ -192,37 +187,13 @@ pub(crate) async fn connect(
         Some(path) => TrustSettings::from_ca_file(path).map_err(RemoteError::Refused)?,
         None => TrustSettings::system(),
     };
-    within(SILENCE, "the TLS handshake", over(tcp, base, &trust))
-        .await?
-        .map_err(|e| RemoteError::Trouble(format!("cannot talk to {base}: {e}")))
-}
-
-/// An HTTP/1.1 client over `tcp` to `url`'s host, in TLS checked against `trust` when its
-/// scheme is `https` (the CLI's server, and a monitor's webhooks at an address already checked).
-pub(crate) async fn over(
-    tcp: TcpStream,
-    url: &Url,
-    trust: &TrustSettings,
-) -> Result<SendRequest<Full<Bytes>>, String> {
-    let _ = tcp.set_nodelay(true);
-    let stream: Box<dyn Stream> = if url.scheme() == "https" {
-        let host = url.host_str().unwrap_or_default().trim_matches(['[', ']']);
-        let name = rustls_pki_types::ServerName::try_from(host.to_owned())
-            .map_err(|e| format!("host `{host}`: {e}"))?;
-        let config = trust.client_config(&[b"http/1.1"], false, None);
-        let tls = tokio_rustls::TlsConnector::from(config)
-            .connect(name, tcp)
-            .await
-            .map_err(|e| format!("TLS failed: {e}"))?;
-        Box::new(tls)
-    } else {
-        Box::new(tcp)
-    };
-    let (sender, connection) = http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| e.to_string())?;
-    tokio::spawn(connection);
-    Ok(sender)
+    within(
+        SILENCE,
+        "the TLS handshake",
+        plain_client::over(tcp, base, &trust),
+    )
+    .await?
+    .map_err(|e| RemoteError::Trouble(format!("cannot talk to {base}: {e}")))
 }
 
 pub(crate) fn request(

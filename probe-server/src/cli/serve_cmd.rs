@@ -2,11 +2,11 @@
 
 use super::safety_args::SafetyArgs;
 use crate::api;
-use crate::api::cors::CorsOrigin;
 use crate::bench::BenchLimits;
 use crate::probe::guard::AllowedTarget;
 use crate::probe::tls::TrustSettings;
 use crate::server::agents::{AGENTS_ENV, AgentSpec, parse_list};
+use crate::server::cors_origin::CorsOrigin;
 use crate::server::forwarded::{IpRange, TrustedProxies};
 use crate::server::limit::RateConfig;
 use crate::server::listener::{self, ListenerConfig};

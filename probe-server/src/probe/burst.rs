@@ -12,7 +12,7 @@ use super::failure::{failure, timed_out};
 use super::plan::Plan;
 use super::run::request_spec;
 use super::trace;
-use crate::bench::load::Load;
+use crate::probe::load::Load;
 use futures_util::future::{join_all, try_join_all};
 use h123_shared::streams::{StreamBurst, StreamTiming};
 use h123_shared::{FailureKind, Micros, Phase, ProtocolRun};

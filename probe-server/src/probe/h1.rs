@@ -9,7 +9,7 @@ use super::http::{
 };
 use super::trace::AttemptTrace;
 use super::wire::WireTap;
-use crate::bench::load::{Load, Reply, hyper_reply};
+use crate::probe::load::{Load, Reply, hyper_reply};
 use bytes::Bytes;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, Phase, TtfbSource};

@@ -9,7 +9,7 @@ use super::http::{
 };
 use super::trace::{self, AttemptTrace};
 use super::wire::WireTap;
-use crate::bench::load::{Load, Reply};
+use crate::probe::load::{Load, Reply};
 use bytes::Bytes;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, FailureKind, Phase, TtfbSource};

@@ -16,7 +16,7 @@ use super::qlog;
 use super::quic_socket::{ClientEndpoint, DatagramTap};
 use super::resumption::ResumableConfigs;
 use super::trace::{self, AttemptTrace};
-use crate::bench::load::{Load, Reply};
+use crate::probe::load::{Load, Reply};
 use bytes::{Buf, Bytes};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;

@@ -213,7 +213,7 @@ impl<'a> Runner<'a> {
 
 /// A TCP protocol's finished run (HTTP/1.1 or HTTP/2), with its requests at
 /// once and its side runs to the host's other addresses.
-async fn tcp_run<C: Connection + crate::bench::load::Load>(
+async fn tcp_run<C: Connection + crate::probe::load::Load>(
     mut run: ProtocolRun,
     lane: &Lane,
     plan: &Plan,

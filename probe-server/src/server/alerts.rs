@@ -256,7 +256,8 @@ async fn post(
         let tcp = tokio::net::TcpStream::connect(addr)
             .await
             .map_err(|e| format!("connect {addr}: {e}"))?;
-        let mut sender = crate::cli::remote::over(tcp, &parsed, &state.config.trust).await?;
+        let mut sender =
+            crate::probe::plain_client::over(tcp, &parsed, &state.config.trust).await?;
         let authority = &parsed[url::Position::BeforeHost..url::Position::BeforePath];
         let mut request = Request::builder()
             .method(Method::POST)

@@ -7,7 +7,7 @@
 use crate::support::*;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
-use h123::api::cors::CorsOrigin;
+use h123::server::cors_origin::CorsOrigin;
 
 const UI: &str = "https://ui.h123.test";
 

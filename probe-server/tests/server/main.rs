@@ -19,6 +19,7 @@ mod fairness;
 mod flood;
 mod guard;
 mod hardening;
+mod layers;
 mod listener;
 mod load;
 mod migration;

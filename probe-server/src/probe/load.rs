@@ -1,5 +1,6 @@
-//! What a bench needs of a protocol: connections set up like a probe's, as
-//! cheap, shareable handles that send requests without recording phases.
+//! What a load of requests needs of a protocol (the bench's, and a probe's bursts of requests at
+//! once): connections set up like a probe's, as cheap, shareable handles that send requests
+//! without recording phases. Each protocol's engine implements it; the bench only uses it.
 
 use crate::probe::connection::{ConnectSettings, Target};
 use crate::probe::failure::from_hyper;
