@@ -138,6 +138,10 @@ pub struct ProbeLinks {
     pub curl: String,
     /// Server-rendered waterfall picture.
     pub waterfall_svg: String,
+    /// The result page's markup, as it stands.
+    pub view: String,
+    /// That markup redrawn as the probe runs (Server-Sent Events).
+    pub view_events: String,
     /// The page people share.
     pub permalink: String,
 }
@@ -151,6 +155,8 @@ impl ProbeLinks {
             har: format!("{base}/har"),
             curl: format!("{base}/curl"),
             waterfall_svg: format!("{base}/waterfall.svg"),
+            view: format!("{base}/view"),
+            view_events: format!("{base}/view/events"),
             permalink: format!("/r/{id}"),
             self_: base,
         }

@@ -1201,6 +1201,18 @@ pub struct CertificateSummary {
     pub fingerprint_sha256: Option<String>,
 }
 
+impl CertificateSummary {
+    /// Whom the certificate names: its subject, or, when that is empty (a certificate may name
+    /// its holder by its alternative names alone), those names.
+    pub fn holder(&self) -> String {
+        match (self.subject.is_empty(), self.sans.as_slice()) {
+            (false, _) => self.subject.clone(),
+            (true, []) => "(no subject, no names)".to_owned(),
+            (true, names) => format!("(no subject) {}", names.join(", ")),
+        }
+    }
+}
+
 /// QUIC transport facts of an HTTP/3 connection, read after the attempt.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -1331,6 +1343,19 @@ pub struct Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_certificate_without_a_subject_is_named_by_its_alternative_names() {
+        let mut leaf: CertificateSummary = serde_json::from_value(serde_json::json!({
+            "subject": "", "issuer": "CN=ca", "sans": ["e.test", "127.0.0.1"],
+            "not_before": "2026-01-01T00:00:00Z", "not_after": "2027-01-01T00:00:00Z",
+            "key_type": "ECDSA P-256"
+        }))
+        .unwrap();
+        assert_eq!(leaf.holder(), "(no subject) e.test, 127.0.0.1");
+        leaf.subject = "CN=e.test".into();
+        assert_eq!(leaf.holder(), "CN=e.test");
+    }
 
     #[test]
     fn redirects_change_methods_as_curl_does() {

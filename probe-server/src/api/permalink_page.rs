@@ -45,23 +45,40 @@ pub struct Preview {
     pub data: Option<String>,
 }
 
-/// The page for probe `id` and its record, or `None` when the plain `index.html` should be
-/// served instead (unknown record, read limits reached, no `index.html`).
+/// Why a probe's page is not drawn: the plain `index.html` is served instead, and the app says
+/// what is wrong.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NotDrawn {
+    /// No probe has this id (the page answers 404).
+    Unknown,
+    /// The read limits refused, the store failed, or there is no `index.html`.
+    Plain,
+}
+
+/// The page for probe `id` and its record, or why the plain `index.html` is served instead.
+///
+/// # Errors
+/// [`NotDrawn`]: the record is unknown, or cannot be read now.
 pub async fn render(
     state: &AppState,
     root: &Path,
     id: &str,
     request: &Parts,
-) -> Option<(String, ProbeRecord)> {
+) -> Result<(String, ProbeRecord), NotDrawn> {
     if !crate::store::is_valid_id(id) {
-        return None;
+        return Err(NotDrawn::Unknown);
     }
-    let _permit = admitted(state, request)?;
-    let view = view::so_far(state, id).await.ok()?;
+    let _permit = admitted(state, request).ok_or(NotDrawn::Plain)?;
+    let view = view::so_far(state, id).await.map_err(|e| match e {
+        super::error::ApiError::NotFound(_) => NotDrawn::Unknown,
+        _ => NotDrawn::Plain,
+    })?;
     let result = view.markup(crate::probe::trace::unix_ms());
     let record = view.into_record();
-    let page = page(root, &preview(&record), &result, request).await?;
-    Some((page, record))
+    let page = page(root, &preview(&record), &result, request)
+        .await
+        .ok_or(NotDrawn::Plain)?;
+    Ok((page, record))
 }
 
 /// The page of the comparison at `/compare/{ids}` (`{a}/{b}`), or `None` as for [`render`]

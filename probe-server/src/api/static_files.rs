@@ -9,7 +9,7 @@
 
 use super::conditional;
 use super::encoding::{self, Encoding};
-use super::permalink_page;
+use super::permalink_page::{self, NotDrawn};
 use super::security::ConnectSources;
 use super::web_root;
 use crate::server::AppState;
@@ -65,7 +65,11 @@ async fn serve(root: Arc<PathBuf>, request: Request) -> Response {
     {
         return response;
     }
-    index(&root, headers, &method).await
+    // A path no page knows still gets the app (it says so), as a 404.
+    match h123_shared::route::Route::parse(&path) {
+        h123_shared::route::Route::NotFound => not_found(&root, headers, &method).await,
+        _ => index(&root, headers, &method).await,
+    }
 }
 
 /// `/r/{id}`: probe `id`'s page, under the read limits; the plain `index.html` when they refuse
@@ -81,8 +85,10 @@ pub async fn probe_page(
     let (request, _body) = request.into_parts();
     let (headers, method) = (&request.headers, &request.method);
     let id = request.uri.path().strip_prefix("/r/").unwrap_or_default();
-    let Some((page, record)) = permalink_page::render(&state, &root, id, &request).await else {
-        return index(&root, headers, method).await;
+    let (page, record) = match permalink_page::render(&state, &root, id, &request).await {
+        Ok(drawn) => drawn,
+        Err(NotDrawn::Unknown) => return not_found(&root, headers, method).await,
+        Err(NotDrawn::Plain) => return index(&root, headers, method).await,
     };
     let mut response = page_response(page, headers, method);
     // The page that measures from the browser may fetch the probe's URL (and its redirects).
@@ -118,6 +124,15 @@ pub async fn comparison_page(
         Some(page) => page_response(page, headers, method),
         None => index(&root, headers, method).await,
     }
+}
+
+/// The plain `index.html` as a 404: the app says what was not found.
+async fn not_found(root: &Path, headers: &HeaderMap, method: &Method) -> Response {
+    let mut response = index(root, headers, method).await;
+    if response.status() == StatusCode::OK {
+        *response.status_mut() = StatusCode::NOT_FOUND;
+    }
+    response
 }
 
 /// The plain `index.html` (the app says what is wrong), or 404 when the root has none.

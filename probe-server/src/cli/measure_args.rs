@@ -18,7 +18,8 @@ use std::path::PathBuf;
 /// The request and how to measure it, shared by `h123 probe` and `h123 watch`.
 #[derive(Debug, Args)]
 pub struct MeasureArgs {
-    /// The http or https URL to measure.
+    /// The http or https URL to measure (`https://` is assumed when it names no scheme, as in
+    /// `h123 probe www.example.com`).
     pub url: String,
     /// Protocols to measure, comma-separated: h1, h2, h3.
     #[arg(long = "proto", value_delimiter = ',', default_value = "h1,h2,h3")]
@@ -170,8 +171,10 @@ impl MeasureArgs {
             .iter()
             .map(|entry| parse_resolve(entry))
             .collect::<Result<Vec<_>, String>>()?;
+        // The output names the URL measured, so the assumed scheme shows there.
+        let url = assumed_https(&self.url).unwrap_or_else(|| self.url.clone());
         Ok(ProbeOptions {
-            url: self.url.clone(),
+            url,
             protocols: self.protocols.clone(),
             method,
             body: parts.body,
@@ -292,6 +295,21 @@ pub(super) fn parse_header(text: &str) -> Result<Header, String> {
     })
 }
 
+/// `url` as an https URL when it names no scheme (`www.example.com/x`), as curl assumes one:
+/// HTTP/2 and HTTP/3 are offered over TLS, so https is what a comparison of the three needs.
+/// `None` when it names one, or when the https URL would not parse either (the error then
+/// names what was typed).
+fn assumed_https(url: &str) -> Option<String> {
+    let named = url.split_once("://").is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    let https = format!("https://{url}");
+    (!named && url::Url::parse(&https).is_ok()).then_some(https)
+}
+
 /// Parses curl's `host:port:addr` (the address may be `[v6]`).
 fn parse_resolve(entry: &str) -> Result<ResolveOverride, String> {
     let bad = || format!("--resolve `{entry}` must look like host:port:addr");
@@ -307,6 +325,22 @@ fn parse_resolve(entry: &str) -> Result<ResolveOverride, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_without_a_scheme_is_https() {
+        let assumed = |url: &str| assumed_https(url);
+        assert_eq!(
+            assumed("www.example.com").as_deref(),
+            Some("https://www.example.com")
+        );
+        assert_eq!(
+            assumed("e.test:8443/x?a=b://").as_deref(),
+            Some("https://e.test:8443/x?a=b://")
+        );
+        assert_eq!(assumed("http://e.test/"), None);
+        assert_eq!(assumed("ftp://e.test/"), None, "refused later, by name");
+        assert_eq!(assumed("not a url"), None, "the error names what was typed");
+    }
     use clap::Parser;
 
     fn args(line: &[&str]) -> MeasureArgs {

@@ -228,7 +228,10 @@ fn connection_facts(attempt: &Attempt) -> String {
         if let Some(leaf) = tls.certificates.first() {
             facts.push(format!(
                 "cert {} ({}, until {}, issuer {})",
-                leaf.subject, leaf.key_type, leaf.not_after, leaf.issuer
+                leaf.holder(),
+                leaf.key_type,
+                leaf.not_after,
+                leaf.issuer
             ));
         }
     }

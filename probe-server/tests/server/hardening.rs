@@ -46,7 +46,20 @@ async fn every_answer_is_hardened_and_long_paths_are_4xx() {
     let app = h123::api::app_with_web_root(state.clone(), Some(web.path()));
 
     let (status, headers, body) = send(&app, "/r/abcdefghijkl").await;
-    assert_eq!(status, StatusCode::OK);
+    assert_eq!(status, StatusCode::NOT_FOUND, "no probe has this id");
+    for (path, expected) in [
+        ("/", StatusCode::OK),
+        ("/b/abcdefghijkl", StatusCode::OK),
+        ("/no/such/page", StatusCode::NOT_FOUND),
+        ("/favicon.ico", StatusCode::NOT_FOUND),
+    ] {
+        let (status, _, page) = send(&app, path).await;
+        assert_eq!(status, expected, "{path}");
+        assert!(
+            page.contains("<script type=\"module\">"),
+            "{path}: the app says what it is"
+        );
+    }
     assert!(
         body.contains("<script type=\"module\">"),
         "the SPA fallback"
