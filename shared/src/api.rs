@@ -341,6 +341,10 @@ pub struct ServerInfo {
     /// ([`crate::ProbeOptions::network`]).
     #[serde(default)]
     pub network_enabled: bool,
+    /// Whether probes here reach public addresses only (the default; `--allow-private` lifts
+    /// it), so a page says so only where it is true.
+    #[serde(default)]
+    pub public_targets_only: bool,
 }
 
 /// A vantage a probe can be measured from, as `GET /api/v1/vantages` lists it.

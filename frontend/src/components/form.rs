@@ -24,6 +24,9 @@ pub fn ProbeForm(
     /// Whether the server takes network conditions (its operator's choice).
     #[prop(into)]
     network_enabled: Signal<bool>,
+    /// Whether the server measures public addresses only (then the URL's hint says so).
+    #[prop(into)]
+    public_only: Signal<bool>,
 ) -> impl IntoView {
     let url = RwSignal::new(String::new());
     let touched = RwSignal::new(false);
@@ -152,7 +155,8 @@ pub fn ProbeForm(
                 {move || match url_check.get() {
                     Err(reason) if show_reason() => reason,
                     Ok(_) => "Ready to measure.".into(),
-                    Err(_) => "http or https; the public server only measures public addresses.".into(),
+                    Err(_) if public_only.get() => "http or https; this server only measures public addresses.".into(),
+                    Err(_) => "An http or https URL.".into(),
                 }}
             </p>
             <VantagePicker chosen=vantages offered />

@@ -20,9 +20,14 @@ pub fn HomePage() -> impl IntoView {
                 "over HTTP/1.1, HTTP/2 and HTTP/3, and draws them side by side on one time axis."
             </p>
         </section>
-        <ProbeForm network_enabled=Signal::derive(move || {
-            info.with(|info| info.as_ref().is_some_and(|info| info.network_enabled))
-        }) />
+        <ProbeForm
+            network_enabled=Signal::derive(move || {
+                info.with(|info| info.as_ref().is_some_and(|info| info.network_enabled))
+            })
+            public_only=Signal::derive(move || {
+                info.with(|info| info.as_ref().is_some_and(|info| info.public_targets_only))
+            })
+        />
         // Shown only when the server says it runs benches; nothing while it has not answered.
         {move || {
             info.with(|info| info.as_ref().and_then(|info| info.bench_limits))

@@ -28,5 +28,6 @@ pub async fn config_get(State(state): State<AppState>) -> Json<ServerInfo> {
         allowed_methods: state.config.limits.allowed_methods.clone(),
         max_request_body: state.config.limits.max_request_body,
         network_enabled: state.config.limits.allow_network,
+        public_targets_only: !state.config.guard.policy.allows_private(),
     })
 }

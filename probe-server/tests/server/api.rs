@@ -604,6 +604,19 @@ async fn methods_outside_the_list_and_bodies_over_the_cap_are_refused() {
         serde_json::json!(["GET", "HEAD", "OPTIONS"])
     );
     assert_eq!(info["max_request_body"], 1024 * 1024);
+    assert_eq!(
+        info["public_targets_only"], true,
+        "the test target is allowed by name only"
+    );
+    let mut open = config(&target);
+    open.guard.policy = h123::probe::guard::ConnectPolicy::allow_all();
+    let info = call(&state(open, &dir), get("/api/v1/config"), CLIENT)
+        .await
+        .json();
+    assert_eq!(
+        info["public_targets_only"], false,
+        "as with --allow-private"
+    );
     let url = target.https_url("/upload");
     let refused = call(
         &state(config(&target), &dir),

@@ -514,6 +514,7 @@ pub(super) fn server_info() -> ServerInfo {
         allowed_methods: vec![Method::Get, Method::Delete],
         max_request_body: 1_048_576,
         network_enabled: true,
+        public_targets_only: true,
     }
 }
 
