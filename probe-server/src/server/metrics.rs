@@ -19,6 +19,10 @@ const HTTP_BUCKETS: &[f64] = &[
     0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
 ];
 
+/// Rejection reasons listed even before one happens (a probe creation's limits): a dashboard's
+/// query finds them at zero. Any other reason shows once it has been counted.
+const ALWAYS_LISTED: [&str; 4] = ["rate", "client_probes", "client_bytes", "queue_full"];
+
 /// The server's metrics.
 #[derive(Debug, Default)]
 pub struct Metrics {
@@ -156,7 +160,7 @@ impl Metrics {
             .observe(HTTP_BUCKETS, took.as_secs_f64());
     }
 
-    /// Counts a refused request; `reason` is `rate`, `client_probes`, `client_bytes` or `queue_full`.
+    /// Counts a refused request under `reason` (`rate`, `read_rate`, `streams_busy`, ...).
     pub fn rejected(&self, reason: &'static str) {
         *self.lock().rejections.entry(reason).or_default() += 1;
     }
@@ -231,8 +235,13 @@ impl Metrics {
                 HTTP_BUCKETS,
             );
         }
-        out.push_str("# HELP h123_rejections_total Probe requests refused by a limit (rate, client_probes, client_bytes, queue_full).\n# TYPE h123_rejections_total counter\n");
-        for reason in ["rate", "client_probes", "client_bytes", "queue_full"] {
+        out.push_str("# HELP h123_rejections_total Requests refused by a limit: creations (rate, client_probes, client_bytes, queue_full, always listed), reads (read_rate, light_rate, reads_busy), streams (streams_client, streams_busy), scrapes (scrape_rate), benches (bench_busy).\n# TYPE h123_rejections_total counter\n");
+        let others = inner
+            .rejections
+            .keys()
+            .copied()
+            .filter(|reason| !ALWAYS_LISTED.contains(reason));
+        for reason in ALWAYS_LISTED.into_iter().chain(others) {
             let n = inner.rejections.get(reason).copied().unwrap_or(0);
             let _ = writeln!(out, "h123_rejections_total{{reason=\"{reason}\"}} {n}");
         }
@@ -274,6 +283,7 @@ mod tests {
         metrics.request("/api/v1/probes/{id}", 200, Duration::from_micros(700));
         metrics.request("/api/v1/probes/{id}", 404, Duration::from_millis(3));
         metrics.rejected("rate");
+        metrics.rejected("read_rate");
         let text = metrics.render(Gauges {
             in_flight: 2,
             running: 1,
@@ -290,6 +300,11 @@ mod tests {
             "h123_http_request_duration_seconds_bucket{route=\"/api/v1/probes/{id}\",le=\"+Inf\"} 2"
         ));
         assert!(text.contains("h123_rejections_total{reason=\"rate\"} 1"));
+        assert!(
+            text.contains("h123_rejections_total{reason=\"read_rate\"} 1"),
+            "every reason counted is shown: {text}"
+        );
+        assert!(text.contains("h123_rejections_total{reason=\"queue_full\"} 0"));
         assert!(text.contains("h123_probes_in_flight 2"));
     }
 }
