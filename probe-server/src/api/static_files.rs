@@ -2,7 +2,7 @@
 //! cache headers by kind of file, ETags per encoding) with an SPA fallback to
 //! `index.html` (so `/r/{id}` opens the app), or a small built-in page when there is none.
 //!
-//! Files whose names carry Trunk's content hash never change under that name:
+//! Files whose names carry a content hash (scripts/build-web's) never change under that name:
 //! they are cached for a year (`immutable`). `index.html`, and every route
 //! that answers with it, is `no-cache`: revalidated on each visit by its ETag,
 //! so a rebuilt UI is picked up at once.
@@ -248,7 +248,7 @@ fn respond(rep: Representation, request_headers: &HeaderMap, method: &Method) ->
     response
 }
 
-/// Whether `name` carries Trunk's content hash: a `-` followed by 12 to 16
+/// Whether `name` carries a content hash: a `-` followed by 12 to 16
 /// hex digits at the end of the stem (`app-35b7f4c58902ab0_bg.wasm`,
 /// `style-5546b83d3fc61a1.css`).
 pub fn is_hashed(name: &str) -> bool {
@@ -281,7 +281,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn trunk_hashed_names_are_recognised() {
+    fn content_hashed_names_are_recognised() {
         assert!(is_hashed("h123-frontend-35b7f4c58902ab0_bg.wasm"));
         assert!(is_hashed("h123-frontend-35b7f4c58902ab0.js"));
         assert!(is_hashed("style-5546b83d3fc61a1.css"));

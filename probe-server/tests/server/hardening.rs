@@ -10,7 +10,7 @@ use http_body_util::BodyExt;
 use sha2::{Digest, Sha256};
 use tower::ServiceExt;
 
-/// The shape of Trunk's `dist/index.html`: one inline module script that loads the app.
+/// The shape of `dist/index.html`: one inline script that loads the app.
 const INDEX: &str = "<!doctype html><html><head>\
 <link rel=\"stylesheet\" href=\"/style-1.css\"/>\n<script type=\"module\">\n\
 import init from '/app-1.js';\nawait init({ module_or_path: '/app-1_bg.wasm' });\n</script>\

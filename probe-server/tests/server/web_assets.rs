@@ -9,13 +9,13 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::process::Command;
 
-/// A hashed wasm name, as Trunk writes them.
+/// A hashed wasm name, as scripts/build-web writes them.
 const WASM: &str = "app-0123456789abcdef_bg.wasm";
 
 /// A hashed stylesheet name.
 const CSS: &str = "style-5546b83d3fc61a1.css";
 
-/// The shape of `dist/index.html`: the shell with its summary markers and Trunk's inline script.
+/// The shape of `dist/index.html`: the shell with its summary markers and its inline loader.
 const INDEX: &str = "<!doctype html><html><head><title>h123</title>\
 <script type=\"module\">import init from '/app.js'; await init();</script></head><body>\
 <div id=\"shell\"><main><!--h123:summary--><section class=\"intro\"><h1>Where does the time go?</h1>\
