@@ -32,7 +32,7 @@ pub enum Exit {
     DnsFailed = 9,
 }
 
-/// The exit code table, for `h123 probe --help` (the README repeats it).
+/// The exit code table, for `h123 probe --help` (docs/cli.md repeats it).
 pub const HELP: &str = "\
 Exit codes (stable; when several apply, the highest wins):
   0  every attempt answered below 400 and every --slo gate was met

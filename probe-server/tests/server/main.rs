@@ -13,6 +13,7 @@ mod ci_gates;
 mod cli;
 mod compare;
 mod cors;
+mod docs;
 mod durability;
 mod egress;
 mod fairness;

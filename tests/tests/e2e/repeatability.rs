@@ -23,7 +23,7 @@ use std::time::Duration;
 const RUNS: usize = 20;
 
 /// How many of [`RUNS`] must agree for the test to pass. The goal is 19
-/// (both series give 20 of 20 on a 2-core machine, see the README); a
+/// (both series give 20 of 20 on a 2-core machine, see docs/answer.md); a
 /// coin-flip verdict gave 10 to 15 before, and one at the floor 16 to 18
 /// (before the floor was relative), and 17 keeps those out while one
 /// runner's hiccups cannot fail CI.
