@@ -345,6 +345,10 @@ pub struct ServerInfo {
     /// it), so a page says so only where it is true.
     #[serde(default)]
     pub public_targets_only: bool,
+    /// The addresses benches may load here, as `address` (any port) or `address:port`
+    /// (`--bench-target`); empty when benches are off.
+    #[serde(default)]
+    pub bench_targets: Vec<String>,
 }
 
 /// A vantage a probe can be measured from, as `GET /api/v1/vantages` lists it.

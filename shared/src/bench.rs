@@ -326,8 +326,8 @@ pub fn caveats(result: &BenchResult) -> Vec<String> {
         );
     } else {
         notes.push(
-            "Connections were reused (opened before the clock started); with --cold every request \
-             pays for its handshake."
+            "Connections were reused (opened before the clock started); a cold bench, a new \
+             connection per request, pays for every handshake."
                 .to_string(),
         );
     }

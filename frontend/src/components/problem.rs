@@ -77,6 +77,11 @@ fn explain(error: &Error, bench: bool) -> (&'static str, String) {
             "Cannot reach the h123 server",
             "Check your connection and that the server is running, then reload the page.".into(),
         ),
+        Error::Api { status: 404, .. } if bench => (
+            "No load comparison with this id",
+            "The link may be mistyped or cut short; start a new load comparison if it is gone."
+                .into(),
+        ),
         Error::Api { status: 404, .. } => (
             "No result with this id",
             "The link may be mistyped or cut short. Results live behind their full /r/… link; start a new measurement if it is gone."

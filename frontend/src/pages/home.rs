@@ -30,8 +30,11 @@ pub fn HomePage() -> impl IntoView {
         />
         // Shown only when the server says it runs benches; nothing while it has not answered.
         {move || {
-            info.with(|info| info.as_ref().and_then(|info| info.bench_limits))
-                .map(|bounds| view! { <BenchForm bounds /> })
+            info.with(|info| {
+                let info = info.as_ref()?;
+                Some((info.bench_limits?, info.bench_targets.clone()))
+            })
+            .map(|(bounds, targets)| view! { <BenchForm bounds targets /> })
         }}
         <RecentList />
     }

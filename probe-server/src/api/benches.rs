@@ -76,7 +76,7 @@ pub async fn benches_create(
             reason: e.to_string(),
         })
     })?;
-    check_bench(&bench.policy(), &url, state.config.dns_server)
+    check_bench(&bench.targets, &url, state.config.dns_server)
         .await
         .map_err(ApiError::BlockedTarget)?;
     let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;

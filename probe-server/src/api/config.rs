@@ -29,5 +29,8 @@ pub async fn config_get(State(state): State<AppState>) -> Json<ServerInfo> {
         max_request_body: state.config.limits.max_request_body,
         network_enabled: state.config.limits.allow_network,
         public_targets_only: !state.config.guard.policy.allows_private(),
+        bench_targets: bench
+            .map(|b| b.targets.iter().map(ToString::to_string).collect())
+            .unwrap_or_default(),
     })
 }

@@ -103,7 +103,7 @@ pub async fn discover(
     };
     let detail = match via {
         None => "HTTP/3 is not advertised: no Alt-Svc header on the HTTP/1.1 or HTTP/2 \
-                 responses and no HTTPS DNS record listing h3 (use --h3-direct to try anyway)"
+                 responses and no HTTPS DNS record listing h3 (ask for HTTP/3 directly to try anyway)"
             .to_owned(),
         Some(_) => "not tried yet".to_owned(),
     };

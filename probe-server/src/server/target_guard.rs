@@ -6,7 +6,7 @@
 //! (redirect hops and DNS rebinding included), which this does not replace.
 
 use crate::probe::dns::NameResolver;
-use crate::probe::guard::{ConnectPolicy, non_public};
+use crate::probe::guard::{AllowedTarget, ConnectPolicy, non_public};
 use crate::probe::plan::Plan;
 use crate::probe::trace::AttemptTrace;
 use std::net::SocketAddr;
@@ -91,14 +91,16 @@ impl TargetGuard {
     }
 }
 
-/// `Ok` when `url`'s host has an address `policy` (the bench allow list)
-/// lets through, else why not. Names are looked up through `dns`; a lookup
-/// that fails is let through, as the bench will meet (and record) the same failure.
+/// `Ok` when `url`'s host has an address on this server's bench `targets`,
+/// else why not, in the words of someone filling in the bench form: which
+/// targets there are, or which port a listed host is benched on. Names are
+/// looked up through `dns`; a lookup that fails is let through, as the bench
+/// will meet (and record) the same failure.
 ///
 /// # Errors
 /// The reason, as a sentence.
 pub async fn check_bench(
-    policy: &ConnectPolicy,
+    targets: &[AllowedTarget],
     url: &Url,
     dns: Option<SocketAddr>,
 ) -> Result<(), String> {
@@ -114,24 +116,49 @@ pub async fn check_bench(
         Ok((_, addrs)) => addrs,
         Err(_) => return Ok(()),
     };
+    let policy = ConnectPolicy::only(targets.to_vec());
     if addrs.iter().any(|&addr| policy.check(addr).is_ok()) {
         return Ok(());
     }
+    // A listed host asked on another port: name the ports it is benched on.
+    let ports: Vec<String> = targets
+        .iter()
+        .filter(|t| addrs.iter().any(|a| a.ip() == t.ip))
+        .filter_map(|t| t.port.map(|p| p.to_string()))
+        .collect();
     let shown = addrs
         .iter()
         .map(SocketAddr::to_string)
         .collect::<Vec<_>>()
         .join(", ");
-    Err(match host {
+    let host_name = match &host {
         Host::Domain(name) => {
             // As for probes: the log names the addresses, the answer does not.
             eprintln!("h123 serve: refused a bench of {name}: it resolves to {shown}");
-            format!(
-                "{name} resolves to no address this server lists, and benches may load only those (--bench-target)"
-            )
+            (*name).to_owned()
         }
-        _ => format!("{shown} is not on this server's list of bench targets (--bench-target)"),
-    })
+        _ => shown,
+    };
+    if !ports.is_empty() {
+        return Err(format!(
+            "{host_name} is a bench target of this server on port {} only, not on port {port}",
+            ports.join(" or ")
+        ));
+    }
+    Err(format!(
+        "{host_name} is not one of this server's bench targets ({})",
+        listed(targets)
+    ))
+}
+
+/// The bench targets as a reader sees them: `127.0.0.1:8443, 10.0.0.7` (at most four, then how
+/// many more).
+pub fn listed(targets: &[AllowedTarget]) -> String {
+    let mut shown: Vec<String> = targets.iter().take(4).map(ToString::to_string).collect();
+    if targets.len() > 4 {
+        shown.push(format!("and {} more", targets.len() - 4));
+    }
+    shown.join(", ")
 }
 
 #[cfg(test)]
@@ -204,23 +231,45 @@ mod tests {
 
     #[tokio::test]
     async fn benches_need_an_address_on_their_own_list() {
-        let policy = ConnectPolicy::only(vec!["127.0.0.1:8443".parse().unwrap()]);
+        let targets: Vec<AllowedTarget> = vec!["127.0.0.1:8443".parse().unwrap()];
         let check = |url: &str| {
             let url = Url::parse(url).unwrap();
-            let policy = policy.clone();
-            async move { check_bench(&policy, &url, None).await }
+            let targets = targets.clone();
+            async move { check_bench(&targets, &url, None).await }
         };
         assert_eq!(check("https://127.0.0.1:8443/x").await, Ok(()));
-        let reason = check("https://127.0.0.1:9443/").await.unwrap_err();
         assert_eq!(
-            reason,
-            "127.0.0.1:9443 is not on this server's list of bench targets (--bench-target)"
+            check("https://127.0.0.1:9443/").await.unwrap_err(),
+            "127.0.0.1:9443 is a bench target of this server on port 8443 only, not on port 9443"
         );
-        assert!(check("http://[::1]:8443/").await.is_err());
+        assert_eq!(
+            check("http://[::1]:8443/").await.unwrap_err(),
+            "[::1]:8443 is not one of this server's bench targets (127.0.0.1:8443)"
+        );
         assert!(
             check("https://93.184.215.14/").await.is_err(),
             "public or not"
         );
+    }
+
+    #[test]
+    fn targets_are_listed_four_at_most() {
+        let targets: Vec<AllowedTarget> = [
+            "10.0.0.1",
+            "10.0.0.2:443",
+            "10.0.0.3",
+            "10.0.0.4",
+            "10.0.0.5",
+            "[::1]:8443",
+        ]
+        .iter()
+        .map(|t| t.parse().unwrap())
+        .collect();
+        assert_eq!(
+            listed(&targets),
+            "10.0.0.1, 10.0.0.2:443, 10.0.0.3, 10.0.0.4, and 2 more"
+        );
+        assert_eq!(listed(&targets[5..]), "[::1]:8443");
     }
 
     #[tokio::test]

@@ -928,6 +928,22 @@ async fn bench_page_end_to_end() {
         .for_element(Locator::Css("#bench-url"))
         .await
         .expect("bench form");
+    // It says what this server may load, and its example is one of those.
+    assert_eq!(
+        url_field.attr("placeholder").await.unwrap().as_deref(),
+        Some(format!("https://{https}/").as_str())
+    );
+    let hint = client
+        .find(Locator::Css("#bench-title + .hint"))
+        .await
+        .expect("bench hint")
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        hint.contains(&format!("one bench at a time: {https}.")),
+        "{hint}"
+    );
     screenshot(&client, "home-bench-desktop-light").await;
     let forms = client.execute(FORMS, vec![]).await.unwrap();
     for i in 0..3 {
@@ -1099,7 +1115,18 @@ async fn bench_page_end_to_end() {
         .for_element(Locator::Css(".problem h1"))
         .await
         .expect("problem page");
-    assert_eq!(problem.text().await.unwrap(), "No result with this id");
+    assert_eq!(
+        problem.text().await.unwrap(),
+        "No load comparison with this id"
+    );
+    let next = fresh
+        .find(Locator::Css(".problem p"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!next.contains("/r/"), "{next}");
 
     fresh.close().await.unwrap();
     client.close().await.unwrap();

@@ -96,7 +96,20 @@ impl Fields {
 pub fn BenchForm(
     /// The server's bounds on bench options.
     bounds: BenchBounds,
+    /// The addresses this server's benches may load (`address` or `address:port`).
+    targets: Vec<String>,
 ) -> impl IntoView {
+    let placeholder = targets
+        .first()
+        .map_or_else(|| "https://".to_owned(), |t| format!("https://{t}/"));
+    let allowed = if targets.is_empty() {
+        "This server loads only the targets its operator allows, one bench at a time.".to_owned()
+    } else {
+        format!(
+            "This server loads only what its operator allows, one bench at a time: {}.",
+            targets.join(", ")
+        )
+    };
     let max_secs = (bounds.max_duration_ms / 1000).max(1);
     let url = RwSignal::new(String::new());
     let protocols = RwSignal::new(Protocol::ALL.to_vec());
@@ -151,7 +164,8 @@ pub fn BenchForm(
             <h2 id="bench-title">"Load comparison"</h2>
             <p class="hint">
                 "Send the same request over HTTP/1.1, HTTP/2 and HTTP/3 in turn, as fast as the target answers "
-                "(or at a fixed rate), and compare throughput and latency. This server loads only the targets its operator allows, one bench at a time."
+                "(or at a fixed rate), and compare throughput and latency. "
+                {allowed}
             </p>
             <label for="bench-url">"Target URL"</label>
             <div class="url-row">
@@ -160,7 +174,7 @@ pub fn BenchForm(
                     type="url"
                     inputmode="url"
                     spellcheck="false"
-                    placeholder="https://10.0.0.7:8443/"
+                    placeholder=placeholder
                     aria-describedby="bench-note"
                     prop:value=move || url.get()
                     on:input=move |ev| url.set(event_target_value(&ev))

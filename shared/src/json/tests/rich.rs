@@ -515,6 +515,7 @@ pub(super) fn server_info() -> ServerInfo {
         max_request_body: 1_048_576,
         network_enabled: true,
         public_targets_only: true,
+        bench_targets: vec!["127.0.0.1:8443".into()],
     }
 }
 
