@@ -96,6 +96,38 @@ pub enum Attached {
 /// `Result` with a [`StoreError`].
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
+/// A write handed to a back end that commits on its own thread: its outcome,
+/// once the transaction holding it is on disk (or the write failed).
+#[must_use = "a write is on disk only once its commit is awaited"]
+pub struct Commit(tokio::sync::oneshot::Receiver<Result<()>>);
+
+impl Commit {
+    /// The commit whose outcome `outcome` will carry.
+    pub fn new(outcome: tokio::sync::oneshot::Receiver<Result<()>>) -> Self {
+        Commit(outcome)
+    }
+
+    /// Waits for the write's commit without blocking a thread.
+    ///
+    /// # Errors
+    /// The write's error, or [`StoreError::Task`] when the committer stopped before it.
+    pub async fn committed(self) -> Result<()> {
+        self.0.await.unwrap_or_else(|_| Err(stopped()))
+    }
+
+    /// Waits for the write's commit, blocking this thread (never call it from async code).
+    ///
+    /// # Errors
+    /// As [`Commit::committed`].
+    pub fn wait(self) -> Result<()> {
+        self.0.blocking_recv().unwrap_or_else(|_| Err(stopped()))
+    }
+}
+
+fn stopped() -> StoreError {
+    StoreError::Task("the store's commit thread stopped before the write".to_owned())
+}
+
 /// Durable probe and bench records, each kind with its own ids. Every write
 /// returns only once it is on disk. The synchronous interface of the SQLite
 /// back end; the server calls it through [`SharedStore`].
@@ -106,7 +138,16 @@ pub trait Store: Send + Sync + 'static {
     ///
     /// # Errors
     /// When the id exists already or the database fails.
-    fn insert(&self, record: &ProbeRecord, owner_hash: Option<&str>) -> Result<()>;
+    fn insert(&self, record: &ProbeRecord, owner_hash: Option<&str>) -> Result<()> {
+        self.insert_queued(record, owner_hash)?.wait()
+    }
+
+    /// Queues [`Store::insert`] without blocking: the write is on disk once the
+    /// returned [`Commit`] resolves `Ok` (concurrent inserts share one commit).
+    ///
+    /// # Errors
+    /// When the record cannot be encoded; the database's errors come through the [`Commit`].
+    fn insert_queued(&self, record: &ProbeRecord, owner_hash: Option<&str>) -> Result<Commit>;
 
     /// Replaces a `running` record with its final (or later partial) state.
     ///
@@ -395,9 +436,16 @@ impl SharedStore {
     /// # Errors
     /// When the id exists already or the database fails.
     pub async fn insert(&self, record: ProbeRecord, owner_hash: Option<String>) -> Result<()> {
-        dispatch!(self, |s| s.insert(&record, owner_hash.as_deref()), |pg| pg
-            .insert(&record, owner_hash.as_deref())
-            .await)
+        match &self.0 {
+            // Committed by the store's own thread: no blocking thread waits.
+            Backend::Blocking(store) => {
+                store
+                    .insert_queued(&record, owner_hash.as_deref())?
+                    .committed()
+                    .await
+            }
+            Backend::Postgres(pg) => pg.insert(&record, owner_hash.as_deref()).await,
+        }
     }
 
     /// Replaces a `running` record with its final (or later partial) state.

@@ -1,5 +1,7 @@
 //! The SQLite [`Store`]: WAL, `synchronous=FULL`, versioned migrations, immutable finished records.
 
+mod group_commit;
+
 use super::codec::{
     BENCH_COLUMNS, BenchRow, bench_options, bench_options_json, bench_result_json,
     browser_inserted, browser_refusal, json_of, parse, status_from, to_i64, to_json,
@@ -7,7 +9,8 @@ use super::codec::{
 };
 use super::monitor_rows::{DeliveryLog, StoredMonitor};
 use super::sqlite_monitors as monitors;
-use super::{Attached, Result, Store, StoreError, status_str};
+use super::{Attached, Commit, Result, Store, StoreError, status_str};
+use group_commit::{GroupCommit, NewRow, Write};
 use h123_shared::alert::AlertState;
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use h123_shared::browser::BrowserRun;
@@ -15,7 +18,7 @@ use h123_shared::monitor::MonitorPoint;
 use h123_shared::{Protocol, redact};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard, mpsc};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Migrations in order; migration `i` brings the schema to `user_version = i + 1`.
@@ -39,45 +42,14 @@ BEGIN
 END;";
 
 /// A SQLite database file: one connection for writes, one for reads (WAL lets
-/// reads run beside a write). Concurrent inserts are group-committed: one
-/// transaction and one fsync for every insert waiting at that moment.
+/// reads run beside a write). Probe inserts and updates are group-committed
+/// by [`GroupCommit`]'s thread: one transaction and one fsync for every such
+/// write waiting at that moment.
 pub struct SqliteStore {
-    writer: Mutex<Connection>,
+    writer: Arc<Mutex<Connection>>,
     reader: Mutex<Connection>,
-    pending: Mutex<Vec<PendingInsert>>,
+    commits: GroupCommit,
 }
-
-/// An insert waiting for the next group commit, and where its outcome goes.
-struct PendingInsert {
-    id: String,
-    created_at_unix_ms: i64,
-    status: &'static str,
-    json: String,
-    visibility: &'static str,
-    owner_hash: Option<String>,
-    url: String,
-    protocols: String,
-    done: mpsc::Sender<Result<()>>,
-}
-
-impl PendingInsert {
-    fn execute(&self, statement: &mut rusqlite::Statement<'_>) -> rusqlite::Result<usize> {
-        statement.execute(params![
-            self.id,
-            self.created_at_unix_ms,
-            self.status,
-            self.json,
-            self.visibility,
-            self.owner_hash,
-            self.url,
-            self.protocols
-        ])
-    }
-}
-
-const INSERT_SQL: &str = "INSERT INTO probes \
-     (id, created_at_unix_ms, status, record, visibility, owner_hash, url, protocols) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
 impl SqliteStore {
     /// Opens (creating it and its folder if needed) and migrates the database at `path`.
@@ -95,10 +67,11 @@ impl SqliteStore {
         migrate(&mut writer)?;
         let reader = Connection::open(path)?;
         configure(&reader)?;
+        let writer = Arc::new(Mutex::new(writer));
         Ok(SqliteStore {
-            writer: Mutex::new(writer),
+            commits: GroupCommit::start(writer.clone())?,
+            writer,
             reader: Mutex::new(reader),
-            pending: Mutex::new(Vec::new()),
         })
     }
 
@@ -108,37 +81,6 @@ impl SqliteStore {
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
         self.reader.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Commits every pending insert in one transaction (one fsync); if that
-    /// fails, each on its own, so one bad record does not fail the others.
-    fn commit_pending(&self, conn: &mut Connection) {
-        let batch = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
-        if batch.is_empty() {
-            return;
-        }
-        let together = (|| -> Result<()> {
-            let tx = conn.transaction()?;
-            {
-                let mut statement = tx.prepare_cached(INSERT_SQL)?;
-                for p in &batch {
-                    p.execute(&mut statement)?;
-                }
-            }
-            tx.commit()?;
-            Ok(())
-        })();
-        for p in batch {
-            let outcome = match &together {
-                Ok(()) => Ok(()),
-                Err(_) => conn
-                    .prepare_cached(INSERT_SQL)
-                    .and_then(|mut statement| p.execute(&mut statement))
-                    .map(|_| ())
-                    .map_err(StoreError::from),
-            };
-            let _ = p.done.send(outcome);
-        }
     }
 }
 
@@ -213,41 +155,27 @@ fn bench_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<BenchRow> {
 }
 
 impl Store for SqliteStore {
-    fn insert(&self, record: &ProbeRecord, owner_hash: Option<&str>) -> Result<()> {
-        let (done, outcome) = mpsc::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(PendingInsert {
-                id: record.id.clone(),
-                created_at_unix_ms: i64::try_from(record.created_at_unix_ms).unwrap_or(i64::MAX),
-                status: status_str(record.status),
-                json: to_json(record)?,
-                visibility: record.options.visibility.as_str(),
-                owner_hash: owner_hash.map(str::to_owned),
-                url: redact::redact_url(&record.options.url, &record.options.keep_secret),
-                protocols: json_of(&record.id, &record.options.protocols)?,
-                done,
-            });
-        // Whoever holds the writer next commits everything pending, this
-        // insert included; if another caller did, its outcome is waiting.
-        let mut conn = self.writer();
-        if let Ok(result) = outcome.try_recv() {
-            return result;
-        }
-        self.commit_pending(&mut conn);
-        outcome
-            .try_recv()
-            .unwrap_or_else(|_| Err(StoreError::Task("insert was not committed".to_owned())))
+    fn insert_queued(&self, record: &ProbeRecord, owner_hash: Option<&str>) -> Result<Commit> {
+        Ok(self.commits.submit(Write::Insert(NewRow {
+            id: record.id.clone(),
+            created_at_unix_ms: i64::try_from(record.created_at_unix_ms).unwrap_or(i64::MAX),
+            status: status_str(record.status),
+            json: to_json(record)?,
+            visibility: record.options.visibility.as_str(),
+            owner_hash: owner_hash.map(str::to_owned),
+            url: redact::redact_url(&record.options.url, &record.options.keep_secret),
+            protocols: json_of(&record.id, &record.options.protocols)?,
+        })))
     }
 
     fn update(&self, record: &ProbeRecord) -> Result<()> {
-        let json = to_json(record)?;
-        let changed = self.writer().execute(
-            "UPDATE probes SET status = ?2, record = ?3 WHERE id = ?1 AND status = 'running'",
-            params![record.id, status_str(record.status), json],
-        );
-        running_updated(changed, &record.id)
+        self.commits
+            .submit(Write::Update {
+                id: record.id.clone(),
+                status: status_str(record.status),
+                json: to_json(record)?,
+            })
+            .wait()
     }
 
     fn get(&self, id: &str) -> Result<Option<ProbeRecord>> {

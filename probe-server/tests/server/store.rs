@@ -202,7 +202,7 @@ async fn secrets_are_redacted_before_they_are_stored(f: &Fixture) {
     assert!(!stored.contains("SECRET"), "{stored}");
 }
 
-async fn concurrent_inserts_are_all_committed_and_duplicates_fail_alone(f: &Fixture) {
+async fn concurrent_writes_are_all_committed_and_a_bad_one_fails_alone(f: &Fixture) {
     let store = &f.store;
     store
         .insert(record("dup", ProbeStatus::Running), Some("o".into()))
@@ -230,6 +230,35 @@ async fn concurrent_inserts_are_all_committed_and_duplicates_fail_alone(f: &Fixt
     }
     let all = store.list(100, None, Some("o".into())).await.unwrap();
     assert_eq!(all.len(), 32);
+    // Updates share commits too; one of a finished record is refused alone.
+    store
+        .update(record("dup", ProbeStatus::Done))
+        .await
+        .unwrap();
+    let tasks: Vec<_> = (0..32)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let id = if i == 7 {
+                    "dup".to_owned()
+                } else {
+                    format!("id{i}")
+                };
+                (i, store.update(record(&id, ProbeStatus::Done)).await)
+            })
+        })
+        .collect();
+    for task in tasks {
+        let (i, outcome) = task.await.unwrap();
+        match outcome {
+            Err(StoreError::Immutable(_)) => assert_eq!(i, 7),
+            other => assert!(i != 7 && other.is_ok(), "update {i}: {other:?}"),
+        }
+    }
+    let reopened = f.another(Duration::from_secs(3600)).await;
+    let all = reopened.list(100, None, Some("o".into())).await.unwrap();
+    assert_eq!(all.len(), 32);
+    assert!(all.iter().all(|p| p.status == ProbeStatus::Done), "{all:?}");
 }
 
 async fn list_pages_newest_first_by_owner_and_visibility(f: &Fixture) {
@@ -627,7 +656,7 @@ macro_rules! suite {
 suite!(
     records_round_trip_and_become_immutable,
     secrets_are_redacted_before_they_are_stored,
-    concurrent_inserts_are_all_committed_and_duplicates_fail_alone,
+    concurrent_writes_are_all_committed_and_a_bad_one_fails_alone,
     list_pages_newest_first_by_owner_and_visibility,
     benches_round_trip_apart_from_probes_and_become_immutable,
     bench_list_pages_newest_first,
