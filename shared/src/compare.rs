@@ -104,6 +104,11 @@ pub struct MetricDiff {
     /// The spread a difference must exceed; absent when nothing measured one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<Micros>,
+    /// The smallest difference that can be called ([`crate::verdict::floor`] of the faster
+    /// median, or for a part of the request of the faster total's); absent when a side has no
+    /// value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<Micros>,
     /// The faster side, only when the difference is called.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub faster: Option<Side>,
@@ -114,16 +119,33 @@ pub struct MetricDiff {
 
 impl MetricDiff {
     /// What the row says: the faster side and by how much ("B faster by 12.0 ms"), or why nothing
-    /// is called ("within noise (0.95 ms)", "only in A").
+    /// is called, with the bar it did not clear: the floor and the noise side by side ("under the
+    /// 0.50 ms floor (noise 0.05 ms)", "within noise (0.95 ms; floor 0.50 ms)"), too few
+    /// attempts ("too few to tell (2 and 5; 4 each needed)"), "only in A".
     pub fn said(&self) -> String {
-        match (self.faster, self.gap, self.a, self.b) {
-            (Some(side), Some(gap), ..) => format!("{} faster by {}", side.letter(), ms(gap)),
-            (_, _, Some(_), Some(_)) => self.noise.map_or_else(
-                || "no spread measured".to_owned(),
-                |n| format!("within noise ({})", ms(n)),
-            ),
-            (_, _, Some(_), None) => "only in A".to_owned(),
-            _ => "only in B".to_owned(),
+        let (x, y) = match (self.faster, self.gap, self.a, self.b) {
+            (Some(side), Some(gap), ..) => {
+                return format!("{} faster by {}", side.letter(), ms(gap));
+            }
+            (_, _, Some(x), Some(y)) => (x, y),
+            (_, _, Some(_), None) => return "only in A".to_owned(),
+            _ => return "only in B".to_owned(),
+        };
+        if x.count.min(y.count) < MIN_SAMPLES {
+            return format!(
+                "too few to tell ({} and {}; {MIN_SAMPLES} each needed)",
+                x.count, y.count
+            );
+        }
+        let floor = self
+            .floor
+            .unwrap_or_else(|| crate::verdict::floor(x.median.min(y.median)));
+        match self.noise {
+            None => format!("no spread measured (floor {})", ms(floor)),
+            Some(noise) if noise > floor => {
+                format!("within noise ({}; floor {})", ms(noise), ms(floor))
+            }
+            Some(noise) => format!("under the {} floor (noise {})", ms(floor), ms(noise)),
         }
     }
 }
@@ -163,6 +185,14 @@ pub struct Comparison {
     pub groups: Vec<ProtocolDiff>,
     /// The significance rule ([`SIGNIFICANCE_RULE`]).
     pub rule: String,
+}
+
+impl Comparison {
+    /// Whether the significance rule weighed anything here (some protocol and connection state
+    /// measured by both results), so the page should say it; not for "Nothing to compare".
+    pub fn rule_applies(&self) -> bool {
+        self.groups.iter().any(|g| g.total().is_some())
+    }
 }
 
 /// Compares result `b` with result `a`.
@@ -245,10 +275,17 @@ fn groups(a: &ProbeResult, b: &ProbeResult, protocols: &[Protocol]) -> Vec<Proto
     cells
         .into_iter()
         .filter_map(|(state, protocol, row)| {
+            let whole = row
+                .iter()
+                .find(|(metric, ..)| *metric == Metric::Total)
+                .map(|(metric, x, y)| diff(*metric, *x, *y, None));
             let metrics: Vec<MetricDiff> = row
                 .into_iter()
                 .filter(|(_, x, y)| x.is_some() || y.is_some())
-                .map(|(metric, x, y)| diff(metric, x, y))
+                .map(|(metric, x, y)| {
+                    let whole = whole.as_ref().filter(|_| metric != Metric::Total);
+                    diff(metric, x, y, whole)
+                })
                 .collect();
             (!metrics.is_empty()).then_some(ProtocolDiff {
                 protocol,
@@ -259,27 +296,39 @@ fn groups(a: &ProbeResult, b: &ProbeResult, protocols: &[Protocol]) -> Vec<Proto
         .collect()
 }
 
-/// One metric's row, called by the significance rule when both sides have it.
-fn diff(metric: Metric, a: Option<SideFigures>, b: Option<SideFigures>) -> MetricDiff {
+/// One metric's row, called by the significance rule when both sides have it; a part of the
+/// request (every metric but the total) only where it also clears its `whole`'s noise and floor,
+/// as the table's cells ([`crate::verdict::compare_part`]).
+fn diff(
+    metric: Metric,
+    a: Option<SideFigures>,
+    b: Option<SideFigures>,
+    whole: Option<&MetricDiff>,
+) -> MetricDiff {
     let mut row = MetricDiff {
         metric,
         a,
         b,
         noise: None,
+        floor: None,
         faster: None,
         gap: None,
     };
     let (Some(x), Some(y)) = (a, b) else {
         return row;
     };
-    row.noise = x.spread().max(y.spread());
+    row.noise = x.spread().max(y.spread()).max(whole.and_then(|w| w.noise));
     let (faster, fast, slow) = if y.median < x.median {
         (Side::B, y.median, x.median)
     } else {
         (Side::A, x.median, y.median)
     };
+    let floor_of = whole
+        .and_then(|w| w.a.zip(w.b))
+        .map_or(fast, |(p, q)| p.median.min(q.median).max(fast));
+    row.floor = Some(crate::verdict::floor(floor_of));
     let gap = slow.saturating_sub(fast);
-    if significant(gap, fast, row.noise, x.count.min(y.count)) {
+    if significant(gap, floor_of, row.noise, x.count.min(y.count)) {
         row.faster = Some(faster);
         row.gap = Some(gap);
     }
@@ -579,6 +628,62 @@ mod tests {
     }
 
     #[test]
+    fn a_row_not_called_shows_the_floor_beside_the_noise() {
+        let a = tls_times(&[10_000, 10_010, 10_020, 10_030]);
+        let b = tls_times(&[10_170, 10_180, 10_190, 10_200]);
+        let c = compare(&a, &b);
+        assert_eq!(c.kind, ComparisonKind::NoDifference, "{}", c.summary);
+        assert!(c.rule_applies());
+        let total = c.groups[0].total().unwrap();
+        assert_eq!(total.said(), "under the 0.74 ms floor (noise 0.03 ms)");
+        // A part of the request is held to its total's floor: 0.17 ms of TLS is not 0.5 ms.
+        let tls = c.groups[0]
+            .metrics
+            .iter()
+            .find(|m| m.metric == Metric::Tls)
+            .unwrap();
+        assert_eq!(tls.said(), "under the 0.74 ms floor (noise 0.03 ms)");
+        let a = tls_times(&[10_000, 14_000, 12_000, 12_500]);
+        let b = tls_times(&[11_000, 13_000, 12_900, 12_950]);
+        let total = compare(&a, &b).groups[0].total().cloned().unwrap();
+        assert_eq!(total.said(), "within noise (4.00 ms; floor 0.84 ms)");
+        let short = compare(&tls_times(&[10_000, 10_100]), &b);
+        assert_eq!(
+            short.groups[0].total().unwrap().said(),
+            "too few to tell (2 and 4; 4 each needed)"
+        );
+        assert!(short.rule_applies(), "the rule says why nothing is called");
+    }
+
+    #[test]
+    fn a_phase_gap_inside_the_totals_noise_is_not_called() {
+        // `send` 0.17 ms against 1.01 ms on every new connection, in totals that vary by 1.5 ms.
+        let sends = |send: u64| {
+            result(vec![h2((1..=4)
+                .map(|n| {
+                    crate::fixture::attempt(
+                        n,
+                        &[
+                            (Phase::Connect, 1_000),
+                            (Phase::Send, send),
+                            (Phase::Wait, 15_000 + u64::from(n) * 500),
+                        ],
+                        false,
+                    )
+                })
+                .collect())])
+        };
+        let c = compare(&sends(1_010), &sends(170));
+        let send = c.groups[0]
+            .metrics
+            .iter()
+            .find(|m| m.metric == Metric::Send)
+            .unwrap();
+        assert_eq!((send.faster, send.gap), (None, None), "{send:?}");
+        assert_eq!(send.said(), "within noise (1.50 ms; floor 0.86 ms)");
+    }
+
+    #[test]
     fn under_the_floor_nothing_is_called_even_without_spread() {
         let a = tls_times(&[10_000; 4]);
         let b = tls_times(&[10_400; 4]);
@@ -646,6 +751,7 @@ mod tests {
         );
         assert!(c.summary.contains("502"), "{}", c.summary);
         assert!(c.groups.iter().all(|g| g.total().is_none()));
+        assert!(!c.rule_applies());
     }
 
     #[test]

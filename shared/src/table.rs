@@ -12,7 +12,7 @@
 use crate::chain::{Chain, ConnState, chains};
 use crate::schema::{Micros, ProbeResult, Protocol, ProtocolRun};
 use crate::stats::{Metric, PhaseStats};
-use crate::verdict::{self, ProtocolSample};
+use crate::verdict::{self, ProtocolSample, StateComparison};
 use serde::{Deserialize, Serialize};
 
 /// The whole table.
@@ -113,16 +113,22 @@ pub fn comparison_table(result: &ProbeResult) -> ComparisonTable {
     let sections: Vec<TableSection> = ConnState::ALL
         .into_iter()
         .filter_map(|state| {
+            let stats_of = |metric| -> Vec<Option<PhaseStats>> {
+                (0..per_run.len())
+                    .map(|c| PhaseStats::from_values(values(c, state, metric)))
+                    .collect()
+            };
+            let totals = samples(&columns, &stats_of(Metric::Total));
+            let whole = (totals.len() > 1).then(|| verdict::compare(state, totals));
             let rows: Vec<TableRow> = Metric::ALL
                 .into_iter()
                 .filter_map(|metric| {
-                    let stats: Vec<Option<PhaseStats>> = (0..per_run.len())
-                        .map(|c| PhaseStats::from_values(values(c, state, metric)))
-                        .collect();
+                    let stats = stats_of(metric);
+                    let whole = whole.as_ref().filter(|_| metric != Metric::Total);
                     stats
                         .iter()
                         .any(Option::is_some)
-                        .then(|| row(metric, state, &columns, &stats))
+                        .then(|| row(metric, state, &columns, &stats, whole))
                 })
                 .collect();
             (!rows.is_empty()).then_some(TableSection { state, rows })
@@ -140,14 +146,9 @@ pub fn comparison_table(result: &ProbeResult) -> ComparisonTable {
     }
 }
 
-/// One row, with leaders and gaps by the significance rule.
-fn row(
-    metric: Metric,
-    state: ConnState,
-    columns: &[Column],
-    stats: &[Option<PhaseStats>],
-) -> TableRow {
-    let samples: Vec<ProtocolSample> = columns
+/// The protocols' samples of one metric, in column order.
+fn samples(columns: &[Column], stats: &[Option<PhaseStats>]) -> Vec<ProtocolSample> {
+    columns
         .iter()
         .zip(stats)
         .filter_map(|(col, s)| {
@@ -160,8 +161,23 @@ fn row(
                 next_to_max: s.next_to_max,
             })
         })
-        .collect();
-    let comparison = (samples.len() > 1).then(|| verdict::compare(state, samples.clone()));
+        .collect()
+}
+
+/// One row, with leaders and gaps by the significance rule; a part of the request (every
+/// metric but the total) also by the `whole`'s bar ([`verdict::compare_part`]).
+fn row(
+    metric: Metric,
+    state: ConnState,
+    columns: &[Column],
+    stats: &[Option<PhaseStats>],
+    whole: Option<&StateComparison>,
+) -> TableRow {
+    let samples = samples(columns, stats);
+    let comparison = (samples.len() > 1).then(|| match whole {
+        Some(whole) => verdict::compare_part(state, samples.clone(), whole),
+        None => verdict::compare(state, samples.clone()),
+    });
     let fastest = samples.iter().map(|s| s.median).min().unwrap_or_default();
     let cells = columns
         .iter()
@@ -265,6 +281,53 @@ mod tests {
         assert_eq!((h1.count, h2.count), (3, 3));
         assert!(!h1.fastest && !h2.fastest);
         assert_eq!((h1.diff_ms, h2.diff_ms), (None, None));
+    }
+
+    #[test]
+    fn a_phase_difference_the_whole_request_cannot_show_is_not_marked() {
+        // Four new connections a protocol: `send` 0.17 ms against 1.01 ms, tight, but the
+        // totals (about 19 ms) vary by 0.6 ms of wait and differ by less than their floor.
+        let new = |send: u64| -> Vec<_> {
+            (1..)
+                .zip([16_000, 16_200, 16_400, 16_600])
+                .map(|(n, wait)| {
+                    attempt(
+                        n,
+                        &[
+                            (Phase::Connect, 1_000),
+                            (Phase::Tls, 2_000),
+                            (Phase::Send, send),
+                            (Phase::Wait, wait),
+                            (Phase::Receive, 100),
+                        ],
+                        false,
+                    )
+                })
+                .collect()
+        };
+        let t = comparison_table(&result(vec![
+            run(Protocol::H1, new(170)),
+            run(Protocol::H3, new(1_010)),
+        ]));
+        for col in 0..2 {
+            let send = cell(&t, ConnState::New, Metric::Send, col);
+            assert!(!send.fastest && send.diff_ms.is_none(), "{send:?}");
+        }
+        // The same gap over a 2 ms request whose totals hold still is marked.
+        let quick = |send: u64| -> Vec<_> {
+            (1..5)
+                .map(|n| attempt(n, &[(Phase::Send, send), (Phase::Wait, 1_000)], false))
+                .collect()
+        };
+        let t = comparison_table(&result(vec![
+            run(Protocol::H1, quick(170)),
+            run(Protocol::H3, quick(1_010)),
+        ]));
+        assert!(cell(&t, ConnState::New, Metric::Send, 0).fastest);
+        assert_eq!(
+            cell(&t, ConnState::New, Metric::Send, 1).diff_ms,
+            Some(0.84)
+        );
     }
 
     #[test]

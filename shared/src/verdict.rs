@@ -154,6 +154,15 @@ pub struct Verdict {
     pub rule: String,
 }
 
+impl Verdict {
+    /// Whether the significance rule weighed anything here (some connection state had two
+    /// protocols to compare), so the page should say it; not for "Nothing to compare" or a
+    /// single protocol.
+    pub fn rule_applies(&self) -> bool {
+        !self.comparisons.is_empty()
+    }
+}
+
 /// Computes the verdict of a result.
 pub fn verdict(result: &ProbeResult) -> Verdict {
     let chains: Vec<Chain> = all_chains(result).collect();
@@ -390,17 +399,42 @@ fn samples(good: &[&Chain]) -> Vec<(ConnState, Vec<ProtocolSample>)> {
 }
 
 /// Applies the significance rule to samples of one connection state (fastest median first in the result).
-pub fn compare(state: ConnState, mut samples: Vec<ProtocolSample>) -> StateComparison {
+pub fn compare(state: ConnState, samples: Vec<ProtocolSample>) -> StateComparison {
+    weigh(state, samples, None)
+}
+
+/// Like [`compare`], for a part of the request (a phase, the time to first byte) whose `whole`
+/// (the totals in the same state) was compared: a difference is called only where it also
+/// clears the whole's bar, its noise and the floor of its faster median. A difference the
+/// request as a whole cannot show (0.8 ms of `send` in a 20 ms request whose totals vary by
+/// more) is no reason to pick a protocol.
+pub fn compare_part(
+    state: ConnState,
+    samples: Vec<ProtocolSample>,
+    whole: &StateComparison,
+) -> StateComparison {
+    weigh(state, samples, Some(whole))
+}
+
+fn weigh(
+    state: ConnState,
+    mut samples: Vec<ProtocolSample>,
+    whole: Option<&StateComparison>,
+) -> StateComparison {
     samples.sort_by_key(|s| s.median);
-    let noise = samples
+    let own = samples
         .iter()
         .filter_map(ProtocolSample::spread)
         .max()
         .map(|s| Micros(s.0 * NOISE_FACTOR));
+    let noise = own.max(whole.and_then(|w| w.noise));
     let fastest = samples[0].median;
+    let floor_of = whole
+        .and_then(|w| w.samples.first())
+        .map_or(fastest, |s| s.median.max(fastest));
     let fewest = samples.iter().map(|s| s.count).min().unwrap_or(0);
     let beaten =
-        |s: &ProtocolSample| significant(s.median.saturating_sub(fastest), fastest, noise, fewest);
+        |s: &ProtocolSample| significant(s.median.saturating_sub(fastest), floor_of, noise, fewest);
     let leaders: Vec<Protocol> = samples
         .iter()
         .filter(|s| !beaten(s))
@@ -536,10 +570,43 @@ fn where_time_goes(good: &[&Chain]) -> String {
     let Some((what, took)) = parts.iter().max_by_key(|(_, d)| *d) else {
         return String::new();
     };
+    let over = whose(good);
     if total.0 == 0 || took.0 * 2 < total.0 {
-        return format!("The median request takes {}.", ms(total));
+        return format!("Over {over}, the median request takes {}.", ms(total));
     }
-    format!("{} of the {} median is {what}.", ms(*took), ms(total))
+    format!(
+        "Over {over}, {} of the {} median is {what}.",
+        ms(*took),
+        ms(total)
+    )
+}
+
+/// Whose requests a figure over `good` is taken from, e.g. "HTTP/2 on new connections" or
+/// "HTTP/1.1, HTTP/2 and HTTP/3 on new and reused connections together".
+fn whose(good: &[&Chain]) -> String {
+    let protocols: Vec<&str> = protocols_of(good)
+        .iter()
+        .map(|p| p.http_version())
+        .collect();
+    let states: Vec<&str> = ConnState::ALL
+        .into_iter()
+        .filter(|s| good.iter().any(|c| c.state() == *s))
+        .map(|s| match s {
+            ConnState::New => "new",
+            ConnState::Resumed => "resumed",
+            ConnState::Reused => "reused",
+        })
+        .collect();
+    let together = if protocols.len() > 1 || states.len() > 1 {
+        " together"
+    } else {
+        ""
+    };
+    format!(
+        "{} on {} connections{together}",
+        list(&protocols),
+        list(&states)
+    )
 }
 
 /// "a", "a and b", "a, b and c".
@@ -617,7 +684,15 @@ mod tests {
             "{}",
             v.summary
         );
-        assert!(v.summary.contains("is the server's wait"), "{}", v.summary);
+        assert!(
+            v.summary.contains(
+                "Over HTTP/1.1 and HTTP/2 on new and reused connections together, 80.1 ms of the \
+                 80.8 ms median is the server's wait for the first byte."
+            ),
+            "the figures say whose they are: {}",
+            v.summary
+        );
+        assert!(v.rule_applies());
         assert_eq!(v.comparisons.len(), 2);
         let reused = &v.comparisons[1];
         assert_eq!(reused.state, ConnState::Reused);
@@ -861,14 +936,27 @@ mod tests {
             v.summary,
             "Nothing to compare: every attempt failed, the first in the connect phase: Refused in connect."
         );
+        assert!(!v.rule_applies());
         let v = verdict(&result(vec![
             refused(Protocol::H1),
             rounds(Protocol::H2, &[1_000], &[1_000, 1_000]),
         ]));
         assert_eq!(v.kind, VerdictKind::NotComparable);
         assert!(v.summary.starts_with(
-            "Only HTTP/2 answered successfully, so there is nothing to compare it with."
+            "Only HTTP/2 answered successfully, so there is nothing to compare it with. \
+             Over HTTP/2 on new and reused connections together, "
         ));
+        assert!(!v.rule_applies(), "nothing was weighed by the rule");
+        let v = verdict(&result(vec![run(
+            Protocol::H2,
+            vec![fresh(1, 0, 1_000, 1_000, 10_000)],
+        )]));
+        assert!(
+            v.summary
+                .ends_with("Over HTTP/2 on new connections, 10.0 ms of the 12.6 ms median is the server's wait for the first byte."),
+            "{}",
+            v.summary
+        );
     }
 
     #[test]

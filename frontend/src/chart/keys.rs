@@ -1,41 +1,76 @@
 //! The chart's keyboard path: one tab stop for all its bars, the arrow keys between them
-//! (roving focus), and a skip link past them to the table.
+//! (roving focus: up and down between rows, left and right between a row's phases), and a skip
+//! link past them to the table.
 
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, KeyboardEvent, SvgElement};
 
-/// Moves the focus between the bars of `chart` (the panels a key went down in): left and up to
-/// the previous, right and down to the next, Home and End to the ends; the bar moved to becomes
-/// the chart's one tab stop.
+/// Moves the focus between the bars of `chart` (the panels a key went down in): up and down to
+/// the previous and next row (every panel's rows in turn, the same phase where that row has it),
+/// left and right to the previous and next phase of the row, Home and End to the chart's first
+/// and last bar; the bar moved to becomes the chart's one tab stop.
 pub fn rove(chart: &Element, ev: &KeyboardEvent) {
-    let step = match ev.key().as_str() {
-        "ArrowRight" | "ArrowDown" => 1,
-        "ArrowLeft" | "ArrowUp" => -1,
-        "Home" => i32::MIN,
-        "End" => i32::MAX,
-        _ => return,
-    };
-    let Ok(bars) = chart.query_selector_all(".bar") else {
+    let key = ev.key();
+    if !matches!(
+        key.as_str(),
+        "ArrowRight" | "ArrowLeft" | "ArrowDown" | "ArrowUp" | "Home" | "End"
+    ) {
+        return;
+    }
+    let Some(bar) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<Element>().ok())
+        .filter(|b| b.matches(".bar").unwrap_or(false))
+    else {
         return;
     };
-    let last = bars.length().saturating_sub(1) as i32;
-    let target = ev.target().map(wasm_bindgen::JsValue::from);
-    let Some(at) = (0..=last).find(|i| bars.item(*i as u32).map(Into::into) == target) else {
+    let rows: Vec<Vec<Element>> = all(chart, ".wf-row")
+        .iter()
+        .map(|row| all(row, ".bar"))
+        .filter(|bars| !bars.is_empty())
+        .collect();
+    let Some((r, i)) = rows
+        .iter()
+        .enumerate()
+        .find_map(|(r, bars)| Some((r, bars.iter().position(|b| *b == bar)?)))
+    else {
         return;
     };
     ev.prevent_default();
-    let next = at.saturating_add(step).clamp(0, last);
-    for i in 0..=last {
-        if let Some(bar) = bars
-            .item(i as u32)
-            .and_then(|b| b.dyn_into::<SvgElement>().ok())
-        {
-            let _ = bar.set_attribute("tabindex", if i == next { "0" } else { "-1" });
-            if i == next {
-                let _ = bar.focus();
-            }
+    let next = match key.as_str() {
+        "ArrowRight" => &rows[r][(i + 1).min(rows[r].len() - 1)],
+        "ArrowLeft" => &rows[r][i.saturating_sub(1)],
+        "Home" => &rows[0][0],
+        "End" => rows.last().and_then(|bars| bars.last()).unwrap_or(&bar),
+        down_or_up => {
+            let to = if down_or_up == "ArrowDown" {
+                (r + 1).min(rows.len() - 1)
+            } else {
+                r.saturating_sub(1)
+            };
+            let phase = bar.get_attribute("data-phase");
+            let bars = &rows[to];
+            bars.iter()
+                .find(|b| b.get_attribute("data-phase") == phase)
+                .unwrap_or(&bars[i.min(bars.len() - 1)])
         }
+    };
+    for b in rows.iter().flatten() {
+        let _ = b.set_attribute("tabindex", if b == next { "0" } else { "-1" });
     }
+    if let Some(next) = next.dyn_ref::<SvgElement>() {
+        let _ = next.focus();
+    }
+}
+
+/// The elements under `root` matching `selector`, in document order.
+fn all(root: &Element, selector: &str) -> Vec<Element> {
+    let Ok(list) = root.query_selector_all(selector) else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i)?.dyn_into::<Element>().ok())
+        .collect()
 }
 
 /// The skip link `link` was followed: opens its section's table and puts the keyboard on it.

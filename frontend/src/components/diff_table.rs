@@ -4,6 +4,7 @@
 
 use h123_shared::compare::{Comparison, ComparisonKind, SideFigures};
 use h123_shared::format::ms;
+use h123_shared::markup::verdict::rule;
 use h123_shared::markup::{element, escape};
 use leptos::prelude::*;
 use std::fmt::Write as _;
@@ -23,23 +24,24 @@ fn figures(out: &mut String, f: Option<SideFigures>) {
     }
 }
 
-/// The answer: its summary, caveats and the rule.
+/// The answer: its summary, caveats and the rule (the page's one footnote: the verdicts under it
+/// carry none), where the rule weighed something.
 fn answer(c: &Comparison) -> String {
     let kind = match c.kind {
         ComparisonKind::Differs => "faster",
         ComparisonKind::NoDifference => "no_difference",
         ComparisonKind::NotComparable => "not_comparable",
     };
-    let rule = escape(&c.rule);
+    let applies = c.rule_applies();
     let mut out = format!(
         r#"<section class="verdict {kind}" aria-labelledby="compare-title" data-kind="{kind}"><h2 id="compare-title">What differs</h2>"#
     );
-    element(
-        &mut out,
-        "p",
-        &format!(r#" class="verdict-summary" title="{rule}""#),
-        &c.summary,
-    );
+    let title = if applies {
+        format!(r#" class="verdict-summary" title="{}""#, escape(&c.rule))
+    } else {
+        r#" class="verdict-summary""#.to_owned()
+    };
+    element(&mut out, "p", &title, &c.summary);
     if !c.caveats.is_empty() {
         out.push_str(r#"<ul class="compare-caveats">"#);
         for caveat in &c.caveats {
@@ -47,14 +49,17 @@ fn answer(c: &Comparison) -> String {
         }
         out.push_str("</ul>");
     }
-    let _ = write!(out, r#"<p class="rule">{rule}</p></section>"#);
+    if applies {
+        out.push_str(&rule(&c.rule));
+    }
+    out.push_str("</section>");
     out
 }
 
 /// The table, metric by metric.
 fn table(c: &Comparison) -> String {
     let mut out = format!(
-        r#"<section class="comparison" aria-labelledby="diff-title"><h2 id="diff-title">Metric by metric</h2><p class="hint" title="{}">Median per metric over successful attempts, new connections compared with new ones and reused with reused. A difference is named only beyond the measured noise.</p><div class="table-scroll"><table class="diff-table"><thead><tr><th scope="col">Metric</th><th scope="col">A</th><th scope="col">B</th><th scope="col">Difference</th></tr></thead><tbody>"#,
+        r#"<section class="comparison" aria-labelledby="diff-title"><h2 id="diff-title">Metric by metric</h2><p class="hint" title="{}">Median per metric over successful attempts, new connections compared with new ones and reused with reused. A difference is named only where it clears the measured noise and the floor (0.5 ms or 5% of the faster median), and a phase's also those of the whole request.</p><div class="table-scroll"><table class="diff-table"><thead><tr><th scope="col">Metric</th><th scope="col">A</th><th scope="col">B</th><th scope="col">Difference</th></tr></thead><tbody>"#,
         escape(&c.rule)
     );
     for g in &c.groups {

@@ -29,7 +29,10 @@ pub fn ProbeForm(
     public_only: Signal<bool>,
 ) -> impl IntoView {
     let url = RwSignal::new(String::new());
+    // Whether the URL's problem may show: once typed in and left, or on submit; never for the
+    // empty field the page focused, left untouched.
     let touched = RwSignal::new(false);
+    let typed = RwSignal::new(false);
     let protocols = RwSignal::new(Protocol::ALL.to_vec());
     let repeat = RwSignal::new(ProbeOptions::default().repeat);
     let rounds = RwSignal::new(ProbeOptions::default().rounds);
@@ -143,9 +146,12 @@ pub fn ProbeForm(
                     aria-describedby="url-reason"
                     aria-invalid=move || (show_reason() && url_check.with(Result::is_err)).to_string()
                     prop:value=move || url.get()
-                    on:input=move |ev| url.set(event_target_value(&ev))
+                    on:input=move |ev| {
+                        typed.set(true);
+                        url.set(event_target_value(&ev));
+                    }
                     on:paste=move |ev| keep_inner_whitespace(&ev, url)
-                    on:blur=move |_| touched.set(true)
+                    on:blur=move |_| touched.set(typed.get_untracked())
                 />
                 <button type="submit" class="primary" disabled=move || create.pending.get()>
                     {move || if create.pending.get() { "Starting…" } else { "Measure" }}
@@ -161,11 +167,11 @@ pub fn ProbeForm(
             </p>
             <VantagePicker chosen=vantages offered />
             <div class="options">
-                <fieldset>
+                <fieldset aria-describedby="protocols-problem">
                     <legend>"Protocols"</legend>
                     <ProtocolToggles protocols name="protocol" />
                     <Show when=move || protocols.with(Vec::is_empty)>
-                        <p class="field-note error">"Pick at least one protocol."</p>
+                        <p id="protocols-problem" class="field-note error">"Pick at least one protocol."</p>
                     </Show>
                 </fieldset>
                 <fieldset>
@@ -250,6 +256,7 @@ pub fn ProbeForm(
                         spellcheck="false"
                         placeholder="Accept: text/html"
                         aria-describedby="headers-note"
+                        aria-invalid=move || header_check.with(Result::is_err).to_string()
                         prop:value=move || headers.get()
                         on:input=move |ev| headers.set(event_target_value(&ev))
                     ></textarea>

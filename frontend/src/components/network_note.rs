@@ -34,7 +34,8 @@ fn note(label: &'static str, lines: Vec<String>) -> Option<impl IntoView> {
     })
 }
 
-/// The form's network picker: none, a named profile, or figures typed in.
+/// The form's network picker: none, a named profile, or figures typed in, whose problem is the
+/// note both the select and the figures are described by.
 #[component]
 pub fn NetworkPicker(
     /// The profile text chosen (empty: the real path alone).
@@ -72,6 +73,8 @@ pub fn NetworkPicker(
                 type="text"
                 spellcheck="false"
                 aria-label="Network figures"
+                aria-describedby=note_id.clone()
+                aria-invalid=move || problem.with(Option::is_some).to_string()
                 placeholder="rtt=100ms,loss=2%,down=10mbit,up=2mbit"
                 hidden=move || !custom.get()
                 prop:value=move || chosen.get()

@@ -13,7 +13,7 @@ pub fn comparison(t: &ComparisonTable) -> String {
     let mut out = String::from(r#"<h2 id="comparison-title">Comparison</h2>"#);
     let _ = write!(
         out,
-        r#"<p class="hint" title="{}">Median per phase over successful attempts, new connections compared with new ones and reused with reused{}. "Fastest" and gaps appear only where the difference is beyond the measured noise.</p>"#,
+        r#"<p class="hint" title="{}">Median per phase over successful attempts, new connections compared with new ones and reused with reused{}. "Fastest" and gaps appear only where the difference clears the measured noise and the floor (0.5 ms or 5% of the faster median), and a phase's also those of the whole request.</p>"#,
         escape(SIGNIFICANCE_RULE),
         if t.show_p95 {
             ", with the 95th percentile"
@@ -21,7 +21,9 @@ pub fn comparison(t: &ComparisonTable) -> String {
             ""
         }
     );
-    out.push_str(r#"<div class="table-scroll"><table><thead><tr><th scope="col">Phase</th>"#);
+    out.push_str(
+        r#"<div class="table-scroll"><table class="protocol-table"><thead><tr><th scope="col">Phase</th>"#,
+    );
     for c in &t.columns {
         element(&mut out, "th", r#" scope="col""#, c.protocol.http_version());
     }

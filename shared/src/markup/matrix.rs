@@ -2,7 +2,8 @@
 //! (`vantage::matrix_with`: median total and TTFB per cell for new and reused connections, the
 //! faster protocol marked only where that vantage's verdict calls a difference) and the
 //! cross-vantage findings in words, both over the verdicts of the record's stored analyses, never
-//! recomputed.
+//! recomputed; the significance rule under them, the page's one footnote, where it weighed
+//! something.
 
 use super::{element, escape};
 use crate::format::ms;
@@ -35,6 +36,13 @@ pub fn matrix(runs: &[VantageRun], protocols: &[Protocol]) -> String {
     }
     out.push_str("</table></div>");
     findings(&mut out, runs);
+    let weighed = runs
+        .iter()
+        .filter_map(|r| r.result.as_ref()?.analysis.as_ref())
+        .any(|a| a.verdict.rule_applies());
+    if weighed {
+        out.push_str(&super::verdict::rule(SIGNIFICANCE_RULE));
+    }
     out.push_str("</section>");
     out
 }

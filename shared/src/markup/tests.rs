@@ -199,3 +199,16 @@ fn every_phase_has_a_swatch_and_a_pattern_its_bars_refer_to() {
         assert!(legend.contains(&format!("url(#pat-{})", phase.as_str())));
     }
 }
+
+#[test]
+fn the_label_column_holds_the_widest_rows_tags() {
+    let mut w = layout(&two_protocols());
+    assert_eq!(waterfall::label_rem(&w.rows), None, "\"#2 reused\" fits");
+    w.rows[1].redirects = 2;
+    assert_eq!(waterfall::label_rem(&w.rows), Some(7.0), "\"#2 reused 2↪\"");
+    let html = waterfall::section(&two_protocols(), &[], crate::Micros(20_000), None);
+    assert!(
+        html.contains(r#"<div class="wf-panels">"#),
+        "no width of its own"
+    );
+}

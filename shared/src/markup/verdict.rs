@@ -1,5 +1,5 @@
 //! The verdict as markup: the answer to "which protocol is faster here, and why", first on the
-//! page, with the significance rule on hover and below.
+//! page, with the significance rule on hover and below it where the rule weighed something.
 
 use super::{element, escape};
 use crate::ProbeResult;
@@ -7,7 +7,8 @@ use crate::verdict::VerdictKind;
 
 /// The verdict of a finished result (the server's analysis, attached to every finished record)
 /// as its section; nothing without an analysis. For one vantage's verdict among several, named
-/// `vantage`, the section has no heading: its group's (`vantage-title-{name}`) names it.
+/// `vantage`, the section has no heading (its group's, `vantage-title-{name}`, names it) and no
+/// footnote: the page says the rule once ([`rule`]), beside what it applies to.
 pub fn verdict(result: &ProbeResult, vantage: Option<&str>) -> Option<String> {
     let v = &result.analysis.as_ref()?.verdict;
     let class = match v.kind {
@@ -28,13 +29,24 @@ pub fn verdict(result: &ProbeResult, vantage: Option<&str>) -> Option<String> {
     if vantage.is_none() {
         out.push_str(r#"<h2 id="verdict-title">Verdict</h2>"#);
     }
-    element(
-        &mut out,
-        "p",
-        &format!(r#" class="verdict-summary" title="{}""#, escape(&v.rule)),
-        &v.summary,
-    );
-    element(&mut out, "p", r#" class="rule""#, &v.rule);
+    let applies = v.rule_applies();
+    let title = if applies {
+        format!(r#" class="verdict-summary" title="{}""#, escape(&v.rule))
+    } else {
+        r#" class="verdict-summary""#.to_owned()
+    };
+    element(&mut out, "p", &title, &v.summary);
+    if applies && vantage.is_none() {
+        out.push_str(&rule(&v.rule));
+    }
     out.push_str("</section>");
     Some(out)
+}
+
+/// The significance rule as the page's footnote, `<p class="rule">`: once a page, under the
+/// answer it applies to (a verdict, the matrix across vantages, a comparison of two results).
+pub fn rule(text: &str) -> String {
+    let mut out = String::new();
+    element(&mut out, "p", r#" class="rule""#, text);
+    out
 }

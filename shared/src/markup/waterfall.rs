@@ -62,7 +62,10 @@ pub fn section(
     }
     let _ = write!(
         out,
-        r##"<a class="skip-link" href="#">Skip the chart to its table</a><div class="wf-panels">{}</div><p class="wf-tooltip" aria-hidden="true" hidden></p><p class="wf-readout" aria-live="polite">{HINT}</p><details class="wf-table"><summary>Waterfall as a table</summary><div class="table-scroll">{}</div></details></section>"##,
+        r##"<a class="skip-link" href="#">Skip the chart to its table</a><div class="wf-panels"{}>{}</div><p class="wf-tooltip" aria-hidden="true" hidden></p><p class="wf-readout" aria-live="polite">{HINT}</p><details class="wf-table"><summary>Waterfall as a table</summary><div class="table-scroll">{}</div></details></section>"##,
+        label_rem(&waterfall.rows)
+            .map(|rem| format!(r#" style="--label-w: {rem}rem""#))
+            .unwrap_or_default(),
         panels.markup(&waterfall),
         table(&waterfall)
     );
@@ -263,30 +266,80 @@ fn attempt_row(
 
 /// The tags after an attempt's number: how its connection came about, redirects, failure.
 fn tags(out: &mut String, row: &Row) {
+    for (class, title, text) in row_tags(row) {
+        let _ = write!(out, r#"<span class="tag {class}""#);
+        if !title.is_empty() {
+            let _ = write!(out, r#" title="{title}""#);
+        }
+        let _ = write!(out, ">{text}</span>");
+    }
+}
+
+/// A row's tags as (class, title, text), in the order drawn.
+fn row_tags(row: &Row) -> Vec<(&'static str, &'static str, String)> {
+    let mut tags = Vec::new();
     if row.reused {
-        out.push_str(
-            r#"<span class="tag tag-reused" title="ran on a reused connection">reused</span>"#,
-        );
+        tags.push(("tag-reused", "ran on a reused connection", "reused".into()));
     }
     if row.state == ConnState::Resumed && !row.zero_rtt {
-        out.push_str(r#"<span class="tag tag-resumed" title="a new connection that resumed the TLS session">resumed</span>"#);
+        tags.push((
+            "tag-resumed",
+            "a new connection that resumed the TLS session",
+            "resumed".into(),
+        ));
     }
     if row.zero_rtt {
-        out.push_str(r#"<span class="tag tag-resumed" title="resumed, and the request went in 0-RTT data">0-RTT</span>"#);
+        tags.push((
+            "tag-resumed",
+            "resumed, and the request went in 0-RTT data",
+            "0-RTT".into(),
+        ));
     }
     if row.redirects > 0 {
-        let _ = write!(
-            out,
-            r#"<span class="tag tag-redirect" title="redirect hops, end to end">{}↪</span>"#,
-            row.redirects
-        );
+        tags.push((
+            "tag-redirect",
+            "redirect hops, end to end",
+            format!("{}↪", row.redirects),
+        ));
     }
     if row.moved.is_some() {
-        out.push_str(r#"<span class="tag tag-redirect" title="the connection moved to a new address mid-response (the dashed line)">moved</span>"#);
+        tags.push((
+            "tag-redirect",
+            "the connection moved to a new address mid-response (the dashed line)",
+            "moved".into(),
+        ));
     }
     if row.failed {
-        out.push_str(r#"<span class="tag tag-failed">failed</span>"#);
+        tags.push(("tag-failed", "", "failed".into()));
     }
+    tags
+}
+
+/// The stylesheet's label column (`--label-w`, rem) where no row needs more.
+const LABEL_REM: f64 = 5.0;
+
+/// The label column, in rem, that holds the widest of `rows`' labels (its number and tags) at the
+/// stylesheet's sizes (number 0.85rem, tags 0.7rem with 0.3rem padding each side, 0.3rem apart,
+/// a 1px border), each character taken at 0.62 em, wider than the page font's average: a label
+/// is never cut ("reused…"). `None` when the stylesheet's own width holds every label.
+pub fn label_rem(rows: &[Row]) -> Option<f64> {
+    let chars = |text: &str| {
+        text.chars()
+            .map(|c| if c.is_ascii() { 1.0 } else { 1.4 })
+            .sum::<f64>()
+    };
+    let widest = rows
+        .iter()
+        .map(|row| {
+            let number = 0.85 * 0.62 * chars(&format!("#{}", row.attempt));
+            let tags: f64 = row_tags(row)
+                .iter()
+                .map(|(_, _, text)| 0.7 * 0.62 * chars(text) + 0.6 + 0.3 + 0.125)
+                .sum();
+            number + tags
+        })
+        .fold(0.0, f64::max);
+    (widest > LABEL_REM).then(|| (widest * 4.0).ceil() / 4.0 + 0.25)
 }
 
 /// One phase: coloured, patterned, focusable (a tab stop only when `tab_stop`), its exact times

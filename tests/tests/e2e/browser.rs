@@ -770,9 +770,23 @@ return { role: svg.getAttribute('role'), label: svg.getAttribute('aria-label'),
            protocol: p.dataset.protocol, d: p.getAttribute('d') })) };
 "#;
 
-/// The answer on the page: a redirect chain drawn as one row with its hop boundaries, HTTP/3
-/// advertised but silent keeping its column in the comparison with the reason, the outcome badge
-/// and the verdict as the API computed them.
+/// Whether the result's row labels and its comparison fit: the labels whose tags are cut, how
+/// many tags there are, the protocol columns' widths, and whether the table's box scrolls.
+const FITS: &str = r#"
+const labels = [...document.querySelectorAll('.wf-panels .wf-label')];
+const table = document.querySelector('.comparison .table-scroll');
+return {
+  cut: labels.filter(l => l.scrollWidth > l.clientWidth).map(l => l.textContent),
+  tags: document.querySelectorAll('.wf-panels .wf-label .tag').length,
+  columns: [...table.querySelectorAll('thead th')].slice(1).map(th => th.getBoundingClientRect().width),
+  table_scrolls: table.scrollWidth > table.clientWidth,
+};
+"#;
+
+/// The answer on the page: a redirect chain drawn as one row with its hop boundaries and its
+/// tags whole at every width, HTTP/3 advertised but silent keeping its column in the comparison
+/// with the reason (a column as wide as the others, on screen at 390 px), the outcome badge and
+/// the verdict as the API computed them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_answer_end_to_end() {
     let config = TargetConfig {
@@ -875,6 +889,31 @@ async fn the_answer_end_to_end() {
             "{id} in {findings}"
         );
     }
+    // At every width every row's tags show whole ("#2 reused 2↪", never "reused…"), and the
+    // comparison's protocol columns are equally wide and all on screen: HTTP/3's reason wraps
+    // in its own column.
+    for width in [1280, 390] {
+        client.set_window_size(width, 900).await.expect("resize");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let fit = client.execute(FITS, vec![]).await.unwrap();
+        assert_eq!(fit["cut"], json!([]), "{width} px: labels cut: {fit}");
+        assert!(
+            fit["tags"].as_u64().unwrap() >= 3,
+            "{width} px: the reused rows' tags: {fit}"
+        );
+        let columns: Vec<f64> = serde_json::from_value(fit["columns"].clone()).unwrap();
+        assert_eq!(columns.len(), 3, "{fit}");
+        assert!(
+            columns.iter().all(|w| (w - columns[0]).abs() <= 1.0),
+            "{width} px: the protocol columns are as wide as each other: {fit}"
+        );
+        assert_eq!(
+            fit["table_scrolls"], false,
+            "{width} px: no protocol column past the scroll edge: {fit}"
+        );
+    }
+    assert_fits_a_phone(&client).await;
+    client.set_window_size(1280, 900).await.expect("resize");
     eprintln!("answer page: {badge} · {verdict}");
     screenshots(&client, "answer").await;
     client.close().await.unwrap();

@@ -194,6 +194,44 @@ async fn two_results_compared_on_one_page() {
         called,
         "{rows:?}"
     );
+    // What each row says is the API's, with the floor beside the noise where nothing is called.
+    let said: Value = client
+        .execute(
+            "return [...document.querySelectorAll('.diff-table tbody tr:not(.state) td:last-child')]              .map(c => c.textContent);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let expected: Vec<String> = both
+        .comparison
+        .groups
+        .iter()
+        .flat_map(|g| &g.metrics)
+        .map(|m| m.said())
+        .collect();
+    assert_eq!(said, json!(expected));
+    assert!(
+        expected
+            .iter()
+            .any(|s| s.starts_with("under the ") || s.starts_with("within noise (")),
+        "some row is not called: {expected:?}"
+    );
+    assert!(
+        expected
+            .iter()
+            .filter(|s| s.starts_with("under the ") || s.starts_with("within noise ("))
+            .all(|s| s.contains(" floor") && s.contains("noise")),
+        "{expected:?}"
+    );
+    // The rule once, under the answer it applies to; neither side's verdict repeats it.
+    let rules = client
+        .execute(
+            "return [...document.querySelectorAll('.rule')].map(r => !!r.closest('[aria-labelledby=compare-title]'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rules, json!([true]), "the rule once, under the answer");
     assert_one_axis(&client, &both).await;
     screenshots(&client, "compare").await;
     for name in ["compare-desktop-light.png", "compare-390px-light.png"] {

@@ -1,5 +1,5 @@
 //! The network picker in headless Chromium against `h123 serve --allow-network`: figures typed
-//! wrong are named under the field and nothing starts, a named profile shows where its figures
+//! wrong are named under the field (its description, the field marked invalid) and nothing starts, a named profile shows where its figures
 //! come from, custom figures start a probe whose page says which network it was measured through
 //! and how each protocol met it (against the stored record); a server without the flag offers
 //! no picker. The screenshot goes to `docs/network-desktop-light.png`.
@@ -50,6 +50,15 @@ async fn the_picker_starts_a_probe_through_an_emulated_network() {
         refused.as_str().unwrap().contains("not a duration"),
         "{refused}"
     );
+    // The problem is the field's own: it is described by the note and marked invalid.
+    assert_eq!(
+        figures.attr("aria-describedby").await.unwrap().as_deref(),
+        Some("network-note")
+    );
+    assert_eq!(
+        figures.attr("aria-invalid").await.unwrap().as_deref(),
+        Some("true")
+    );
     client
         .find(Locator::Css("button[type=submit]"))
         .await
@@ -69,6 +78,12 @@ async fn the_picker_starts_a_probe_through_an_emulated_network() {
         .send_keys("rtt=60ms,loss=1%,down=20mbit")
         .await
         .unwrap();
+    until(
+        &client,
+        "return document.getElementById('network-figures').getAttribute('aria-invalid') === 'false';",
+        5,
+    )
+    .await;
     let id = submit_probe(&client).await;
     until(
         &client,

@@ -1,7 +1,8 @@
 //! The web UI's usability in headless Chromium: the keyboard path past the waterfalls (one tab
-//! stop, arrow keys, a skip link to the table), a tooltip beside the bar, a title per route, the
-//! URL field focused and its whitespace named, one reuse finding, and axis labels that do not
-//! overlap on a 390 px screen. The bench page's narrow layout is checked in `browser`.
+//! stop, arrow keys up and down between rows and across between phases, a skip link to the
+//! table), a tooltip beside the bar, a title per route, the URL field focused (and not red when
+//! left empty) and its whitespace named, the verdict's figures named and the rule said once, one
+//! reuse finding, and axis labels that do not overlap on a 390 px screen. The bench page's narrow layout is checked in `browser`.
 
 use crate::browser::{Stage, api_record, submit_probe, until};
 use fantoccini::{Client, Locator};
@@ -13,6 +14,10 @@ use std::time::Duration;
 const TAB: &str = "\u{E004}";
 /// WebDriver's code for the right arrow key.
 const ARROW_RIGHT: &str = "\u{E014}";
+/// WebDriver's code for the down arrow key.
+const ARROW_DOWN: &str = "\u{E015}";
+/// WebDriver's code for the up arrow key.
+const ARROW_UP: &str = "\u{E013}";
 /// WebDriver's code for the Enter key.
 const ENTER: &str = "\u{E007}";
 
@@ -91,6 +96,23 @@ async fn keyboard_titles_and_narrow_axes() {
     .await;
     assert_eq!(title(&client).await, "HTTP timing waterfalls · h123");
 
+    // Leaving the empty field the page focused is no mistake: no error before anything was typed.
+    press(&client, TAB).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let quiet = client
+        .execute(
+            "const f = document.getElementById('url'), n = document.getElementById('url-reason'); \
+             return [document.activeElement !== f, f.getAttribute('aria-invalid'), n.classList.contains('error')];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        quiet,
+        json!([true, "false", false]),
+        "the untouched field is not red"
+    );
+
     // Whitespace inside a URL is named, never silently dropped; around it, it is trimmed.
     let wrapped = note_after_paste(&client, "https://example.com/very/long\npath").await;
     assert!(
@@ -141,6 +163,21 @@ async fn keyboard_titles_and_narrow_axes() {
         ),
         "the result's title names its URL and verdict"
     );
+
+    // The verdict's figures say whose they are; the significance rule is said once, under it.
+    let summary = &analysis.verdict.summary;
+    assert!(
+        !summary.contains(" median is") || summary.contains("Over HTTP/1.1, HTTP/2 and HTTP/3 on "),
+        "{summary}"
+    );
+    let rules = client
+        .execute(
+            "return [...document.querySelectorAll('.rule')].map(r => !!r.closest('.verdict'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rules, json!([true]), "the rule once, under the verdict");
 
     // One reuse finding for the three protocols, its figures per protocol.
     let reuse = client
@@ -209,10 +246,50 @@ async fn keyboard_titles_and_narrow_axes() {
     eprintln!("Tabs from the top of the result page to the waterfall table: {tabs}");
     assert!(tabs <= MAX_TABS_TO_TABLE, "{tabs} Tabs to the table");
 
-    // Inside the chart the arrow keys move between bars, and a tooltip shows beside the bar.
+    // Inside the chart ArrowDown moves to the next row (every panel's rows in turn) and
+    // ArrowRight to the next phase of the row; a tooltip shows beside the bar.
     client
         .execute(
             "document.querySelector('.wf-panels .bar[tabindex=\"0\"]').focus();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let rows_before_h3 = client
+        .execute(
+            "return document.querySelectorAll('.wf-panel:not([data-protocol=h3]) .wf-row').length;",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_u64()
+        .unwrap();
+    let focused_row = "const rows = [...document.querySelectorAll('.wf-panels .wf-row')]; \
+                       const bar = document.activeElement; \
+                       return [rows.indexOf(bar.closest('.wf-row')), bar.closest('.wf-panel').dataset.protocol, \
+                               document.querySelectorAll('.wf-panels .bar[tabindex=\"0\"]').length];";
+    for row in 1..=rows_before_h3 {
+        press(&client, ARROW_DOWN).await;
+        let at = client.execute(focused_row, vec![]).await.unwrap();
+        assert_eq!(at[0], json!(row), "ArrowDown moves one row: {at}");
+        assert_eq!(at[2], json!(1), "one tab stop: {at}");
+    }
+    let at = client.execute(focused_row, vec![]).await.unwrap();
+    assert_eq!(
+        at[1], "h3",
+        "HTTP/3's first row in {rows_before_h3} presses: {at}"
+    );
+    press(&client, ARROW_UP).await;
+    let at = client.execute(focused_row, vec![]).await.unwrap();
+    assert_eq!(
+        at[0],
+        json!(rows_before_h3 - 1),
+        "ArrowUp moves back one row: {at}"
+    );
+    client
+        .execute(
+            "const b = document.querySelector('.wf-panels .bar[tabindex=\"0\"]'); b.setAttribute('tabindex', '-1'); \
+             const first = document.querySelector('.wf-panels .bar'); first.setAttribute('tabindex', '0'); first.focus();",
             vec![],
         )
         .await

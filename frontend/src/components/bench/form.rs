@@ -120,7 +120,9 @@ pub fn BenchForm(
     let cold = RwSignal::new(false);
     let network = RwSignal::new(String::new());
     let sweep = RwSignal::new(String::new());
+    // Whether the note's problem may show: once the URL was typed in and left, or on submit.
     let touched = RwSignal::new(false);
+    let typed = RwSignal::new(false);
     let checked = Memo::new(move |_| {
         Fields {
             url: url.get(),
@@ -143,6 +145,12 @@ pub fn BenchForm(
         let text = sweep.get();
         given(&text).and_then(|t| Sweep::parse(t).err())
     });
+    let connections_problem = Memo::new(move |_| {
+        let most = bounds.max_connections.min(concurrency.get());
+        optional(&connections.get(), "Connections", u64::from(most)).err()
+    });
+    let rate_problem =
+        Memo::new(move |_| optional(&rate.get(), "Rate", u64::from(bounds.max_rate)).err());
     let create = Submission::default();
     let show = move || touched.get() || !url.with(String::is_empty);
     view! {
@@ -176,15 +184,23 @@ pub fn BenchForm(
                     spellcheck="false"
                     placeholder=placeholder
                     aria-describedby="bench-note"
+                    aria-invalid=move || (show() && check_url(&url.get()).is_err()).to_string()
                     prop:value=move || url.get()
-                    on:input=move |ev| url.set(event_target_value(&ev))
-                    on:blur=move |_| touched.set(true)
+                    on:input=move |ev| {
+                        typed.set(true);
+                        url.set(event_target_value(&ev));
+                    }
+                    on:blur=move |_| touched.set(typed.get_untracked())
                 />
                 <button type="submit" class="primary" disabled=move || create.pending.get()>
                     {move || if create.pending.get() { "Starting…" } else { "Compare" }}
                 </button>
             </div>
-            <p id="bench-note" class="field-note" class:error=move || show() && checked.with(Result::is_err)>
+            <p id="bench-note" class="field-note" class:error=move || {
+                (show() && checked.with(Result::is_err))
+                    || connections_problem.with(Option::is_some)
+                    || rate_problem.with(Option::is_some)
+            }>
                 {move || match checked.get() {
                     Err(reason) if show() => reason,
                     Ok(o) => format!(
@@ -193,7 +209,10 @@ pub fn BenchForm(
                             * o.protocols.len() as u64
                             * o.sweep.as_ref().map_or(1, |s| s.steps.len() as u64)
                     ),
-                    Err(_) => "http or https; HTTP/3 needs https.".into(),
+                    Err(_) => connections_problem
+                        .get()
+                        .or_else(|| rate_problem.get())
+                        .unwrap_or_else(|| "http or https; HTTP/3 needs https.".into()),
                 }}
             </p>
             <div class="options">
@@ -239,6 +258,8 @@ pub fn BenchForm(
                         min="1"
                         placeholder="auto"
                         title="Empty: one per request in flight for HTTP/1.1, one in all for HTTP/2 and HTTP/3"
+                        aria-describedby="bench-note"
+                        aria-invalid=move || connections_problem.with(Option::is_some).to_string()
                         prop:value=move || connections.get()
                         on:input=move |ev| connections.set(event_target_value(&ev))
                     />
@@ -251,6 +272,8 @@ pub fn BenchForm(
                         min="1"
                         placeholder="max"
                         title="Empty: as fast as responses return; a number: a fixed arrival rate"
+                        aria-describedby="bench-note"
+                        aria-invalid=move || rate_problem.with(Option::is_some).to_string()
                         prop:value=move || rate.get()
                         on:input=move |ev| rate.set(event_target_value(&ev))
                     />
@@ -291,6 +314,7 @@ fn SweepField(
                 list="bench-sweeps"
                 placeholder="rtt=0,25,50,100,200ms"
                 aria-describedby="bench-sweep-note"
+                aria-invalid=move || problem.with(Option::is_some).to_string()
                 prop:value=move || sweep.get()
                 on:input=move |ev| sweep.set(event_target_value(&ev))
             />

@@ -398,6 +398,7 @@ pub(super) fn comparison() -> ProbeComparison {
                     a: figures(100),
                     b: figures(50),
                     noise: Some(Micros(3)),
+                    floor: Some(Micros(500)),
                     faster: Some(Side::B),
                     gap: Some(Micros(50)),
                 }],

@@ -165,6 +165,8 @@ fn a_finished_probe_shows_its_verdict_parts_the_hidden_offer_and_the_compare_for
     ];
     let places: Vec<usize> = order.iter().map(|needle| at(&html, needle)).collect();
     assert!(places.is_sorted(), "{order:?} at {places:?}");
+    assert_eq!(count(&html, r#"<p class="rule">"#), 1, "the rule once");
+    assert!(at(&html, r#"<p class="rule">"#) < at(&html, r#"<section class="waterfalls""#));
     assert!(html.contains(r#"<input id="compare-with" type="text""#));
     assert!(
         html.contains(
@@ -333,6 +335,8 @@ fn across_vantages_the_matrix_then_a_group_per_vantage() {
         2,
         "a verdict per vantage with a result"
     );
+    assert_eq!(count(&html, r#"<p class="rule">"#), 1, "the rule once");
+    assert!(at(&html, r#"<p class="rule">"#) < at(&html, "vantage-groups"));
     assert!(html.contains(r#"<section class="waterfalls" aria-labelledby="vantage-title-fra1">"#));
     assert_eq!(count(&html, r#"<section class="waterfalls""#), 2);
     assert_eq!(
@@ -362,4 +366,31 @@ fn across_vantages_the_matrix_then_a_group_per_vantage() {
         "verdicts wait for the end"
     );
     assert_eq!(count(&running, r#"<h2 id="vantage-title-"#), 3);
+}
+
+#[test]
+fn nothing_to_compare_carries_no_rule() {
+    use crate::fixture::{failed, fresh, result, run};
+    use crate::{FailureKind, Protocol};
+    let refused = |p| {
+        run(
+            p,
+            vec![failed(
+                fresh(1, 900, 1_500, 3_000, 9_000),
+                Phase::Connect,
+                FailureKind::Refused,
+            )],
+        )
+    };
+    let r = record(
+        ProbeStatus::Done,
+        analyzed(result(vec![refused(Protocol::H1), refused(Protocol::H2)])),
+    );
+    let html = page(&r, &[], CREATED + 1_000);
+    assert!(html.contains("Nothing to compare"), "{html}");
+    assert_eq!(count(&html, r#"class="rule""#), 0, "{html}");
+    assert!(
+        !html.contains(r#"class="verdict-summary" title="#),
+        "{html}"
+    );
 }
