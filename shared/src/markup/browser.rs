@@ -52,12 +52,19 @@ pub fn group(run: &BrowserRun, span: Micros) -> String {
 
 /// The offer to measure from this browser too, hidden (the page shows it to the browser that
 /// made the probe), with the URL and method to measure in `data-url` and `data-method`: on a
-/// record that has finished, holds no browser measurement and may still receive one at
-/// `now_unix_ms`; else nothing.
+/// record that has finished, got at least one answer (an HTTP error counts: its connection can be
+/// timed; a target nothing reached would fail the browser's requests alike), holds no browser
+/// measurement and may still receive one at `now_unix_ms`; else nothing.
 pub fn offer(record: &ProbeRecord, now_unix_ms: u64) -> Option<String> {
+    let unreached = record
+        .result
+        .analysis
+        .as_ref()
+        .is_some_and(|a| a.counts.succeeded == 0 && a.counts.http_errors == 0);
     if record.status == ProbeStatus::Running
         || record.browser.is_some()
         || record.settled(now_unix_ms)
+        || unreached
     {
         return None;
     }

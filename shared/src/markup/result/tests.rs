@@ -388,6 +388,10 @@ fn nothing_to_compare_carries_no_rule() {
     );
     let html = page(&r, &[], CREATED + 1_000);
     assert!(html.contains("Nothing to compare"), "{html}");
+    assert!(
+        !html.contains("measure-offer"),
+        "nothing reached the target: no offer to measure it from the browser"
+    );
     assert_eq!(count(&html, r#"class="rule""#), 0, "{html}");
     assert!(
         !html.contains(r#"class="verdict-summary" title="#),
