@@ -7,6 +7,7 @@
 mod actions;
 mod offer;
 mod stream;
+mod ticker;
 
 use crate::chart::{self, axis};
 use crate::{api, components, navigate, perf};
@@ -75,13 +76,14 @@ fn is_running(result: &Element) -> bool {
     result.get_attribute("data-status").as_deref() == Some("running")
 }
 
-/// Makes the drawn result `result` the page's: its title, times and axes, its API links, and
-/// once finished, the browser's offer.
+/// Makes the drawn result `result` the page's: its title, times and axes, its API links, the
+/// clock of its running phases, and once finished, the browser's offer.
 fn adopt(document: &Document, result: &Element) {
     set_title(document, result.get_attribute("data-title").as_deref());
     local_times(result);
     axis::fit_labels(document);
     actions::complete_links(document, result);
+    ticker::drawn(result, is_running(result));
     if !is_running(result) {
         perf::mark_result_then_paint();
         offer::show(result, &result.get_attribute("data-id").unwrap_or_default());

@@ -8,6 +8,7 @@ pub mod compare_cmd;
 pub mod compare_text;
 pub mod exit;
 pub mod junit;
+pub mod live_line;
 pub mod measure_args;
 pub mod monitor_cmd;
 pub mod monitor_text;

@@ -13,6 +13,7 @@ use crate::timeline::{TimedEvent, open_phase, phases_from_events};
 use std::collections::BTreeMap;
 
 pub mod vantages;
+pub mod waiting;
 
 /// Identifies one attempt (one redirect hop of it) within a probe.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

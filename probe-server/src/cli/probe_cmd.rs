@@ -263,7 +263,11 @@ pub async fn probe(args: &ProbeArgs) -> Result<ProbeResult, String> {
 async fn run_plan(args: &MeasureArgs, options: ProbeOptions) -> Result<ProbeResult, String> {
     let plan = measure_args::plan(options)?;
     let engine = args.ready_engine().await?;
-    let result = engine.run(&plan).await;
+    let result = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        super::live_line::run(&engine, &plan).await
+    } else {
+        engine.run(&plan).await
+    };
     Ok(h123_shared::analysis::analyzed(result))
 }
 

@@ -52,7 +52,7 @@ fn the_panels_have_one_tab_stop_a_row_per_attempt_and_a_bar_per_phase() {
     let r = two_protocols();
     let w = layout(&r);
     let panels = waterfall::Panels {
-        protocols: &r.options.protocols,
+        options: &r.options,
         running: &[],
         reserve: 3,
         axis_px: 600,
@@ -85,14 +85,35 @@ fn a_running_attempt_shows_its_open_phase_instead_of_a_total() {
     let r = two_protocols();
     let running = waiting_on_h2_3();
     let panels = waterfall::Panels {
-        protocols: &r.options.protocols,
+        options: &r.options,
         running: &running,
         reserve: 3,
         axis_px: 600,
     };
     let html = panels.markup(&layout(&r));
     assert_eq!(count(&html, " live"), 1, "{html}");
-    assert_eq!(count(&html, r#"<span class="wf-total">wait…</span>"#), 1);
+    assert_eq!(count(&html, r#"<span class="wf-total">"#), 6, "{html}");
+    assert_eq!(
+        count(&html, "…</span>"),
+        1,
+        "only the running total says it goes on"
+    );
+    assert!(
+        html.contains(r#"data-open="wait" data-since-us=""#),
+        "the open phase's start, for the page to tick on: {html}"
+    );
+    assert!(html.contains(r#" data-limit-ms="10000""#));
+    assert!(
+        html.contains(
+            r#"<p class="wf-waiting" data-attempt="3">#3 wait <span class="wf-elapsed">"#
+        )
+    );
+    assert!(
+        html.contains(
+            "</span>: waiting for the server&#39;s first byte over HTTP/2; giving up after 10 s</p>"
+        ),
+        "{html}"
+    );
 }
 
 #[test]

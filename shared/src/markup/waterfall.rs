@@ -8,8 +8,9 @@ use super::{element, escape};
 use crate::chain::ConnState;
 use crate::format::ms;
 use crate::live::AttemptKey;
+use crate::live::waiting::Waiting;
 use crate::waterfall::{Bar, Row, Tick, Waterfall, label_stride, layout_on};
-use crate::{Micros, Phase, ProbeResult, Protocol};
+use crate::{Micros, Phase, ProbeOptions, ProbeResult, Protocol};
 use std::fmt::Write as _;
 
 /// One pattern per phase (wait stays solid), referenced as `url(#pat-<phase>)`.
@@ -44,7 +45,7 @@ pub fn section(
 ) -> String {
     let waterfall = layout_on(result, span);
     let panels = Panels {
-        protocols: &result.options.protocols,
+        options: &result.options,
         running,
         reserve: result.options.attempts().max(1),
         axis_px: DEFAULT_AXIS_PX,
@@ -106,8 +107,9 @@ pub fn pct(fraction: f64) -> String {
 
 /// What the panels draw beyond the layout.
 pub struct Panels<'a> {
-    /// The protocols, in the order of their panels.
-    pub protocols: &'a [Protocol],
+    /// The probe's options: its protocols, in the order of their panels, and the limits a
+    /// running phase is under.
+    pub options: &'a ProbeOptions,
     /// Attempts still running, with their open phase.
     pub running: &'a [(AttemptKey, Option<Phase>)],
     /// Rows expected per panel, so a panel keeps its height while they arrive.
@@ -120,7 +122,7 @@ impl Panels<'_> {
     /// Every protocol's panel.
     pub fn markup(&self, waterfall: &Waterfall) -> String {
         let mut out = String::new();
-        for (i, protocol) in self.protocols.iter().enumerate() {
+        for (i, protocol) in self.options.protocols.iter().enumerate() {
             self.panel(&mut out, waterfall, *protocol, i == 0);
         }
         out
@@ -138,15 +140,29 @@ impl Panels<'_> {
         axis(out, &waterfall.ticks, f64::from(self.axis_px));
         out.push_str(r#"<ol class="wf-rows">"#);
         let rows = waterfall.rows.iter().filter(|r| r.protocol == protocol);
+        let mut waits = String::new();
         for (i, row) in rows.enumerate() {
             let live = self
                 .running
                 .iter()
                 .find(|(k, _)| k.protocol == row.protocol && k.attempt == row.attempt)
                 .map(|(_, open)| *open);
-            attempt_row(out, row, live, &waterfall.ticks, first && i == 0);
+            let waiting = live.flatten().map(|phase| {
+                let since = row
+                    .bars
+                    .iter()
+                    .rfind(|b| b.phase == phase)
+                    .map_or(row.total_us, |b| b.start_us);
+                Waiting::new(self.options, protocol, phase, since)
+            });
+            if let Some(w) = &waiting {
+                waiting_note(&mut waits, row, w);
+            }
+            let live = live.map(|_| waiting.as_ref());
+            attempt_row(out, row, live, waterfall, first && i == 0);
         }
         out.push_str("</ol>");
+        out.push_str(&waits);
         if let Some(skipped) = waterfall.skipped.iter().find(|s| s.protocol == protocol) {
             let lead = if skipped.stopped {
                 "Stopped: "
@@ -207,18 +223,47 @@ pub fn phase_rects(out: &mut String, phase: Phase, x: f64, width: f64) {
     );
 }
 
-/// One attempt: label and tags, track with bars, total (or, while it runs, its open phase).
+/// What a running attempt's open phase waits on, under its panel's rows: the attempt, the phase
+/// and its elapsed time as drawn (`.wf-elapsed`, which the page ticks on), and the sentence
+/// naming the limit.
+fn waiting_note(out: &mut String, row: &Row, waiting: &Waiting) {
+    let _ = write!(
+        out,
+        r#"<p class="wf-waiting" data-attempt="{}">#{} {} <span class="wf-elapsed">{}</span>: {}</p>"#,
+        row.attempt,
+        row.attempt,
+        waiting.phase.as_str(),
+        ms(waiting.elapsed(row.total_us)),
+        escape(&waiting.sentence)
+    );
+}
+
+/// One attempt: label and tags, track with bars, total (or, while it runs, its open phase's
+/// elapsed time, with the phase's start, limit and the axis in `data-` attributes for the page
+/// to grow it by).
 fn attempt_row(
     out: &mut String,
     row: &Row,
-    live: Option<Option<Phase>>,
-    ticks: &[Tick],
+    live: Option<Option<&Waiting>>,
+    waterfall: &Waterfall,
     entry: bool,
 ) {
+    let ticks = &waterfall.ticks;
     let who = format!("{} attempt {}", row.protocol.http_version(), row.attempt);
+    let open = match live {
+        Some(Some(w)) => format!(
+            r#" data-open="{}" data-since-us="{}" data-now-us="{}" data-axis-us="{}" data-limit-ms="{}""#,
+            w.phase.as_str(),
+            w.since.0,
+            row.total_us.0,
+            waterfall.axis_us.0,
+            w.limit_ms
+        ),
+        _ => String::new(),
+    };
     let _ = write!(
         out,
-        r#"<li class="wf-row{}{}{}{}" data-attempt="{}" data-redirects="{}"><span class="wf-label">#{}"#,
+        r#"<li class="wf-row{}{}{}{}" data-attempt="{}" data-redirects="{}"{open}><span class="wf-label">#{}"#,
         if row.reused { " reused" } else { "" },
         if row.failed { " failed" } else { "" },
         if live.is_some() { " live" } else { "" },
@@ -255,7 +300,7 @@ fn attempt_row(
         vertical(out, "moved", x, "0", "24");
     }
     let total = match live {
-        Some(Some(phase)) => format!("{}…", phase.as_str()),
+        Some(Some(w)) => format!("{}…", ms(w.elapsed(row.total_us))),
         Some(None) => "running…".to_string(),
         None => ms(row.total_us),
     };
