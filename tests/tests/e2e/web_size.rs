@@ -17,9 +17,9 @@ use std::process::Command;
 
 /// Each page's bundle (its binary's name) and its limit, in bytes of `gzip -9` output.
 const LIMITS: [(&str, u64); 4] = [
-    ("h123-home", 129_300),
+    ("h123-home", 130_500),
     ("h123-result", 71_600),
-    ("h123-bench", 130_700),
+    ("h123-bench", 133_600),
     ("h123-compare", 120_000),
 ];
 
