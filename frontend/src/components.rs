@@ -19,7 +19,7 @@ pub use clock::local_time;
 pub use compare_links::compare_links;
 pub use diff_table::DiffTable;
 pub use form::ProbeForm;
-pub use network_note::{BenchNetworkNote, NetworkPicker};
+pub use network_note::{BenchNetworkNote, NetworkPicker, SweepNetworkNote};
 pub use problem::{ApiProblem, Problem, problem_markup};
 pub use recent::RecentList;
 pub use side_by_side::SideBySide;

@@ -310,7 +310,15 @@ pub fn ratios(result: &BenchResult) -> Vec<Ratio> {
 /// The honest caveats a reader of this table should keep in mind, each one sentence.
 pub fn caveats(result: &BenchResult) -> Vec<String> {
     let mut notes = Vec::new();
-    if is_loopback(&result.options.url) || result.addresses.iter().any(|a| is_loopback_ip(a)) {
+    // An emulated round trip or loss gives loopback the latency or loss it lacks.
+    let clear = result
+        .options
+        .network
+        .as_ref()
+        .is_none_or(|n| n.rtt_ms == 0 && n.loss_basis_points == 0);
+    if clear
+        && (is_loopback(&result.options.url) || result.addresses.iter().any(|a| is_loopback_ip(a)))
+    {
         notes.push(
             "Loopback has no latency or loss: handshake round trips cost almost nothing and \
              neither multiplexing nor QUIC's loss recovery can pay off, so this ranks the stacks' \

@@ -356,5 +356,96 @@ pub fn table(result: &SweepResult) -> String {
     out
 }
 
+/// How the network was applied: the swept figure's steps (on top of the
+/// base network, if any), then per protocol how its packets went through
+/// the emulator and what the link dropped at the last finished step.
+pub fn network_lines(result: &SweepResult) -> Vec<String> {
+    let base = result
+        .options
+        .network
+        .as_ref()
+        .map(|n| format!(" on top of {n}"))
+        .unwrap_or_default();
+    let mut lines = vec![format!(
+        "Emulated network: {}{base}, one step at a time, every protocol through the emulator at every step",
+        result.sweep
+    )];
+    if let Some(last) = result.steps.last() {
+        let at = result.sweep.label(last.value);
+        for run in &last.result.runs {
+            if let Some(path) = &run.emulated {
+                lines.push(format!(
+                    "{}: {}; at {at}: {}",
+                    run.protocol.http_version(),
+                    path.emulation.describe(),
+                    path.drops()
+                ));
+            }
+        }
+    }
+    lines
+}
+
+/// What a reader of the decay should keep in mind: the cost of the
+/// emulated path itself (the first step goes through the emulator's relay
+/// too, so its rate is the relay's ceiling, not the target's), then the
+/// plain bench's caveats ([`crate::bench::caveats`]) of each step, each
+/// once, naming the steps it applies to when not all.
+pub fn caveats(result: &SweepResult) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(first) = result.steps.first() {
+        let rates: Vec<String> = first
+            .result
+            .runs
+            .iter()
+            .filter(|r| r.successes > 0)
+            .map(|r| {
+                format!(
+                    "{} {}/s",
+                    r.protocol.http_version(),
+                    rate(r.requests_per_sec())
+                )
+            })
+            .collect();
+        let figures = if rates.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", rates.join(", "))
+        };
+        notes.push(format!(
+            "Step {} goes through the emulator's relay like every step: its rate{figures} is the \
+             relay's ceiling, not the target's. The relay copies every byte in user space, so a plain bench of the \
+             same URL, without a network, can run many times faster: compare the steps with \
+             each other, not with a plain bench.",
+            result.sweep.label(first.value)
+        ));
+    }
+    let per_step: Vec<Vec<String>> = result
+        .steps
+        .iter()
+        .map(|s| crate::bench::caveats(&s.result))
+        .collect();
+    let mut seen: Vec<&String> = Vec::new();
+    for note in per_step.iter().flatten() {
+        if seen.contains(&note) {
+            continue;
+        }
+        seen.push(note);
+        let at: Vec<String> = result
+            .steps
+            .iter()
+            .zip(&per_step)
+            .filter(|(_, notes)| notes.contains(note))
+            .map(|(s, _)| result.sweep.label(s.value))
+            .collect();
+        notes.push(if at.len() == result.steps.len() {
+            note.clone()
+        } else {
+            format!("At {}: {note}", at.join(", "))
+        });
+    }
+    notes
+}
+
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ pub use table::BenchTable;
 use super::clock::local_time;
 use h123_shared::Protocol;
 use h123_shared::api::{BenchLinks, BenchRecord, ProbeStatus};
-use h123_shared::bench::{BenchOptions, BenchProgress, BenchResult, caveats};
+use h123_shared::bench::{BenchOptions, BenchProgress};
 use h123_shared::format::{count, rate};
 use leptos::prelude::*;
 
@@ -198,16 +198,16 @@ pub fn BenchActions(
     }
 }
 
-/// What a reader of the figures should keep in mind.
+/// What a reader of the figures should keep in mind: a bench's or a sweep's caveats.
 #[component]
 pub fn Caveats(
-    /// The finished result.
-    result: BenchResult,
+    /// The caveats, each one sentence.
+    notes: Vec<String>,
 ) -> impl IntoView {
     view! {
         <section class="caveats" aria-labelledby="caveats-title">
             <h2 id="caveats-title">"Before you conclude"</h2>
-            <ul>{caveats(&result).into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}</ul>
+            <ul>{notes.into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}</ul>
         </section>
     }
 }

@@ -23,6 +23,18 @@ pub fn BenchNetworkNote(
     )
 }
 
+/// How a sweep's network was applied: its steps, and per protocol the emulation.
+#[component]
+pub fn SweepNetworkNote(
+    /// The sweep.
+    sweep: h123_shared::sweep::SweepResult,
+) -> impl IntoView {
+    note(
+        "Emulated network",
+        h123_shared::sweep::network_lines(&sweep),
+    )
+}
+
 /// A note of `lines` beside the waterfalls, named `label`, drawn as markup; nothing without lines.
 fn note(label: &'static str, lines: Vec<String>) -> Option<impl IntoView> {
     (!lines.is_empty()).then(|| {

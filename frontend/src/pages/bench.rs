@@ -1,11 +1,12 @@
 //! `/b/{id}`: the permalink of a bench. Polls the record while it runs
 //! (progress), then shows the comparison table, the latency percentile
-//! chart and the caveats; a sweep shows its decay chart, growing step by step.
+//! chart and the caveats; a sweep shows its decay chart, growing step by step,
+//! and once finished how the network was applied and its caveats.
 
 use crate::api::{self, Error};
 use crate::components::{
     ApiProblem, BenchActions, BenchNetworkNote, BenchProgressView, BenchSummaryLine, BenchTable,
-    Caveats, DecayChart, PercentileChart,
+    Caveats, DecayChart, PercentileChart, SweepNetworkNote,
 };
 use h123_shared::api::{BenchRecord, ProbeStatus};
 use h123_shared::bench::BenchProgress;
@@ -84,7 +85,16 @@ fn BenchView(record: BenchRecord, progress: Signal<BenchProgress>) -> impl IntoV
     let decay = record
         .sweep_result()
         .filter(|s| !s.steps.is_empty())
-        .map(|sweep| view! { <DecayChart id sweep /> });
+        .map(|sweep| {
+            // A finished sweep says how the network was applied and what to keep in mind.
+            let notes = (record.status != ProbeStatus::Running).then(|| {
+                view! {
+                    <SweepNetworkNote sweep=sweep.clone() />
+                    <Caveats notes=h123_shared::sweep::caveats(&sweep) />
+                }
+            });
+            view! { <DecayChart id sweep /> {notes} }
+        });
     let swept = decay.is_some();
     let body = match (record.status, record.result.clone()) {
         (ProbeStatus::Running, _) => {
@@ -101,7 +111,7 @@ fn BenchView(record: BenchRecord, progress: Signal<BenchProgress>) -> impl IntoV
             <BenchNetworkNote result=result.clone() />
             <BenchTable result=result.clone() />
             <PercentileChart result=result.clone() />
-            <Caveats result />
+            <Caveats notes=h123_shared::bench::caveats(&result) />
         }
         .into_any(),
         _ => view! {

@@ -1,11 +1,13 @@
 //! A sweep's decay chart as a standalone SVG picture (`h123 bench --sweep
-//! ... -o svg` and `GET /api/v1/benches/{id}/decay.svg`): requests per second at each step, one line per protocol in the
-//! web UI's colours and dash patterns, the model's ceiling as a thin line
-//! where one applies, and the table as its text alternative.
+//! ... -o svg` and `GET /api/v1/benches/{id}/decay.svg`): the page's plot
+//! (`shared::sweep::chart::plot`: requests per second at each step on a log
+//! axis, one line per protocol in the web UI's colours and dash patterns, the
+//! model's ceiling dashed where one applies) under a title and a legend, and
+//! the table as its text alternative.
 
 use h123_shared::bench_chart::{Frame, dash_attribute};
 use h123_shared::markup::escape;
-use h123_shared::sweep::chart::{chart, colour};
+use h123_shared::sweep::chart::{MODEL_COLOUR, MODEL_DASH, chart, colour, plot};
 use h123_shared::sweep::{SweepAxis, SweepResult, table};
 use std::fmt::Write as _;
 
@@ -25,7 +27,7 @@ pub fn render(result: &SweepResult) -> String {
         SweepAxis::Loss => "loss",
     };
     let title = format!(
-        "Requests per second by {figure}: {} {}",
+        "Requests per second (log scale) by {figure}: {} {}",
         result.options.method.as_str(),
         result.options.url
     );
@@ -57,75 +59,15 @@ pub fn render(result: &SweepResult) -> String {
         );
         legend_x += 96.0;
     }
-    if drawn.lines.iter().any(|l| !l.model.is_empty()) {
+    if drawn.has_model() {
         let _ = write!(
             svg,
-            r##"<line x1="{legend_x}" y1="36" x2="{}" y2="36" stroke="#6b7280" stroke-width="1" opacity="0.7"/><text x="{}" y="40" fill="#6b7280">model: closed-loop ceiling (Little's law)</text>"##,
+            r##"<line x1="{legend_x}" y1="36" x2="{}" y2="36" stroke="{MODEL_COLOUR}" stroke-width="1.5" stroke-dasharray="{MODEL_DASH}"/><text x="{}" y="40" fill="#374151">model: closed-loop ceiling (Little's law)</text>"##,
             legend_x + 24.0,
             legend_x + 30.0
         );
     }
-    for tick in &drawn.y_ticks {
-        let _ = write!(
-            svg,
-            r##"<line x1="{}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="#e5e7eb"/><text x="{}" y="{:.1}" text-anchor="end" fill="#374151">{}</text>"##,
-            frame.left,
-            frame.width - frame.right,
-            frame.left - 6.0,
-            tick.at + 4.0,
-            escape(&tick.label),
-            y = tick.at
-        );
-    }
-    for tick in &drawn.x_ticks {
-        let _ = write!(
-            svg,
-            r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#374151">{}</text>"##,
-            tick.at,
-            frame.baseline() + 18.0,
-            escape(&tick.label)
-        );
-    }
-    let _ = write!(
-        svg,
-        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#374151">{figure}</text><text x="14" y="{:.1}" transform="rotate(-90 14 {:.1})" text-anchor="middle" fill="#374151">requests per second</text>"##,
-        frame.left + frame.plot_width() / 2.0,
-        frame.baseline() + 36.0,
-        frame.top + frame.plot_height() / 2.0,
-        frame.top + frame.plot_height() / 2.0,
-    );
-    for line in &drawn.lines {
-        if !line.model.is_empty() {
-            let _ = write!(
-                svg,
-                r##"<path class="model" d="{}" fill="none" stroke="{}" stroke-width="1" opacity="0.6"/>"##,
-                line.model,
-                colour(line.protocol)
-            );
-        }
-        let _ = write!(
-            svg,
-            r##"<path class="measured" d="{}" fill="none" stroke="{}" stroke-width="2.5"{}><title>{}</title></path>"##,
-            line.measured,
-            colour(line.protocol),
-            dash_attribute(line.dash),
-            line.protocol.http_version()
-        );
-        for (x, y) in &line.model_marks {
-            let _ = write!(
-                svg,
-                r##"<circle cx="{x:.1}" cy="{y:.1}" r="3" fill="#ffffff" stroke="{}" opacity="0.6"/>"##,
-                colour(line.protocol)
-            );
-        }
-        for (x, y) in &line.measured_marks {
-            let _ = write!(
-                svg,
-                r##"<circle cx="{x:.1}" cy="{y:.1}" r="4" fill="{}"/>"##,
-                colour(line.protocol)
-            );
-        }
-    }
+    plot(&mut svg, &drawn, figure);
     svg.push_str("</svg>\n");
     svg
 }
@@ -173,8 +115,9 @@ mod tests {
         let svg = render(&result);
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert!(svg.trim_end().ends_with("</svg>"));
-        assert_eq!(svg.matches(r#"class="measured""#).count(), 2);
-        assert_eq!(svg.matches(r#"class="model""#).count(), 2);
+        assert_eq!(svg.matches(r#"class="line measured "#).count(), 2);
+        assert_eq!(svg.matches(r#"class="line model "#).count(), 2);
+        assert!(svg.contains(">requests per second (log scale)<"));
         assert!(svg.contains("model: closed-loop ceiling"));
         assert!(svg.contains("?a=&lt;b&gt;"), "escaped");
         assert!(

@@ -78,6 +78,9 @@ pub fn sweep_report(result: &SweepResult) -> String {
             }
         }
     );
+    for caveat in sweep::caveats(result) {
+        let _ = writeln!(out, "note: {caveat}");
+    }
     out
 }
 

@@ -395,7 +395,7 @@ async fn a_sweep_runs_each_step_and_draws_its_decay_chart() {
         if record.steps.len() == 1 {
             saw_partial = true;
             let partial = call(&state, get(&chart_path), CLIENT).await.text();
-            assert_eq!(partial.matches(r#"class="measured""#).count(), 2);
+            assert_eq!(partial.matches(r#"class="line measured "#).count(), 2);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
@@ -426,7 +426,7 @@ async fn a_sweep_runs_each_step_and_draws_its_decay_chart() {
     assert_eq!(chart.status, StatusCode::OK, "{}", chart.text());
     assert_eq!(chart.header("content-type"), Some("image/svg+xml"));
     let svg = chart.text();
-    assert_eq!(svg.matches(r#"class="measured""#).count(), 2);
+    assert_eq!(svg.matches(r#"class="line measured "#).count(), 2);
     assert!(svg.contains(">30 ms<"), "the steps label the axis");
 
     // The slot is freed just after the record is stored.

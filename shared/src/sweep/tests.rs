@@ -175,11 +175,12 @@ fn the_decay_chart_puts_steps_across_and_rates_up() {
     assert_eq!(labels, ["0 ms", "25 ms", "50 ms"]);
     assert_eq!(drawn.x_ticks[0].at, frame.left);
     assert_eq!(drawn.x_ticks[2].at, frame.width - frame.right);
-    let top = drawn.y_ticks.last().unwrap();
-    assert!(
-        top.label == "4,000" && (top.at - frame.top).abs() < 1e-9,
-        "{top:?}"
-    );
+    // 78/s to 4,000/s: the decades 10 to 10k, the top at the frame's top.
+    let labels: Vec<&str> = drawn.y_ticks.iter().map(|t| t.label.as_str()).collect();
+    assert_eq!(labels, ["10", "100", "1k", "10k"]);
+    assert_eq!(drawn.y_ticks[0].at, frame.baseline());
+    assert!((drawn.y_ticks[3].at - frame.top).abs() < 1e-9);
+    assert_eq!(drawn.y_minor.len(), 6, "2 and 5 in each of three decades");
     let h1 = &drawn.lines[0];
     assert_eq!(
         h1.measured.matches('L').count(),
@@ -187,9 +188,17 @@ fn the_decay_chart_puts_steps_across_and_rates_up() {
         "three points: {}",
         h1.measured
     );
+    let height = |v: f64| frame.baseline() - frame.plot_height() * (v.log10() - 1.0) / 3.0;
     assert!(
         h1.measured
-            .starts_with(&format!("M{:.1},{:.1}", frame.left, frame.top))
+            .starts_with(&format!("M{:.1},{:.1}", frame.left, height(4_000.0)))
+    );
+    // Every step readable: 4,000/s and 78/s half the plot apart, 78/s well off the floor.
+    let (fast, slow) = (h1.measured_marks[0].1, h1.measured_marks[2].1);
+    assert!(slow - fast > 0.5 * frame.plot_height(), "{fast} {slow}");
+    assert!(
+        frame.baseline() - slow > 0.25 * frame.plot_height(),
+        "{slow}"
     );
     assert_eq!(
         h1.model.matches('L').count(),
@@ -222,10 +231,11 @@ fn a_running_sweeps_chart_keeps_every_planned_step_on_its_axis() {
         drawn.lines[0].measured
     );
     assert_eq!(
-        drawn.lines[0].measured_marks,
-        [(frame.left, frame.top)],
+        drawn.lines[0].measured_marks.len(),
+        1,
         "marked, since a path of one point draws nothing"
     );
+    assert_eq!(drawn.lines[0].measured_marks[0].0, frame.left);
     assert!(drawn.lines[0].model_marks.is_empty());
 }
 
@@ -245,4 +255,137 @@ fn a_sweep_reads_back_from_its_text_or_its_fields() {
     assert!(refused(serde_json::json!({"axis": "loss", "steps": [0, 9000]})).contains("loss"));
     assert!(refused(serde_json::json!({"axis": "rtt", "steps": [0]})).contains("2 to 10 steps"));
     assert!(refused(serde_json::json!({"axis": "jitter", "steps": [0, 1]})).contains("jitter"));
+}
+
+#[test]
+fn the_rate_axis_runs_in_decades_with_room_at_both_ends() {
+    let axis = chart::LogAxis::fit([4_000.0, 281.0, 149.0, 77.0]);
+    assert_eq!((axis.low, axis.high), (1, 4), "10/s to 10k/s");
+    let ticks = axis.ticks();
+    let values: Vec<f64> = ticks.iter().map(|t| t.0).collect();
+    assert_eq!(
+        values,
+        [10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1e3, 2e3, 5e3, 1e4]
+    );
+    assert_eq!(
+        ticks.iter().filter(|t| t.1).count(),
+        4,
+        "the decades are major"
+    );
+    assert_eq!(axis.fraction(10.0), 0.0);
+    assert!((axis.fraction(100.0) - 1.0 / 3.0).abs() < 1e-12);
+    assert!((axis.fraction(1e4) - 1.0).abs() < 1e-12);
+    assert_eq!(axis.fraction(1e6), 1.0, "above the top: at the top");
+    // A value at or below the floor, 0 included, sits on the floor.
+    for low in [0.0, -1.0, 5.0, f64::NAN] {
+        assert_eq!(axis.fraction(low), 0.0, "{low}");
+    }
+    // Room at both ends: 100 is not put on the floor, nor 9,000 at the top.
+    assert_eq!(
+        chart::LogAxis::fit([100.0, 9_000.0]),
+        chart::LogAxis { low: 1, high: 5 }
+    );
+    assert_eq!(
+        chart::LogAxis::fit([0.0]),
+        chart::LogAxis { low: 0, high: 1 }
+    );
+    assert_eq!(
+        chart::LogAxis::fit([0.5, 0.8]),
+        chart::LogAxis { low: -1, high: 0 }
+    );
+    let labels: Vec<String> = (-1..=7).map(chart::decade_label).collect();
+    assert_eq!(
+        labels,
+        ["0.1", "1", "10", "100", "1k", "10k", "100k", "1M", "10M"]
+    );
+}
+
+#[test]
+fn the_shared_plot_says_its_scale_and_draws_the_model_on_top() {
+    let result = swept(
+        "rtt=0,50ms",
+        vec![
+            (0, vec![run(Protocol::H1, 4_000, 1_000)]),
+            (50, vec![run(Protocol::H1, 77, 51_000)]),
+        ],
+    );
+    let drawn = chart::chart(&result, crate::bench_chart::Frame::default());
+    assert!(drawn.has_model());
+    let mut svg = String::new();
+    chart::plot(&mut svg, &drawn, "added round-trip time");
+    assert!(svg.contains(">requests per second (log scale)<"), "{svg}");
+    assert!(svg.contains(">added round-trip time<"));
+    let measured = svg.find("class=\"line measured proto-h1\"").unwrap();
+    let model = svg.find("class=\"line model proto-h1\"").unwrap();
+    assert!(
+        model > measured,
+        "the model is drawn over the measured line"
+    );
+    assert!(svg.contains(&format!("stroke=\"{}\"", chart::MODEL_COLOUR)));
+    assert_eq!(svg.matches("class=\"mark model").count(), 1);
+}
+
+#[test]
+fn a_finished_sweep_names_the_relays_cost_and_the_plain_caveats_per_step() {
+    let mut result = swept(
+        "rtt=0,100ms",
+        vec![
+            (
+                0,
+                vec![
+                    run(Protocol::H1, 3_161, 1_000),
+                    run(Protocol::H3, 2_900, 1_300),
+                ],
+            ),
+            (
+                100,
+                vec![
+                    run(Protocol::H1, 77, 101_000),
+                    run(Protocol::H3, 77, 101_000),
+                ],
+            ),
+        ],
+    );
+    result.options.url = "https://127.0.0.1:8443/".into();
+    let sweep = result.sweep.clone();
+    for step in &mut result.steps {
+        step.result.options.url = result.options.url.clone();
+        step.result.options.network = Some(sweep.network(None, step.value));
+        step.result.runs[0].emulated = Some(crate::network::EmulatedPath {
+            emulation: crate::network::Emulation::Stream,
+            up: Default::default(),
+            down: Default::default(),
+        });
+    }
+    let notes = caveats(&result);
+    assert!(
+        notes[0].starts_with("Step 0 ms goes through the emulator's relay")
+            && notes[0].contains("(HTTP/1.1 3,161/s, HTTP/3 2,900/s)")
+            && notes[0].contains("the relay's ceiling, not the target's"),
+        "{notes:?}"
+    );
+    // Loopback has no latency at 0 ms only; warm connections at every step.
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("At 0 ms: Loopback has no latency")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("Connections were reused")),
+        "{notes:?}"
+    );
+    assert_eq!(notes.len(), 3, "each caveat once: {notes:?}");
+    let lines = network_lines(&result);
+    assert_eq!(
+        lines[0],
+        "Emulated network: rtt=0,100ms, one step at a time, every protocol through the emulator at every step"
+    );
+    assert!(
+        lines[1].starts_with("HTTP/1.1: a stream relay")
+            && lines[1].contains("at 100 ms: nothing dropped"),
+        "{lines:?}"
+    );
 }

@@ -1,9 +1,10 @@
 //! Decay curves in headless Chromium against `h123 serve --enable-bench --allow-network`: the
 //! bench form checks a sweep as it is typed and says how long it will run, the bench page
 //! counts the steps while it runs and draws the decay chart (the shared geometry of the stored
-//! record: a measured line and the model's line per protocol, every step on the axis), its
-//! table says what the record says, the picture downloads, and at 390 px the page does not
-//! scroll sideways. The screenshot goes to `docs/decay-page-desktop-light.png`.
+//! record: a measured line and the model's line per protocol, every step on the axis, rates on
+//! a log axis that keeps each step readable, the model's lines visible), its table says what
+//! the record says, the finished sweep says how its network was applied and its caveats, the
+//! picture downloads, and at 390 px the page does not scroll sideways. The screenshot goes to `docs/decay-page-desktop-light.png`.
 
 use crate::browser::{Stage, assert_fits_a_phone, screenshots, submit_bench, until};
 use fantoccini::{Client, Locator};
@@ -21,7 +22,17 @@ return { label: svg.getAttribute('aria-label'),
   marks: [svg.querySelectorAll('circle.mark.measured').length, svg.querySelectorAll('circle.mark.model').length],
   rows: [...document.querySelectorAll('.decay-table tbody tr')]
     .map(tr => [...tr.children].map(c => c.textContent)),
-  download: document.querySelector('.decay a[download]').getAttribute('href') };
+  download: document.querySelector('.decay a[download]').getAttribute('href'),
+  yTicks: [...svg.querySelectorAll('text.tick[text-anchor=end]')].map(t => t.textContent),
+  yTitle: svg.querySelector('text.y-title').textContent,
+  points: [...svg.querySelectorAll('circle.mark.measured')]
+    .map(c => [[...c.classList].find(k => k.startsWith('proto-')), +c.getAttribute('cy')]),
+  modelStyle: [...svg.querySelectorAll('path.model')].map(p => {
+    const s = getComputedStyle(p), m = getComputedStyle(svg.querySelector('path.measured[data-protocol=' + p.dataset.protocol + ']'));
+    return [s.stroke, parseFloat(s.strokeWidth), parseFloat(s.opacity), s.strokeDasharray, m.stroke, p.getBoundingClientRect().width];
+  }),
+  caveats: [...document.querySelectorAll('.caveats li')].map(li => li.textContent),
+  network: [...document.querySelectorAll('aside[aria-label="Emulated network"] p')].map(p => p.textContent) };
 "#;
 
 /// The sweep field's note and whether it shows an error, and the form's own note.
@@ -150,11 +161,82 @@ async fn a_sweep_from_the_form_draws_its_decay_chart_step_by_step() {
         "{rows:?}"
     );
 
-    // The picture downloads: one measured line per protocol.
+    // The rate axis is logarithmic, and says so: decades, and each step's point
+    // readable (0 ms and 40 ms a readable fraction of the plot apart, none on the floor).
+    assert_eq!(drawn["yTitle"], "requests per second (log scale)");
+    let y_ticks: Vec<String> = serde_json::from_value(drawn["yTicks"].clone()).unwrap();
+    let decades: Vec<String> = (expected.axis.low..=expected.axis.high)
+        .map(h123_shared::sweep::chart::decade_label)
+        .collect();
+    assert_eq!(y_ticks, decades, "labelled decades");
+    assert!(y_ticks.len() >= 2, "{y_ticks:?}");
+    let frame = expected.frame;
+    let points: Vec<(String, f64)> = serde_json::from_value(drawn["points"].clone()).unwrap();
+    for (protocol, y) in &points {
+        assert!(
+            frame.baseline() - y > 0.1 * frame.plot_height(),
+            "{protocol} at {y}: above the floor by a visible margin"
+        );
+    }
+    for protocol in protocols(&sweep) {
+        let ys: Vec<f64> = points
+            .iter()
+            .filter(|(p, _)| *p == format!("proto-{}", protocol.as_str()))
+            .map(|(_, y)| *y)
+            .collect();
+        assert_eq!(ys.len(), 2, "{protocol:?}: {points:?}");
+        let rates: Vec<f64> = curve(&sweep, protocol)
+            .iter()
+            .map(|p| p.requests_per_sec)
+            .collect();
+        let decades = (rates[0] / rates[1]).log10();
+        let apart = (ys[1] - ys[0]) / frame.plot_height();
+        let want = decades / f64::from(expected.axis.high - expected.axis.low);
+        assert!(
+            (apart - want).abs() < 0.01,
+            "{protocol:?}: {rates:?}/s are {apart:.3} of the plot apart, log scale says {want:.3}"
+        );
+        assert!(apart > 0.15, "{protocol:?}: {apart:.3} of the plot apart");
+    }
+    // The model's lines are drawn and stand out: not the measured line's colour,
+    // at least 1.5 wide, opaque, dashed, and as wide as the steps they span.
+    let styles: Vec<(String, f64, f64, String, String, f64)> =
+        serde_json::from_value(drawn["modelStyle"].clone()).unwrap();
+    assert_eq!(styles.len(), 3, "{styles:?}");
+    for (stroke, width, opacity, dashes, measured, span) in &styles {
+        assert!(stroke != "none" && stroke != measured, "{styles:?}");
+        assert!(*width >= 1.5 && *opacity >= 0.9, "{styles:?}");
+        assert!(dashes != "none", "{styles:?}");
+        assert!(*span == 0.0 || *span > 1.0, "{styles:?}");
+    }
+
+    // A finished sweep says how the network was applied, and its caveats: the
+    // relay's own cost first, then the plain bench's.
+    let network: Vec<String> = serde_json::from_value(drawn["network"].clone()).unwrap();
+    assert_eq!(network, h123_shared::sweep::network_lines(&sweep));
+    assert!(
+        network[0].starts_with("Emulated network: rtt=0,40ms") && network.len() == 4,
+        "{network:?}"
+    );
+    let caveats: Vec<String> = serde_json::from_value(drawn["caveats"].clone()).unwrap();
+    assert_eq!(caveats, h123_shared::sweep::caveats(&sweep));
+    assert!(
+        caveats[0].starts_with("Step 0 ms goes through the emulator's relay")
+            && caveats[0].contains("the relay's ceiling, not the target's"),
+        "{caveats:?}"
+    );
+    assert!(
+        caveats.iter().any(|c| c.starts_with("At 0 ms: Loopback")),
+        "{caveats:?}"
+    );
+
+    // The picture downloads: one measured line per protocol, on the same log axis.
     let href = drawn["download"].as_str().unwrap();
     assert_eq!(href, format!("/api/v1/benches/{id}/decay.svg"));
     let svg = fetch_text(&client, href).await;
-    assert_eq!(svg.matches(r#"class="measured""#).count(), 3);
+    assert_eq!(svg.matches(r#"class="line measured "#).count(), 3);
+    assert_eq!(svg.matches(r#"class="line model "#).count(), 3);
+    assert!(svg.contains(">requests per second (log scale)<"));
 
     screenshots(&client, "decay").await;
     assert_fits_a_phone(&client).await;

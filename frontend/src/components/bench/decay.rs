@@ -1,13 +1,14 @@
-//! A sweep's decay chart: inline SVG drawn from `shared::sweep::chart`,
-//! requests per second at each step, one line per protocol, the model's
-//! ceiling as a thin line where one applies; the table as its text
+//! A sweep's decay chart: inline SVG drawn by `shared::sweep::chart::plot`
+//! (the picture's drawing too), requests per second at each step on a log
+//! axis, one line per protocol, the model's ceiling as a dashed line where
+//! one applies; the table as its text
 //! alternative and the picture as a download. Drawn once as markup: it
 //! changes only when a step ends, and markup keeps the wasm small.
 
 use h123_shared::api::BenchLinks;
 use h123_shared::bench_chart::{Frame, dash_attribute};
 use h123_shared::markup::escape;
-use h123_shared::sweep::chart::{DecayChart as Drawn, chart};
+use h123_shared::sweep::chart::{DecayChart as Drawn, chart, plot};
 use h123_shared::sweep::{SweepAxis, SweepResult, curve, protocols};
 use leptos::prelude::*;
 use std::fmt::Write as _;
@@ -60,78 +61,33 @@ fn markup(sweep: &SweepResult) -> String {
             p.http_version()
         );
     }
-    if c.lines.iter().any(|l| !l.model.is_empty()) {
-        out.push_str("<li class=\"model-key\">thin: the model's ceiling</li>");
+    if c.has_model() {
+        out.push_str("<li class=\"model-key\"><svg class=\"line-swatch\" width=\"32\" height=\"12\" aria-hidden=\"true\"><line class=\"line model\" x1=\"1\" x2=\"31\" y1=\"6\" y2=\"6\"></line></svg>dashed, ringed: the model's ceiling</li>");
     }
     out.push_str("</ul></div><p class=\"hint\">");
     out.push_str(match sweep.sweep.axis {
-        SweepAxis::Rtt => "Each step adds round-trip time to every protocol alike. The thin lines are what a closed loop can reach at best: requests in flight over the first step's mean latency plus the added round trip (Little's law).",
+        SweepAxis::Rtt => "Each step adds round-trip time to every protocol alike. The dashed lines are what a closed loop can reach at best: requests in flight over the first step's mean latency plus the added round trip (Little's law).",
         SweepAxis::Loss => "Each step drops this share of packets, both ways, for every protocol alike. Loss has no simple model for small requests, so only the measurements are drawn.",
     });
+    out.push_str(" The rate axis is logarithmic: each gridline is ten times the one below, so every step stays readable and equal gaps are equal ratios.");
     out.push_str("</p><p class=\"scroll-hint\" aria-hidden=\"true\">The chart is wider than the screen: scroll it sideways.</p>");
     svg(&mut out, sweep, &c, figure);
     table(&mut out, sweep, figure);
     out
 }
 
-/// The chart itself.
+/// The chart itself: the shared plot in a themed `<svg>`.
 fn svg(out: &mut String, sweep: &SweepResult, c: &Drawn, figure: &str) {
     let f = c.frame;
-    let (left, right, top, base) = (f.left, f.width - f.right, f.top, f.baseline());
     let _ = write!(
         out,
-        "<div class=\"chart-scroll\"><svg class=\"bench-chart decay-chart\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"Requests per second by {figure}, {} of {} steps measured, one line per protocol\">",
+        "<div class=\"chart-scroll\"><svg class=\"bench-chart decay-chart\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"Requests per second by {figure} on a logarithmic scale, {} of {} steps measured, one line per protocol\">",
         f.width,
         f.height,
         sweep.steps.len(),
         sweep.sweep.steps.len()
     );
-    for t in &c.y_ticks {
-        let _ = write!(
-            out,
-            "<line class=\"grid\" x1=\"{left:.1}\" x2=\"{right:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"></line><text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            left - 8.0,
-            t.at + 4.0,
-            escape(&t.label),
-            y = t.at
-        );
-    }
-    for t in &c.x_ticks {
-        let _ = write!(
-            out,
-            "<line class=\"grid\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{top:.1}\" y2=\"{base:.1}\"></line><text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            base + 18.0,
-            escape(&t.label),
-            x = t.at
-        );
-    }
-    let _ = write!(
-        out,
-        "<line class=\"axis\" x1=\"{left:.1}\" x2=\"{right:.1}\" y1=\"{base:.1}\" y2=\"{base:.1}\"></line><line class=\"axis\" x1=\"{left:.1}\" x2=\"{left:.1}\" y1=\"{top:.1}\" y2=\"{base:.1}\"></line><text class=\"axis-title\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{figure}</text>",
-        (left + right) / 2.0,
-        f.height - 6.0
-    );
-    for line in &c.lines {
-        let p = line.protocol.as_str();
-        let _ = write!(
-            out,
-            "<path class=\"line model proto-{p}\" data-protocol=\"{p}\" d=\"{}\"></path><path class=\"line measured proto-{p}\" data-protocol=\"{p}\" d=\"{}\"{}></path>",
-            line.model,
-            line.measured,
-            dash_attribute(line.dash)
-        );
-        for (class, marks) in [
-            ("model", &line.model_marks),
-            ("measured", &line.measured_marks),
-        ] {
-            for (x, y) in marks {
-                let _ = write!(
-                    out,
-                    "<circle class=\"mark {class} proto-{p}\" cx=\"{x:.1}\" cy=\"{y:.1}\"></circle>"
-                );
-            }
-        }
-    }
+    plot(out, c, figure);
     out.push_str("</svg></div>");
 }
 
