@@ -488,6 +488,14 @@ pub enum ProbeEvent {
         /// Why.
         reason: String,
     },
+    /// Where HTTP/3 will be tried and what pointed there, before its first attempt starts (so a
+    /// silent UDP port can be named while it is waited on).
+    Discovery {
+        /// The protocol (HTTP/3).
+        protocol: Protocol,
+        /// What discovery found.
+        discovery: Box<crate::schema::H3Discovery>,
+    },
     /// A protocol's later attempts will not be made (its peer is silent).
     Stopped {
         /// The protocol.

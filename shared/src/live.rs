@@ -8,9 +8,10 @@
 //! phase events so far, each open phase ending at the latest event.
 
 use crate::api::ProbeEvent;
-use crate::schema::{Attempt, Micros, Phase, ProbeResult, Protocol, ProtocolRun};
+use crate::schema::{Attempt, H3Discovery, Micros, Phase, ProbeResult, Protocol, ProtocolRun};
 use crate::timeline::{TimedEvent, open_phase, phases_from_events};
 use std::collections::BTreeMap;
+use waiting::Waiting;
 
 pub mod vantages;
 pub mod waiting;
@@ -94,7 +95,33 @@ impl LiveResult {
             ProbeEvent::Stopped { protocol, reason } => {
                 run_mut(&mut self.result, protocol).stopped = Some(reason);
             }
+            ProbeEvent::Discovery {
+                protocol,
+                discovery,
+            } => {
+                run_mut(&mut self.result, protocol).discovery = Some(*discovery);
+            }
         }
+    }
+
+    /// The attempt running now whose phase opened last, with what it waits on: the CLI's live
+    /// line.
+    pub fn waiting(&self) -> Option<(AttemptKey, Waiting)> {
+        let (key, events, phase) = self
+            .running
+            .iter()
+            .filter_map(|(key, events)| Some((key, events, open_phase(events)?)))
+            .max_by_key(|(_, events, _)| events.iter().map(|e| e.at).max())?;
+        let since = events.iter().map(|e| e.at).max().unwrap_or(Micros(0));
+        let discovery = self.discovery(key.protocol);
+        let waiting = Waiting::new(&self.result.options, key.protocol, discovery, phase, since);
+        Some((*key, waiting))
+    }
+
+    /// What HTTP/3's discovery found, once it is known (never for other protocols).
+    fn discovery(&self, protocol: Protocol) -> Option<&H3Discovery> {
+        let run = self.result.runs.iter().find(|r| r.protocol == protocol)?;
+        run.discovery.as_ref()
     }
 
     /// The attempts still running, each with the phase in progress (if any).
@@ -220,6 +247,47 @@ mod tests {
         live.apply(finished(Protocol::H2, reused(2, 10)));
         assert!(live.running().is_empty());
         assert_eq!(live.snapshot(), done);
+    }
+
+    #[test]
+    fn a_waiting_quic_phase_names_the_endpoint_discovery_chose() {
+        let mut live = LiveResult::new(result(Vec::new()));
+        live.apply(phase(Protocol::H1, 1, TraceEvent::DnsStart, 0));
+        live.apply(finished(Protocol::H1, fresh(1, 1, 1, 1, 1)));
+        assert_eq!(live.waiting(), None, "nothing runs");
+        live.apply(ProbeEvent::Discovery {
+            protocol: Protocol::H3,
+            discovery: Box::new(crate::schema::H3Discovery {
+                alt_svc: Vec::new(),
+                https_record: None,
+                https_lookup: None,
+                via: Some(crate::schema::H3Via::HttpsRecord),
+                endpoint: Some("[2001:db8::1]:8443".into()),
+                outcome: crate::schema::H3Outcome::NotAdvertised,
+                detail: "not tried yet".into(),
+            }),
+        });
+        live.apply(phase(Protocol::H3, 1, TraceEvent::QuicStart, 40));
+        let (key, waiting) = live.waiting().expect("h3 waits");
+        assert_eq!((key.protocol, key.attempt), (Protocol::H3, 1));
+        assert_eq!(waiting.phase, Phase::Quic);
+        assert_eq!(waiting.since, Micros(40));
+        assert!(
+            waiting.sentence.starts_with(
+                "waiting for a QUIC answer over UDP from [2001:db8::1]:8443 (listed in its HTTPS DNS record)"
+            ),
+            "{}",
+            waiting.sentence
+        );
+        let h3 = live
+            .snapshot()
+            .runs
+            .into_iter()
+            .find(|r| r.protocol == Protocol::H3);
+        assert!(
+            h3.and_then(|r| r.discovery).is_some(),
+            "kept in the snapshot"
+        );
     }
 
     #[test]

@@ -245,7 +245,7 @@ pub fn redact_event(event: &mut ProbeEvent, keep: &[String]) {
         ProbeEvent::Skipped { reason, .. } | ProbeEvent::Stopped { reason, .. } => {
             *reason = redact_urls_in(reason, keep)
         }
-        ProbeEvent::Phase { .. } => {}
+        ProbeEvent::Phase { .. } | ProbeEvent::Discovery { .. } => {}
     }
 }
 

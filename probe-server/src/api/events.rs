@@ -46,6 +46,7 @@ pub fn to_event(index: usize, tagged: &VantageEvent) -> Event {
         ProbeEvent::Attempt { .. } => "attempt",
         ProbeEvent::Skipped { .. } => "skipped",
         ProbeEvent::Stopped { .. } => "stopped",
+        ProbeEvent::Discovery { .. } => "discovery",
     };
     let data = serde_json::to_string(tagged).unwrap_or_else(|_| "{}".to_owned());
     Event::default()

@@ -115,13 +115,19 @@ impl<'a> Runner<'a> {
                     .collect();
                 let discovery = discover::discover(plan, &earlier, &lane.resolver).await;
                 match discover::endpoint(&discovery) {
-                    Some(endpoint) => Runner::H3 {
-                        runner: lane
-                            .runner(plan, progress)
-                            .connect_to(Some(endpoint.clone())),
-                        discovery,
-                        endpoint,
-                    },
+                    Some(endpoint) => {
+                        progress.send(ProbeEvent::Discovery {
+                            protocol: Protocol::H3,
+                            discovery: Box::new(discovery.clone()),
+                        });
+                        Runner::H3 {
+                            runner: lane
+                                .runner(plan, progress)
+                                .connect_to(Some(endpoint.clone())),
+                            discovery,
+                            endpoint,
+                        }
+                    }
                     None => Runner::idle(progress, discovery.detail.clone(), Some(discovery)),
                 }
             }

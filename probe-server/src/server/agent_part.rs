@@ -30,6 +30,7 @@ pub struct Tally {
     attempts: HashSet<(Protocol, u32, u32)>,
     skipped: HashSet<Protocol>,
     stopped: HashSet<Protocol>,
+    discovered: HashSet<Protocol>,
 }
 
 impl Shape {
@@ -128,6 +129,11 @@ impl Tally {
             }
             ProbeEvent::Stopped { protocol, .. } => {
                 shape.protocols.contains(protocol) && self.stopped.insert(*protocol)
+            }
+            ProbeEvent::Discovery { protocol, .. } => {
+                *protocol == Protocol::H3
+                    && shape.protocols.contains(protocol)
+                    && self.discovered.insert(*protocol)
             }
         }
     }

@@ -28,6 +28,12 @@ pub fn fold<'e>(record: &mut ProbeRecord, events: impl IntoIterator<Item = &'e V
             ProbeEvent::Stopped { protocol, reason } => {
                 run_mut(result, &protocols, *protocol).stopped = Some(reason.clone());
             }
+            ProbeEvent::Discovery {
+                protocol,
+                discovery,
+            } => {
+                run_mut(result, &protocols, *protocol).discovery = Some((**discovery).clone());
+            }
             ProbeEvent::Phase { .. } => {}
         }
     }

@@ -50,20 +50,26 @@ fn done_record(events: &[Sse]) -> ProbeRecord {
 }
 
 /// Checks the order of a stream: ids count up from 0, each attempt's phase
-/// events come before its `attempt` event, offsets never go back within an attempt.
+/// events come before its `attempt` event, offsets never go back within an attempt, and where
+/// HTTP/3 will be tried is said before its first phase.
 fn assert_ordered(events: &[Sse]) {
     let body = &events[..events.len() - 1];
     let mut last_at: Option<(u32, u32, u64)> = None;
+    let mut discovered = false;
     for (i, e) in body.iter().enumerate() {
         assert_eq!(e.id.as_deref(), Some(i.to_string().as_str()));
         let event: ProbeEvent = serde_json::from_value(e.data.clone()).expect("ProbeEvent");
         match event {
             ProbeEvent::Phase {
+                protocol,
                 attempt,
                 hop,
                 event,
-                ..
             } => {
+                assert!(
+                    protocol != Protocol::H3 || discovered,
+                    "discovery precedes HTTP/3's first phase"
+                );
                 if let Some((a, h, at)) = last_at
                     && (a, h) == (attempt, hop)
                 {
@@ -80,6 +86,15 @@ fn assert_ordered(events: &[Sse]) {
                     attempt.attempt
                 );
                 last_at = None;
+            }
+            ProbeEvent::Discovery {
+                protocol,
+                discovery,
+            } => {
+                assert_eq!(protocol, Protocol::H3);
+                assert_eq!(e.event, "discovery");
+                assert!(discovery.endpoint.is_some(), "{discovery:?}");
+                discovered = true;
             }
             ProbeEvent::Skipped { .. } | ProbeEvent::Stopped { .. } => {}
         }

@@ -803,3 +803,57 @@ async fn all_addresses_show_side_by_side_in_text_and_har() {
     }
     assert_valid_har(&har.stdout);
 }
+
+/// On a terminal (a pseudo-terminal made by `script`), `h123 probe` redraws one live line while
+/// HTTP/3 waits on a silent UDP port that the HTTP/1.1 response advertised: it names the phase
+/// and its time, the endpoint and what advertised it, and the limit; and it is cleared at the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_line_on_a_terminal_names_the_silent_endpoint_and_its_limit() {
+    let target = TestTarget::start(TargetConfig {
+        h3: h123_target::H3Mode::BlockUdp,
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let command = format!(
+        "stty cols 160; {} probe {} --cacert {} --proto h1,h3 --rounds 1 -n 1 --phase-timeout 2",
+        env!("CARGO_BIN_EXE_h123"),
+        target.https_url("/"),
+        target.ca_file().display()
+    );
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("script runs")
+    })
+    .await
+    .unwrap();
+    let terminal = stdout(&output);
+    let endpoint = format!("from {} (advertised by Alt-Svc)", target.https_addr);
+    let lines: Vec<&str> = terminal
+        .split("\r\x1b[2K")
+        .filter(|line| line.starts_with("h3 #1 quic "))
+        .collect();
+    assert!(
+        lines.len() >= 3,
+        "the line is redrawn while QUIC waits: {terminal:?}"
+    );
+    for line in &lines {
+        assert!(
+            line.contains("…: waiting for a QUIC answer over UDP ")
+                && line.contains(&endpoint)
+                && line.ends_with("; giving up after 2 s"),
+            "{line:?}"
+        );
+    }
+    let (first, last) = (lines[0], lines[lines.len() - 1]);
+    assert_ne!(first, last, "its time moves on");
+    let clear = "\r\x1b[2K";
+    let after_last = &terminal[terminal.rfind(clear).unwrap() + clear.len()..];
+    assert!(
+        !after_last.starts_with("h3 #1"),
+        "the line is cleared when the probe ends: {terminal:?}"
+    );
+}

@@ -2,7 +2,7 @@
 //! the result page and in the CLI's live line, so a long phase reads as alive, not hung.
 
 use crate::format::ms;
-use crate::schema::{Micros, Phase, ProbeOptions, Protocol};
+use crate::schema::{H3Discovery, H3Via, Micros, Phase, ProbeOptions, Protocol};
 
 /// A running attempt's open phase: when it started and how long it may last.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,14 +19,28 @@ pub struct Waiting {
 }
 
 impl Waiting {
-    /// The open `phase` of an attempt of `protocol` under `options`, started at `since`.
-    pub fn new(options: &ProbeOptions, protocol: Protocol, phase: Phase, since: Micros) -> Waiting {
+    /// The open `phase` of an attempt of `protocol` under `options`, started at `since`; an
+    /// HTTP/3 attempt's peer is the endpoint its `discovery` chose, once known.
+    pub fn new(
+        options: &ProbeOptions,
+        protocol: Protocol,
+        discovery: Option<&H3Discovery>,
+        phase: Phase,
+        since: Micros,
+    ) -> Waiting {
         let limit_ms = limit_ms(options);
+        let chosen = discovery.filter(|_| protocol == Protocol::H3);
+        let peer = Peer {
+            host: chosen
+                .and_then(|d| d.endpoint.as_deref())
+                .unwrap_or_else(|| host(&options.url)),
+            via: chosen.and_then(|d| d.via),
+        };
         Waiting {
             phase,
             since,
             limit_ms,
-            sentence: sentence(phase, protocol, host(&options.url), limit_ms),
+            sentence: sentence(phase, protocol, &peer, limit_ms),
         }
     }
 
@@ -56,14 +70,32 @@ pub fn limit_words(limit_ms: u64) -> String {
     }
 }
 
-/// What `phase` of a `protocol` attempt to `host` waits on, and when it gives up.
-pub fn sentence(phase: Phase, protocol: Protocol, host: &str, limit_ms: u64) -> String {
+/// Whom an attempt waits on: its host and port, and for HTTP/3 what pointed there.
+#[derive(Copy, Clone, Debug)]
+pub struct Peer<'a> {
+    /// The host and port dialled.
+    pub host: &'a str,
+    /// What named that endpoint (HTTP/3 only).
+    pub via: Option<H3Via>,
+}
+
+/// What `phase` of a `protocol` attempt to `peer` waits on, and when it gives up.
+pub fn sentence(phase: Phase, protocol: Protocol, peer: &Peer<'_>, limit_ms: u64) -> String {
+    let host = peer.host;
     let what = match phase {
         Phase::Dns => format!("waiting for the name lookup of {host}"),
         Phase::Connect => format!("waiting for a TCP connection to {host}"),
         Phase::Proxy => "waiting for the proxy to open a tunnel".to_owned(),
         Phase::Tls => format!("waiting for the TLS handshake with {host}"),
-        Phase::Quic => format!("waiting for a QUIC answer over UDP from {host}"),
+        Phase::Quic => format!(
+            "waiting for a QUIC answer over UDP from {host}{}",
+            match peer.via {
+                Some(H3Via::AltSvc) => " (advertised by Alt-Svc)",
+                Some(H3Via::HttpsRecord) => " (listed in its HTTPS DNS record)",
+                Some(H3Via::Direct) => " (tried directly: nothing advertised it)",
+                None => "",
+            }
+        ),
         Phase::Send => "sending the request".to_owned(),
         Phase::Wait => format!(
             "waiting for the server's first byte over {}",
@@ -92,7 +124,7 @@ mod tests {
             url: "https://127.0.0.1:4433/slow?x=1".into(),
             ..ProbeOptions::default()
         };
-        let w = Waiting::new(&options, Protocol::H3, Phase::Quic, Micros(2_000));
+        let w = Waiting::new(&options, Protocol::H3, None, Phase::Quic, Micros(2_000));
         assert_eq!(
             w.sentence,
             "waiting for a QUIC answer over UDP from 127.0.0.1:4433; giving up after 10 s"
@@ -109,7 +141,7 @@ mod tests {
             timeout_ms: 2_500,
             ..ProbeOptions::default()
         };
-        let w = Waiting::new(&options, Protocol::H2, Phase::Wait, Micros(0));
+        let w = Waiting::new(&options, Protocol::H2, None, Phase::Wait, Micros(0));
         assert_eq!(w.limit_ms, 2_500);
         assert_eq!(
             w.sentence,
@@ -120,10 +152,51 @@ mod tests {
     #[test]
     fn every_phase_says_what_it_waits_on() {
         for phase in Phase::ALL {
-            let s = sentence(phase, Protocol::H1, "a.test", 10_000);
+            let peer = Peer {
+                host: "a.test",
+                via: None,
+            };
+            let s = sentence(phase, Protocol::H1, &peer, 10_000);
             assert!(s.ends_with("; giving up after 10 s"), "{s}");
         }
         assert_eq!(host("https://u:p@a.test:8443"), "a.test:8443");
         assert_eq!(limit_words(500), "500 ms");
+    }
+
+    #[test]
+    fn http3_waits_on_the_endpoint_its_discovery_chose() {
+        let options = ProbeOptions {
+            url: "https://a.test/".into(),
+            ..ProbeOptions::default()
+        };
+        let discovery = H3Discovery {
+            alt_svc: Vec::new(),
+            https_record: None,
+            https_lookup: None,
+            via: Some(H3Via::AltSvc),
+            endpoint: Some("a.test:8443".into()),
+            outcome: crate::schema::H3Outcome::NotAdvertised,
+            detail: String::new(),
+        };
+        let w = Waiting::new(
+            &options,
+            Protocol::H3,
+            Some(&discovery),
+            Phase::Quic,
+            Micros(0),
+        );
+        assert_eq!(
+            w.sentence,
+            "waiting for a QUIC answer over UDP from a.test:8443 (advertised by Alt-Svc); giving up after 10 s"
+        );
+        // Another protocol's attempt is not pointed elsewhere by HTTP/3's discovery.
+        let w = Waiting::new(
+            &options,
+            Protocol::H2,
+            Some(&discovery),
+            Phase::Tls,
+            Micros(0),
+        );
+        assert!(w.sentence.contains("with a.test;"), "{}", w.sentence);
     }
 }

@@ -54,6 +54,7 @@ fn the_panels_have_one_tab_stop_a_row_per_attempt_and_a_bar_per_phase() {
     let panels = waterfall::Panels {
         options: &r.options,
         running: &[],
+        h3: None,
         reserve: 3,
         axis_px: 600,
     };
@@ -87,6 +88,7 @@ fn a_running_attempt_shows_its_open_phase_instead_of_a_total() {
     let panels = waterfall::Panels {
         options: &r.options,
         running: &running,
+        h3: None,
         reserve: 3,
         axis_px: 600,
     };

@@ -10,7 +10,7 @@ use crate::format::ms;
 use crate::live::AttemptKey;
 use crate::live::waiting::Waiting;
 use crate::waterfall::{Bar, Row, Tick, Waterfall, label_stride, layout_on};
-use crate::{Micros, Phase, ProbeOptions, ProbeResult, Protocol};
+use crate::{H3Discovery, Micros, Phase, ProbeOptions, ProbeResult, Protocol};
 use std::fmt::Write as _;
 
 /// One pattern per phase (wait stays solid), referenced as `url(#pat-<phase>)`.
@@ -47,6 +47,11 @@ pub fn section(
     let panels = Panels {
         options: &result.options,
         running,
+        h3: result
+            .runs
+            .iter()
+            .find(|r| r.protocol == Protocol::H3)
+            .and_then(|r| r.discovery.as_ref()),
         reserve: result.options.attempts().max(1),
         axis_px: DEFAULT_AXIS_PX,
     };
@@ -112,6 +117,8 @@ pub struct Panels<'a> {
     pub options: &'a ProbeOptions,
     /// Attempts still running, with their open phase.
     pub running: &'a [(AttemptKey, Option<Phase>)],
+    /// What HTTP/3's discovery found, once known: the endpoint a running QUIC phase waits on.
+    pub h3: Option<&'a H3Discovery>,
     /// Rows expected per panel, so a panel keeps its height while they arrive.
     pub reserve: u32,
     /// The axis's width in pixels, for the labels that fit it.
@@ -153,7 +160,7 @@ impl Panels<'_> {
                     .iter()
                     .rfind(|b| b.phase == phase)
                     .map_or(row.total_us, |b| b.start_us);
-                Waiting::new(self.options, protocol, phase, since)
+                Waiting::new(self.options, protocol, self.h3, phase, since)
             });
             if let Some(w) = &waiting {
                 waiting_note(&mut waits, row, w);

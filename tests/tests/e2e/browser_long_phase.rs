@@ -77,8 +77,10 @@ async fn a_phase_waiting_on_a_silent_udp_port_ticks_and_says_its_limit() {
         "the bar grows: {first_width}% then {second_width}%"
     );
     assert!(
-        note.contains("waiting for a QUIC answer over UDP from")
-            && note.ends_with("giving up after 10 s"),
+        note.contains(&format!(
+            "waiting for a QUIC answer over UDP from {} (advertised by Alt-Svc)",
+            stage.target.https_addr
+        )) && note.ends_with("giving up after 10 s"),
         "{note}"
     );
     client.set_window_size(1280, 900).await.expect("resize");
