@@ -100,27 +100,29 @@ async fn a_late_reader_holds_send_and_the_body_arrives_whole() {
                 assert_eq!(header(a, SHA256_HEADER.as_str()), Some(hash.as_str()));
             }
             sends.push(median(run.attempts.iter().map(send_ms).collect()));
-            offs.push(median(
-                run.attempts
-                    .iter()
-                    .map(|a| send_ms(a) - held_ms(a))
-                    .collect(),
-            ));
+            let off: Vec<f64> = run
+                .attempts
+                .iter()
+                .map(|a| send_ms(a) - held_ms(a))
+                .collect();
+            let closest = off.iter().copied().fold(f64::INFINITY, f64::min);
+            offs.push((median(off), closest));
         }
         let (quick, held) = (sends[0], sends[1]);
-        let off = offs[1];
+        let (off, closest) = offs[1];
         println!(
-            "{protocol}: send {held:.3} ms with the server holding the body {DELAY_MS} ms unread (send - its measured hold: {off:+.3} ms), {quick:.3} ms without"
+            "{protocol}: send {held:.3} ms with the server holding the body {DELAY_MS} ms unread (send - its measured hold: {off:+.3} ms, closest {closest:+.3} ms), {quick:.3} ms without"
         );
         // The hold lands in send: send lasts the hold the server measured, plus
-        // the head's way there and the body's tail after it. The tail is the part
+        // the head's way there and the body's tail after it; a hold that did not
+        // land in send would leave send 50 ms short of it. The tail is the part
         // over the flow-control window: what the whole send costs unheld, plus
-        // the window updates that restart it one round trip at a time (QUIC's
-        // user-space ones cost most on a busy machine), within 5 ms; a hold that
-        // did not land in send would be 50 ms off.
+        // the window updates that restart it one round trip at a time, within
+        // 5 ms on the attempt a busy machine disturbed least (its load only ever
+        // lengthens a tail: QUIC's user-space window updates most).
         assert!(
-            (0.0..=quick + 5.0).contains(&off),
-            "{protocol}: send is {off:+.3} ms off the server's hold (median), over {quick:.3} + 5 ms"
+            off >= 0.0 && closest <= quick + 5.0,
+            "{protocol}: send is {off:+.3} ms off the server's hold (median), the closest attempt {closest:+.3} ms, over {quick:.3} + 5 ms"
         );
     }
 }

@@ -64,6 +64,24 @@ fn server_delay_ms(attempt: &Attempt) -> f64 {
         .expect("server reports its delay")
 }
 
+/// A phase against the target's own figure for it, attempt by attempt (`errors`: measured less
+/// what the target reports, ms). A busy machine only ever adds time to an attempt, so the
+/// attempt it disturbed least shows the instrument's own error: that one is within `tolerance`;
+/// and no attempt is shorter than its cause (less `tolerance`), whatever the load.
+fn assert_tracks(what: &str, errors: &[f64], tolerance: f64) {
+    let least = errors.iter().copied().fold(f64::INFINITY, f64::min);
+    println!("{what}: {errors:.3?} ms");
+    assert!(
+        least >= -tolerance && least <= tolerance,
+        "{what}: the closest attempt is {least:+.3} ms off, over ± {tolerance} ms ({errors:.3?})"
+    );
+}
+
+/// The fastest of `values`: the one a busy machine disturbed least.
+fn fastest(values: impl IntoIterator<Item = f64>) -> f64 {
+    values.into_iter().fold(f64::INFINITY, f64::min)
+}
+
 fn assert_within(what: &str, measured: f64, expected: f64, tolerance: f64) {
     println!("{what}: measured {measured:.3} ms, expected {expected:.3} ms");
     let off = measured - expected;
@@ -85,17 +103,12 @@ async fn wait_matches_the_servers_own_delay() {
     for protocol in ALL {
         let run = run(&result, protocol);
         assert_ok(run);
-        let errors = run
+        let errors: Vec<f64> = run
             .attempts
             .iter()
             .map(|a| ms(a, Phase::Wait) - server_delay_ms(a))
             .collect();
-        assert_within(
-            &format!("{protocol} wait - server delay"),
-            median(errors),
-            0.0,
-            2.0,
-        );
+        assert_tracks(&format!("{protocol} wait - server delay"), &errors, 2.0);
     }
 }
 
@@ -125,18 +138,13 @@ async fn dns_phase_matches_the_dns_servers_delay() {
     for (i, protocol) in ALL.into_iter().enumerate() {
         let run = run(&result, protocol);
         assert_ok(run);
-        let errors = run
+        let errors: Vec<f64> = run
             .attempts
             .iter()
             .zip(&lookups[i * 5..])
             .map(|(a, served)| ms(a, Phase::Dns) - served)
             .collect();
-        assert_within(
-            &format!("{protocol} dns - server hold"),
-            median(errors),
-            0.0,
-            2.0,
-        );
+        assert_tracks(&format!("{protocol} dns - server hold"), &errors, 2.0);
         let info = run.attempts[0].dns.as_ref().expect("dns facts");
         assert_eq!(info.addresses, vec!["127.0.0.1"]);
         assert_eq!(info.source, target.dns_addr.to_string());
@@ -165,11 +173,11 @@ async fn tls_phase_carries_the_slow_fronts_delay() {
         let (direct, slow) = (run(&direct, protocol), run(&slow, protocol));
         assert_ok(direct);
         assert_ok(slow);
-        let tls =
-            |run: &ProtocolRun| median(run.attempts.iter().map(|a| ms(a, Phase::Tls)).collect());
+        let tls = |run: &ProtocolRun| fastest(run.attempts.iter().map(|a| ms(a, Phase::Tls)));
         // The front holds the server's flight 40 ms; tokio's timer fires on the
         // first 1 ms tick after the deadline, so the hold is 40 to 41 ms (seen:
-        // up to 42.7 in CI, the front's own scheduling included).
+        // up to 42.7 in CI, the front's own scheduling included). The fastest
+        // handshakes of each, the ones a busy machine disturbed least, are compared.
         assert_within(
             &format!("{protocol} tls added by the front"),
             tls(slow) - tls(direct),
@@ -191,8 +199,9 @@ async fn receive_spans_a_dripped_body() {
     for protocol in ALL {
         let run = run(&result, protocol);
         assert_ok(run);
-        let receive = run.attempts.iter().map(|a| ms(a, Phase::Receive)).collect();
-        assert_within(&format!("{protocol} receive"), median(receive), 100.0, 5.0);
+        // The fastest of the three: a busy machine only adds to a drip's 100 ms.
+        let receive = fastest(run.attempts.iter().map(|a| ms(a, Phase::Receive)));
+        assert_within(&format!("{protocol} receive"), receive, 100.0, 5.0);
         let response = run.attempts[0].response.as_ref().unwrap();
         assert_eq!(response.body_bytes, 10_000);
         assert!(!response.truncated);

@@ -33,6 +33,15 @@ fn median_ms(run: &ProtocolRun, phase: Phase) -> f64 {
     values[values.len() / 2]
 }
 
+/// The fastest `phase` over `run`'s attempts: the attempt a busy machine disturbed least, so a
+/// difference of two of them is the network's, not the scheduler's.
+fn fastest_ms(run: &ProtocolRun, phase: Phase) -> f64 {
+    run.attempts
+        .iter()
+        .filter_map(|a| Some(a.phases.get(phase)?.duration().as_ms()))
+        .fold(f64::INFINITY, f64::min)
+}
+
 fn within_percent(what: &str, measured: f64, expected: f64, percent: f64) {
     println!("{what}: {measured:.2} (expected {expected:.2} ± {percent}%)");
     assert!(
@@ -72,8 +81,8 @@ async fn an_added_round_trip_shows_in_every_handshake_and_the_wait() {
         };
         assert_eq!(path.emulation, expected);
         for &phase in phases {
-            let phase_ms = median_ms(run_on(&emulated), phase);
-            let added = phase_ms - median_ms(run_on(&real), phase);
+            let phase_ms = fastest_ms(run_on(&emulated), phase);
+            let added = phase_ms - fastest_ms(run_on(&real), phase);
             println!("{protocol} {phase:?}: {phase_ms:.2} ms with the network");
             within_percent(&format!("{protocol} {phase:?} added ms"), added, 100.0, 5.0);
         }
@@ -97,7 +106,7 @@ async fn a_lookup_waits_the_round_trip_too() {
         o.network = Some(NetworkProfile::parse("rtt=100ms").unwrap());
     })
     .await;
-    let dns = |result| median_ms(run(result, Protocol::H1), Phase::Dns);
+    let dns = |result| fastest_ms(run(result, Protocol::H1), Phase::Dns);
     within_percent("dns added ms", dns(&emulated) - dns(&real), 100.0, 5.0);
 }
 
