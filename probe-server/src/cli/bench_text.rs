@@ -29,38 +29,13 @@ pub fn report(result: &BenchResult) -> String {
     out
 }
 
-/// A sweep's report: the settings, what each step varied and how each
-/// protocol's packets crossed the link, the curve as a table, and the model.
+/// A sweep's report: the settings, how the network was applied (the page's own lines: what each
+/// step varied, how each protocol's packets crossed the link and what it dropped), the curve as
+/// a table, and the model.
 pub fn sweep_report(result: &SweepResult) -> String {
     let mut out = settings_line(&result.options);
-    let steps: Vec<String> = result
-        .sweep
-        .steps
-        .iter()
-        .map(|&v| result.sweep.label(v))
-        .collect();
-    let base = result
-        .options
-        .network
-        .as_ref()
-        .map(|n| format!(" on top of {n}"))
-        .unwrap_or_default();
-    let figure = match result.sweep.axis {
-        SweepAxis::Rtt => "added round-trip time",
-        SweepAxis::Loss => "loss",
-    };
-    let _ = writeln!(out, "sweep: {figure} over {}{base}", steps.join(", "));
-    if let Some(last) = result.steps.last() {
-        for run in &last.result.runs {
-            if let Some(path) = &run.emulated {
-                let _ = writeln!(
-                    out,
-                    "{}: {}",
-                    run.protocol.http_version(),
-                    path.emulation.describe()
-                );
-            }
-        }
+    for line in sweep::network_lines(result) {
+        let _ = writeln!(out, "{line}");
     }
     out.push('\n');
     out.push_str(&sweep::table(result));

@@ -172,29 +172,21 @@ struct Extra<'a> {
     h123: &'a [&'a str],
 }
 
-/// The fastest (ms) of each figure over 20 alternating runs of curl and h123: (h123's, curl's).
-/// A busy machine only ever adds to a figure (a process descheduled mid-request), so the run it
-/// disturbed least is each tool's own measure; medians drift apart under load (curl's connect
-/// at a 2 ms median beside two CPU hogs, h123's at 0.1 ms).
+/// Each tool's figures (ms) from its fastest of 20 alternating runs of curl and h123, by total:
+/// (h123's, curl's). A busy machine only ever adds time to a run (a process descheduled
+/// mid-request), so the run it disturbed least is each tool's own measure, its figures whole
+/// (the intervals between them are compared too); medians drift apart under load (curl's
+/// connect at a 2 ms median beside two CPU hogs, h123's at 0.1 ms).
 fn fastest_figures(url: &str, ca: &Path, protocol: Protocol, extra: Extra) -> (Figures, Figures) {
-    let (mut ours, mut theirs) = (vec![Vec::new(); 5], vec![Vec::new(); 5]);
+    let (mut ours, mut theirs): (Vec<Figures>, Vec<Figures>) = (Vec::new(), Vec::new());
     for _ in 0..20 {
-        for (i, v) in curl_figures(url, ca, protocol, extra.curl)
-            .into_iter()
-            .enumerate()
-        {
-            theirs[i].push(v * 1000.0);
-        }
-        for (i, v) in h123_figures(url, ca, protocol, extra.h123)
-            .into_iter()
-            .enumerate()
-        {
-            ours[i].push(v * 1000.0);
-        }
+        theirs.push(curl_figures(url, ca, protocol, extra.curl).map(|v| v * 1000.0));
+        ours.push(h123_figures(url, ca, protocol, extra.h123).map(|v| v * 1000.0));
     }
-    let pick = |all: Vec<Vec<f64>>| -> Figures {
-        let m: Vec<f64> = all.into_iter().map(fastest).collect();
-        m.try_into().unwrap()
+    let pick = |runs: Vec<Figures>| -> Figures {
+        runs.into_iter()
+            .min_by(|a, b| a[4].total_cmp(&b[4]))
+            .expect("20 runs")
     };
     (pick(ours), pick(theirs))
 }
