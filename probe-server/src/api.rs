@@ -22,6 +22,7 @@ pub mod monitor_page;
 pub mod monitors;
 pub mod openapi;
 pub mod permalink_page;
+pub mod preview;
 pub mod probes;
 pub mod progress;
 pub mod read_limit;

@@ -296,6 +296,8 @@ pub struct Shared {
     pub streams: Arc<stream_cap::StreamCaps>,
     /// The live views drawn once per probe and shared by their viewers.
     pub views: crate::api::view::feed::Feeds,
+    /// The link preview pictures drawn so far, and the places to draw more.
+    pub previews: crate::api::preview::Previews,
     /// Counters for `/metrics`.
     pub metrics: Metrics,
     /// Running slots, shared fairly between clients; a probe waits for one in its client's queue.
@@ -346,6 +348,7 @@ impl AppState {
                     config.max_streams,
                 ),
                 views: crate::api::view::feed::Feeds::default(),
+                previews: crate::api::preview::Previews::default(),
                 slots: FairSlots::new(config.max_running, config.reserved_slots),
                 egress_quota: egress_quota::EgressQuota::new(config.client_bytes_per_minute),
                 monitor_egress: egress_quota::EgressQuota::new(config.monitors.bytes_per_minute),

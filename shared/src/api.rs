@@ -138,6 +138,10 @@ pub struct ProbeLinks {
     pub curl: String,
     /// Server-rendered waterfall picture.
     pub waterfall_svg: String,
+    /// The waterfall as a 1200×630 PNG, for link previews (a finished probe's); empty from a
+    /// server older than it.
+    #[serde(default)]
+    pub preview_png: String,
     /// The result page's markup, as it stands.
     pub view: String,
     /// That markup redrawn as the probe runs (Server-Sent Events).
@@ -155,6 +159,7 @@ impl ProbeLinks {
             har: format!("{base}/har"),
             curl: format!("{base}/curl"),
             waterfall_svg: format!("{base}/waterfall.svg"),
+            preview_png: format!("{base}/preview.png"),
             view: format!("{base}/view"),
             view_events: format!("{base}/view/events"),
             permalink: format!("/r/{id}"),
@@ -603,6 +608,7 @@ mod tests {
         let json = serde_json::to_value(&links).unwrap();
         assert_eq!(json["self"], "/api/v1/probes/abc");
         assert_eq!(json["waterfall_svg"], "/api/v1/probes/abc/waterfall.svg");
+        assert_eq!(json["preview_png"], "/api/v1/probes/abc/preview.png");
         let bench = BenchLinks::for_id("xyz");
         assert_eq!(bench.permalink, "/b/xyz");
         assert_eq!(

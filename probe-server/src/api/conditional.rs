@@ -64,7 +64,8 @@ pub fn respond(request_headers: &HeaderMap, rep: Representation) -> Response {
     let plain_tag = etag(&rep.body);
     // Each coding is its own representation, so its own tag: `"…-gzip"` for the gzipped one.
     let gzip_tag = format!("{}-gzip\"", plain_tag.trim_end_matches('"'));
-    let wants_gzip = wants_gzip(request_headers, rep.body.len());
+    // A PNG is compressed already.
+    let wants_gzip = rep.content_type != "image/png" && wants_gzip(request_headers, rep.body.len());
     let current = if wants_gzip { &gzip_tag } else { &plain_tag };
     let not_modified = matches(request_headers, current);
     let (mut response, tag, gzipped) = if not_modified {

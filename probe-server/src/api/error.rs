@@ -56,6 +56,9 @@ pub enum ApiError {
     /// 409 `still_running`: the probe named has not finished, so there is nothing final to compare yet.
     #[error("probe `{0}` is still running: compare it once it has finished")]
     StillRunning(String),
+    /// 409 `still_running`: the probe named has not finished, so it has no preview picture yet.
+    #[error("probe `{0}` is still running: its picture is drawn once it has finished")]
+    NoPictureYet(String),
     /// 403 `not_owner`: only the owner token a probe was made under may add to it.
     #[error("only the owner token this probe was made under may add a browser measurement to it")]
     NotOwner,
@@ -166,6 +169,7 @@ impl ApiError {
             | ApiError::NotMonitorOwner => StatusCode::FORBIDDEN,
             ApiError::BenchBusy(_)
             | ApiError::StillRunning(_)
+            | ApiError::NoPictureYet(_)
             | ApiError::ProbeRunning(_)
             | ApiError::BrowserExists(_)
             | ApiError::BrowserWindowClosed(_) => StatusCode::CONFLICT,
@@ -200,7 +204,7 @@ impl ApiError {
             ApiError::BlockedTarget(_) => "blocked_target",
             ApiError::BenchDisabled => "bench_disabled",
             ApiError::BenchBusy(_) => "bench_busy",
-            ApiError::StillRunning(_) => "still_running",
+            ApiError::StillRunning(_) | ApiError::NoPictureYet(_) => "still_running",
             ApiError::NotOwner => "not_owner",
             ApiError::ProbeRunning(_) => "probe_running",
             ApiError::BrowserExists(_) => "browser_exists",

@@ -26,6 +26,7 @@ use utoipa::OpenApi;
         super::probes::probes_har,
         super::probes::probes_curl,
         super::probes::probes_svg,
+        super::preview::probes_preview_png,
         super::compare::compare_get,
         super::monitors::monitors_create,
         super::monitors::monitors_list,

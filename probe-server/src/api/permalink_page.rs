@@ -36,7 +36,8 @@ pub struct Preview {
     pub title: String,
     /// The answer, in a sentence or a few (`og:description`).
     pub description: String,
-    /// The picture link previews show (`og:image`), as an absolute path.
+    /// The picture link previews show (`og:image`, `twitter:image`: a 1200×630 PNG), as an
+    /// absolute path; empty for none.
     pub image: String,
     /// The page itself (`og:url`), as an absolute path.
     pub url: String,
@@ -103,7 +104,8 @@ pub async fn render_comparison(
     }
     let preview = Preview {
         title: format!("h123: compare {}", shorten(&b.options.url, 200)),
-        image: ProbeLinks::for_id(&b.id).waterfall_svg,
+        // The "after" probe's picture (both have finished).
+        image: ProbeLinks::for_id(&b.id).preview_png,
         description: shorten(&ProbeComparison::of(a, b.clone()).comparison.summary, 300),
         url: format!("/compare/{ids}"),
         data: Some(format!("/api/v1/compare/{ids}")),
@@ -170,10 +172,10 @@ pub fn fill(index: &str, preview: &Preview, body: &str, origin: Option<&str>) ->
         // A page without a picture (a problem page) has no image tags.
         image = match preview.image.is_empty() {
             true => String::new(),
-            false => format!(
-                "<meta property=\"og:image\" content=\"{}\" />\
-                 <meta name=\"twitter:card\" content=\"summary_large_image\" />",
-                escape(&absolute(&preview.image))
+            false => image_tags(
+                &absolute(&preview.image),
+                &preview.title,
+                &preview.description
             ),
         },
         url = escape(&absolute(&preview.url)),
@@ -202,6 +204,26 @@ pub fn fill(index: &str, preview: &Preview, body: &str, origin: Option<&str>) ->
     }
 }
 
+/// The tags of a preview's picture at `image` (absolute): its size and type, and its
+/// description (`alt`) from the page's title and description, as the unfurlers read them.
+fn image_tags(image: &str, title: &str, description: &str) -> String {
+    use super::svg::preview::{HEIGHT, WIDTH};
+    let (image, alt) = (
+        escape(image),
+        escape(&shorten(&format!("{title}: {description}"), 420)),
+    );
+    format!(
+        "<meta property=\"og:image\" content=\"{image}\" />\
+         <meta property=\"og:image:type\" content=\"image/png\" />\
+         <meta property=\"og:image:width\" content=\"{WIDTH}\" />\
+         <meta property=\"og:image:height\" content=\"{HEIGHT}\" />\
+         <meta property=\"og:image:alt\" content=\"{alt}\" />\
+         <meta name=\"twitter:card\" content=\"summary_large_image\" />\
+         <meta name=\"twitter:image\" content=\"{image}\" />\
+         <meta name=\"twitter:image:alt\" content=\"{alt}\" />"
+    )
+}
+
 /// A comparison's summary in the shell: its title and summary, escaped, until the script has
 /// drawn the comparison.
 fn summary(preview: &Preview) -> String {
@@ -215,8 +237,8 @@ fn summary(preview: &Preview) -> String {
     )
 }
 
-/// A probe page's preview: the URL, and the verdict (or the record's state
-/// when there is none yet).
+/// A probe page's preview: the URL, the verdict (or the record's state
+/// when there is none yet), and the picture once it has finished.
 fn preview(record: &ProbeRecord) -> Preview {
     let links = ProbeLinks::for_id(&record.id);
     let verdict = record
@@ -233,7 +255,11 @@ fn preview(record: &ProbeRecord) -> Preview {
     Preview {
         title: format!("h123: {}", shorten(&record.options.url, 200)),
         description: shorten(&description, 300),
-        image: links.waterfall_svg,
+        // A running probe has no picture yet (its PNG answers 409).
+        image: match record.status {
+            ProbeStatus::Running => String::new(),
+            _ => links.preview_png,
+        },
         url: links.permalink,
         // The page's script reads no record: the result is in the page, live changes come drawn.
         data: None,
@@ -280,9 +306,10 @@ mod tests {
         let page = fill(INDEX, &preview(&hostile), result, Some("http://h.test"));
         assert!(!page.contains("<script>"), "{page}");
         assert!(page.contains("&lt;script&gt;"), "{page}");
-        assert!(page.contains(
-            "<meta property=\"og:image\" content=\"http://h.test/api/v1/probes/abcDEF123/waterfall.svg\" />"
-        ));
+        assert!(
+            !page.contains("og:image") && !page.contains("twitter:"),
+            "a running probe has no picture yet: {page}"
+        );
         assert!(
             page.contains("<meta property=\"og:url\" content=\"http://h.test/r/abcDEF123\" />")
         );
@@ -312,6 +339,18 @@ mod tests {
             page.contains("<meta property=\"og:description\" content=\"No verdict.\" />"),
             "{page}"
         );
+        for tag in [
+            "<meta property=\"og:image\" content=\"http://h.test/api/v1/probes/abcDEF123/preview.png\" />",
+            "<meta property=\"og:image:type\" content=\"image/png\" />",
+            "<meta property=\"og:image:width\" content=\"1200\" />",
+            "<meta property=\"og:image:height\" content=\"630\" />",
+            "<meta property=\"og:image:alt\" content=\"h123: https://x.test/: No verdict.\" />",
+            "<meta name=\"twitter:card\" content=\"summary_large_image\" />",
+            "<meta name=\"twitter:image\" content=\"http://h.test/api/v1/probes/abcDEF123/preview.png\" />",
+            "<meta name=\"twitter:image:alt\" content=\"h123: https://x.test/: No verdict.\" />",
+        ] {
+            assert!(page.contains(tag), "{tag} in {page}");
+        }
     }
 
     #[test]
@@ -319,7 +358,7 @@ mod tests {
         let preview = Preview {
             title: "h123: compare <b>".to_owned(),
             description: "B is <i>faster</i>".to_owned(),
-            image: "/api/v1/probes/bbb/waterfall.svg".to_owned(),
+            image: "/api/v1/probes/bbb/preview.png".to_owned(),
             url: "/compare/aaa/bbb".to_owned(),
             data: Some("/api/v1/compare/aaa/bbb".to_owned()),
         };

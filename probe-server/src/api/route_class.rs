@@ -8,7 +8,7 @@
 
 use super::{
     agent, benches, browser, compare, config, health, metrics, monitor_page, monitors, openapi,
-    probes, scrape, static_files, vantages, view,
+    preview, probes, scrape, static_files, vantages, view,
 };
 use crate::server::AppState;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -127,6 +127,12 @@ pub fn table() -> &'static [Route] {
                 "/api/v1/probes/{id}/waterfall.svg",
                 Record,
                 |_| get(probes::probes_svg),
+            ),
+            r(
+                Method::GET,
+                "/api/v1/probes/{id}/preview.png",
+                Record,
+                |_| get(preview::probes_preview_png),
             ),
             r(Method::GET, "/api/v1/benches", Record, |_| {
                 get(benches::benches_list)

@@ -2,9 +2,11 @@
 //! self-contained SVG that reads well when pasted into a chat or an issue.
 //! A record measured from several vantages is drawn by [`vantages`]: a
 //! labelled group per vantage on one time axis. The owner's browser measurement, when there is
-//! one, is drawn under the server's rows on their axis ([`browser`]).
+//! one, is drawn under the server's rows on their axis ([`browser`]). [`preview`] draws the
+//! same rows at the size of a link preview's picture.
 
 mod browser;
+pub mod preview;
 mod vantages;
 
 use h123_shared::api::ProbeRecord;

@@ -21,6 +21,7 @@ mod flood;
 mod guard;
 mod hardening;
 mod layers;
+mod link_preview;
 mod listener;
 mod load;
 mod migration;

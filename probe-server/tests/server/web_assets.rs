@@ -16,27 +16,27 @@ const WASM: &str = "app-0123456789abcdef_bg.wasm";
 const CSS: &str = "style-5546b83d3fc61a1.css";
 
 /// The shape of `dist/index.html`: the shell with its summary markers and its inline loader.
-const INDEX: &str = "<!doctype html><html><head><title>h123</title>\
+pub(crate) const INDEX: &str = "<!doctype html><html><head><title>h123</title>\
 <script type=\"module\">import init from '/app.js'; await init();</script></head><body>\
 <div id=\"shell\"><main><!--h123:summary--><section class=\"intro\"><h1>Where does the time go?</h1>\
 </section><!--/h123:summary--></main></div></body></html>";
 
 /// One answer as curl saw it: status, headers (lowercase names) and raw body bytes.
-struct Fetched {
-    status: u16,
-    headers: HashMap<String, String>,
-    body: Vec<u8>,
+pub(crate) struct Fetched {
+    pub status: u16,
+    pub headers: HashMap<String, String>,
+    pub body: Vec<u8>,
 }
 
 impl Fetched {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).map(String::as_str)
     }
 }
 
 /// `GET url` with curl, sending exactly `extra` headers (curl sends no
 /// `Accept-Encoding` of its own without `--compressed`).
-fn curl(url: &str, extra: &[&str]) -> Fetched {
+pub(crate) fn curl(url: &str, extra: &[&str]) -> Fetched {
     let dir = tempfile::tempdir().unwrap();
     let (head, body) = (dir.path().join("head"), dir.path().join("body"));
     let mut command = Command::new("curl");
@@ -81,7 +81,7 @@ fn decode(encoding: Option<&str>, bytes: &[u8]) -> Vec<u8> {
 }
 
 /// A web root as `scripts/build-web` leaves it: each file with `.br` and `.gz` copies.
-fn web_root(dir: &Path) -> Vec<u8> {
+pub(crate) fn web_root(dir: &Path) -> Vec<u8> {
     // About 300 KB that compresses, but not to nothing.
     let wasm: Vec<u8> = (0u32..20_000)
         .flat_map(|i| {
@@ -279,10 +279,10 @@ async fn a_permalink_page_carries_its_result_and_preview_tags_and_nothing_leaks_
         "<meta property=\"og:title\" content=\"h123: {}\" />",
         h123_shared::markup::escape(&record.options.url)
     )));
-    let image = format!("http://{addr}/api/v1/probes/{id}/waterfall.svg");
     assert!(html.contains(&format!(
-        "<meta property=\"og:image\" content=\"{image}\" />"
+        "<meta property=\"og:image\" content=\"http://{addr}/api/v1/probes/{id}/preview.png\" />"
     )));
+    let image = format!("http://{addr}/api/v1/probes/{id}/waterfall.svg");
     assert!(
         html.contains("id=\"result\"")
             && html.contains(&format!("data-id=\"{id}\""))
