@@ -13,6 +13,7 @@ pub mod egress;
 pub mod failure;
 pub mod guard;
 pub mod h1;
+pub mod h1_load;
 pub mod h2;
 pub mod h2_frames;
 pub mod h3;

@@ -311,8 +311,15 @@ async fn worker<C: Load>(seat: Seat<C>) {
         let result = match handle {
             Ok((generation, mut handle)) => {
                 let result = send::<C>(&seat.shared, &mut handle).await;
-                // HTTP/1.1 has no way back after a failed exchange; streams do.
-                if cold || (result.is_err() && (C::ONE_AT_A_TIME || C::is_closed(&handle))) {
+                // HTTP/1.1 has no way back after a failed exchange, nor after the server
+                // closed the connection with its response (replaced then, as wrk does);
+                // streams have, unless the connection itself is gone.
+                let spent = if C::ONE_AT_A_TIME {
+                    result.is_err() || C::is_closed(&handle)
+                } else {
+                    result.is_err() && C::is_closed(&handle)
+                };
+                if cold || spent {
                     broken = Some(generation);
                 } else {
                     current = Some((generation, handle));

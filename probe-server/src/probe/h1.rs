@@ -9,7 +9,6 @@ use super::http::{
 };
 use super::trace::AttemptTrace;
 use super::wire::WireTap;
-use crate::probe::load::{Load, Reply, hyper_reply};
 use bytes::Bytes;
 use h123_shared::timeline::TraceEvent;
 use h123_shared::{Failure, Phase, TtfbSource};
@@ -19,7 +18,6 @@ use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Mutex;
 
 /// An HTTP/1.1 connection.
 pub struct H1 {
@@ -68,7 +66,7 @@ impl H1 {
 }
 
 /// The one ALPN an HTTP/1.1 connection offers.
-const ALPN: &[&[u8]] = &[b"http/1.1"];
+pub(super) const ALPN: &[&[u8]] = &[b"http/1.1"];
 
 impl Connection for H1 {
     type Setup = Arc<ClientConfig>;
@@ -104,49 +102,5 @@ impl Connection for H1 {
         let request = build_request(spec, UriForm::Origin)?;
         let send = || self.sender.send_request(request);
         timed_exchange(send, &self.tap, TtfbSource::TransportRead, spec, trace, out).await
-    }
-}
-
-/// A bench worker's HTTP/1.1 connection: one request at a time, so the
-/// sender is locked for each request (uncontended: one worker per connection).
-#[derive(Clone)]
-pub struct H1Handle(Arc<Mutex<H1>>);
-
-impl Load for H1 {
-    const ONE_AT_A_TIME: bool = true;
-
-    type Handle = H1Handle;
-
-    async fn open_for_load(
-        target: &Target<'_>,
-        settings: &ConnectSettings,
-    ) -> Result<H1Handle, Failure> {
-        let mut scratch = AttemptTrace::start();
-        let config = settings.tls_config(ALPN);
-        let opened =
-            H1::open_tapped(target, settings, config, &mut scratch, WireTap::silent()).await?;
-        Ok(H1Handle(Arc::new(Mutex::new(opened.conn))))
-    }
-
-    async fn send(handle: &mut H1Handle, spec: &RequestSpec) -> Result<Reply, Failure> {
-        let request = build_request(spec, UriForm::Origin)?;
-        let mut conn = handle.0.lock().await;
-        conn.sender
-            .ready()
-            .await
-            .map_err(|e| from_hyper(Phase::Send, &e))?;
-        let response = conn
-            .sender
-            .send_request(request)
-            .await
-            .map_err(|e| from_hyper(Phase::Wait, &e))?;
-        hyper_reply(response, spec.max_body).await
-    }
-
-    fn is_closed(handle: &H1Handle) -> bool {
-        handle
-            .0
-            .try_lock()
-            .is_ok_and(|conn| conn.sender.is_closed())
     }
 }

@@ -3,12 +3,8 @@
 //! without recording phases. Each protocol's engine implements it; the bench only uses it.
 
 use crate::probe::connection::{ConnectSettings, Target};
-use crate::probe::failure::from_hyper;
 use crate::probe::http::RequestSpec;
-use crate::probe::trace;
-use h123_shared::{Failure, Phase};
-use http_body_util::BodyExt;
-use hyper::body::Incoming;
+use h123_shared::Failure;
 use std::future::Future;
 use std::time::Instant;
 
@@ -49,33 +45,4 @@ pub trait Load: Send + 'static {
 
     /// Whether the connection is gone, so the next request needs a new one.
     fn is_closed(handle: &Self::Handle) -> bool;
-}
-
-/// Reads a hyper response body to its end (or past `max` bytes), counting its bytes.
-async fn drain(mut body: Incoming, max: u64) -> Result<u64, Failure> {
-    let mut bytes = 0u64;
-    while bytes < max
-        && let Some(frame) = body.frame().await
-    {
-        let frame = frame.map_err(|e| from_hyper(Phase::Receive, &e))?;
-        if let Some(data) = frame.data_ref() {
-            bytes += data.len() as u64;
-        }
-    }
-    Ok(bytes)
-}
-
-/// The reply to a hyper response: headers are in, the body is read here (up to `max_body`).
-pub async fn hyper_reply(
-    response: http::Response<Incoming>,
-    max_body: u64,
-) -> Result<Reply, Failure> {
-    let headers_at = trace::now();
-    let status = response.status().as_u16();
-    let body_bytes = drain(response.into_body(), max_body).await?;
-    Ok(Reply {
-        status,
-        headers_at,
-        body_bytes,
-    })
 }
