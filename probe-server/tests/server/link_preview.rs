@@ -4,7 +4,7 @@
 //! to be a 1200×630 PNG of the result; a running or unknown probe gets no picture.
 
 use crate::support::*;
-use crate::web_assets::{Fetched, curl, web_root};
+use crate::web_assets::{Fetched, curl, serve_web_root};
 use h123_shared::{Phase, palette};
 use std::net::{IpAddr, SocketAddr};
 
@@ -56,16 +56,7 @@ fn pixels_of(pixels: &[u8], hex: &str) -> usize {
 #[tokio::test]
 async fn unfurlers_get_a_png_of_a_finished_probe_and_none_of_a_running_or_unknown_one() {
     let target = target().await;
-    let dir = tempfile::tempdir().unwrap();
-    let web = tempfile::tempdir().unwrap();
-    web_root(web.path());
-    let server = ServerProcess::start_with_web_root(
-        &target,
-        &dir.path().join("h123.sqlite"),
-        web.path(),
-        &[],
-    )
-    .await;
+    let (server, _, _dirs) = serve_web_root(&target).await;
     let addr: SocketAddr = server.addr;
     let from: IpAddr = "127.0.0.1".parse().unwrap();
     let body = probe_body(&target.https_url("/"), &["h1", "h2", "h3"], 2);

@@ -80,6 +80,24 @@ fn decode(encoding: Option<&str>, bytes: &[u8]) -> Vec<u8> {
     out.stdout
 }
 
+/// `h123 serve` against `target` with a fresh database and [`web_root`]'s files as its web UI:
+/// the server, the bundle's bytes, and its folders (removed when dropped).
+pub(crate) async fn serve_web_root(
+    target: &h123_target::TestTarget,
+) -> (ServerProcess, Vec<u8>, [tempfile::TempDir; 2]) {
+    let dir = tempfile::tempdir().unwrap();
+    let web = tempfile::tempdir().unwrap();
+    let wasm = web_root(web.path());
+    let server = ServerProcess::start_with_web_root(
+        target,
+        &dir.path().join("h123.sqlite"),
+        web.path(),
+        &[],
+    )
+    .await;
+    (server, wasm, [dir, web])
+}
+
 /// A web root as `scripts/build-web` leaves it: each file with `.br` and `.gz` copies.
 pub(crate) fn web_root(dir: &Path) -> Vec<u8> {
     // About 300 KB that compresses, but not to nothing.
@@ -113,16 +131,7 @@ pub(crate) fn web_root(dir: &Path) -> Vec<u8> {
 #[tokio::test]
 async fn precompressed_files_follow_accept_encoding_with_cache_headers_and_etags() {
     let target = target().await;
-    let dir = tempfile::tempdir().unwrap();
-    let web = tempfile::tempdir().unwrap();
-    let wasm = web_root(web.path());
-    let server = ServerProcess::start_with_web_root(
-        &target,
-        &dir.path().join("h123.sqlite"),
-        web.path(),
-        &[],
-    )
-    .await;
+    let (server, wasm, _dirs) = serve_web_root(&target).await;
     let url = format!("http://{}/{WASM}", server.addr);
 
     let cases: [(Option<&str>, Option<&str>); 7] = [
@@ -225,16 +234,7 @@ async fn precompressed_files_follow_accept_encoding_with_cache_headers_and_etags
 #[tokio::test]
 async fn a_permalink_page_carries_its_result_and_preview_tags_and_nothing_leaks_elsewhere() {
     let target = target().await;
-    let dir = tempfile::tempdir().unwrap();
-    let web = tempfile::tempdir().unwrap();
-    web_root(web.path());
-    let server = ServerProcess::start_with_web_root(
-        &target,
-        &dir.path().join("h123.sqlite"),
-        web.path(),
-        &[],
-    )
-    .await;
+    let (server, _, _dirs) = serve_web_root(&target).await;
     let addr: SocketAddr = server.addr;
     let from: IpAddr = "127.0.0.1".parse().unwrap();
     // Characters a URL keeps as they are which HTML must escape: `&` (here starting what would
