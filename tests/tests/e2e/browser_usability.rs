@@ -140,11 +140,10 @@ async fn keyboard_titles_and_narrow_axes() {
     .await;
     assert_eq!(padded, "Ready to measure.");
 
-    // A probe of three attempts per protocol: 9 rows of bars. Through the slow-TLS front, so a
-    // new connection costs 40 ms more than a reused one: a saving no busy machine hides.
+    // A probe of three attempts per protocol: 9 rows of bars.
     url_field.clear().await.unwrap();
     url_field
-        .send_keys(&target.slow_tls_url("/delay/20"))
+        .send_keys(&target.https_url("/delay/20"))
         .await
         .unwrap();
     let id = submit_probe(&client).await;
