@@ -33,9 +33,9 @@ fn probe_json(args: &[&str]) -> ProbeResult {
     })
 }
 
-/// The smallest of `values`: the run a busy machine disturbed least.
-fn fastest(values: Vec<f64>) -> f64 {
-    values.into_iter().fold(f64::INFINITY, f64::min)
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -122,21 +122,8 @@ fn curl_figures(url: &str, ca: &Path, protocol: Protocol, extra: &[&str]) -> Fig
     };
     let format =
         "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_starttransfer} %{time_total}";
-    // Above the machine's other work (when allowed: as root, as scripts/test runs; else nice
-    // warns and runs it as it is): curl reads its clock when the scheduler wakes it, so beside
-    // two CPU hogs every curl figure after the first byte came out a millisecond late, while
-    // h123's come from the kernel's receive stamps.
-    let output = Command::new("nice")
-        .args([
-            "-n",
-            "-10",
-            "curl",
-            "-s",
-            "-o",
-            "/dev/null",
-            version,
-            "--cacert",
-        ])
+    let output = Command::new("curl")
+        .args(["-s", "-o", "/dev/null", version, "--cacert"])
         .arg(ca)
         .args(extra)
         .args(["-w", format, url])
@@ -185,21 +172,27 @@ struct Extra<'a> {
     h123: &'a [&'a str],
 }
 
-/// Each tool's figures (ms) from its fastest of 20 alternating runs of curl and h123, by total:
-/// (h123's, curl's). A busy machine only ever adds time to a run (a process descheduled
-/// mid-request), so the run it disturbed least is each tool's own measure, its figures whole
-/// (the intervals between them are compared too); medians drift apart under load (curl's
-/// connect at a 2 ms median beside two CPU hogs, h123's at 0.1 ms).
-fn fastest_figures(url: &str, ca: &Path, protocol: Protocol, extra: Extra) -> (Figures, Figures) {
-    let (mut ours, mut theirs): (Vec<Figures>, Vec<Figures>) = (Vec::new(), Vec::new());
+/// Medians (ms) of each figure over 20 alternating runs of curl and h123:
+/// (h123's, curl's).
+fn medians(url: &str, ca: &Path, protocol: Protocol, extra: Extra) -> (Figures, Figures) {
+    let (mut ours, mut theirs) = (vec![Vec::new(); 5], vec![Vec::new(); 5]);
     for _ in 0..20 {
-        theirs.push(curl_figures(url, ca, protocol, extra.curl).map(|v| v * 1000.0));
-        ours.push(h123_figures(url, ca, protocol, extra.h123).map(|v| v * 1000.0));
+        for (i, v) in curl_figures(url, ca, protocol, extra.curl)
+            .into_iter()
+            .enumerate()
+        {
+            theirs[i].push(v * 1000.0);
+        }
+        for (i, v) in h123_figures(url, ca, protocol, extra.h123)
+            .into_iter()
+            .enumerate()
+        {
+            ours[i].push(v * 1000.0);
+        }
     }
-    let pick = |runs: Vec<Figures>| -> Figures {
-        runs.into_iter()
-            .min_by(|a, b| a[4].total_cmp(&b[4]))
-            .expect("20 runs")
+    let pick = |all: Vec<Vec<f64>>| -> Figures {
+        let m: Vec<f64> = all.into_iter().map(median).collect();
+        m.try_into().unwrap()
     };
     (pick(ours), pick(theirs))
 }
@@ -227,7 +220,7 @@ const POST_ROUNDS: usize = 3;
 /// Over plain HTTP every curl figure is comparable as is; over HTTPS curl's
 /// TLS stack (OpenSSL, loading the CA file per run) differs from h123's
 /// (rustls), so there the TLS-independent intervals are compared and the
-/// handshakes are reported side by side. The fastest of 20 runs each; the ratio
+/// handshakes are reported side by side. Medians of 20 runs each; the ratio
 /// of totals is h123's overhead next to curl.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn curl_figures_agree_with_curl_within_a_millisecond() {
@@ -239,11 +232,11 @@ async fn curl_figures_agree_with_curl_within_a_millisecond() {
     tokio::task::spawn_blocking(move || {
         let names = ["namelookup", "connect", "appconnect", "starttransfer", "total"];
         for protocol in [Protocol::H1, Protocol::H2] {
-            let (ours, curls) = fastest_figures(&plain, &ca, protocol, Extra::default());
+            let (ours, curls) = medians(&plain, &ca, protocol, Extra::default());
             for (i, name) in names.iter().enumerate() {
                 assert_close(&format!("{protocol} http time_{name}"), ours[i], curls[i]);
             }
-            let (ours, curls) = fastest_figures(&tls, &ca, protocol, Extra::default());
+            let (ours, curls) = medians(&tls, &ca, protocol, Extra::default());
             println!(
                 "{protocol} https TLS handshake (appconnect - connect): h123/rustls {:.3} ms, curl/OpenSSL {:.3} ms",
                 ours[2] - ours[1],
@@ -304,8 +297,7 @@ async fn text_output_and_exit_codes() {
 }
 
 /// A followed redirect chain is one request: its total (`-o json`, whole chain) matches
-/// `curl -L`'s `time_total` within a millisecond (the fastest of 10 alternating runs each, plain
-/// HTTP).
+/// `curl -L`'s `time_total` within a millisecond (medians of 10 alternating runs, plain HTTP).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redirect_chain_total_matches_curl_dash_l() {
     let _alone = crate::support::SERIAL.lock().await;
@@ -314,18 +306,8 @@ async fn a_redirect_chain_total_matches_curl_dash_l() {
     tokio::task::spawn_blocking(move || {
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..10 {
-            // Above the machine's other work, as in `curl_figures`.
-            let curl = Command::new("nice")
-                .args([
-                    "-n",
-                    "-10",
-                    "curl",
-                    "-s",
-                    "-L",
-                    "--http1.1",
-                    "-o",
-                    "/dev/null",
-                ])
+            let curl = Command::new("curl")
+                .args(["-s", "-L", "--http1.1", "-o", "/dev/null"])
                 .args(["-w", "%{time_total} %{num_redirects}", &url])
                 .output()
                 .expect("curl is installed (scripts/test installs it)");
@@ -339,7 +321,7 @@ async fn a_redirect_chain_total_matches_curl_dash_l() {
             let timings = CurlTimings::from_chain(&chains[0]);
             ours.push(timings.time_total * 1000.0);
         }
-        let (ours, curls) = (fastest(ours), fastest(theirs));
+        let (ours, curls) = (median(ours), median(theirs));
         println!("redirect chain (3 hops) time_total: h123 {ours:.3} ms, curl -L {curls:.3} ms");
         assert!(
             (ours - curls).abs() <= 1.0,
@@ -418,7 +400,7 @@ async fn post_figures_agree_with_curl_within_a_millisecond() {
             };
             let mut misses = Vec::new();
             while misses.len() < POST_ROUNDS {
-                let (ours, curls) = fastest_figures(&url, &ca, protocol, extra);
+                let (ours, curls) = medians(&url, &ca, protocol, extra);
                 let problems: Vec<String> = names
                     .iter()
                     .enumerate()
