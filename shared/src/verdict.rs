@@ -87,10 +87,23 @@ pub struct ProtocolSample {
 }
 
 impl ProtocolSample {
+    /// The sample of `protocol`'s `totals` (in any order); `None` when there are none.
+    pub fn of(protocol: Protocol, mut totals: Vec<Micros>) -> Option<ProtocolSample> {
+        totals.sort_unstable();
+        Some(ProtocolSample {
+            protocol,
+            count: totals.len(),
+            median: percentile(&totals, 50),
+            min: *totals.first()?,
+            max: *totals.last()?,
+            next_to_max: totals[totals.len().saturating_sub(2)],
+        })
+    }
+
     /// Fastest to slowest, leaving out the single slowest once there are
     /// [`MIN_SAMPLES`]: one slow outlier (a first connection's one-off cost,
     /// a scheduler hiccup) does not hide a difference every other attempt shows.
-    fn spread(&self) -> Option<Micros> {
+    pub fn spread(&self) -> Option<Micros> {
         let top = if self.count >= MIN_SAMPLES {
             self.next_to_max
         } else {
@@ -377,20 +390,12 @@ fn samples(good: &[&Chain]) -> Vec<(ConnState, Vec<ProtocolSample>)> {
             let samples: Vec<ProtocolSample> = protocols_of(good)
                 .into_iter()
                 .filter_map(|protocol| {
-                    let mut totals: Vec<Micros> = good
+                    let totals: Vec<Micros> = good
                         .iter()
                         .filter(|c| c.protocol == protocol && c.state() == state)
                         .map(|c| c.total().saturating_sub(c.lookup()))
                         .collect();
-                    totals.sort_unstable();
-                    Some(ProtocolSample {
-                        protocol,
-                        count: totals.len(),
-                        median: percentile(&totals, 50),
-                        min: *totals.first()?,
-                        max: *totals.last()?,
-                        next_to_max: totals[totals.len().saturating_sub(2)],
-                    })
+                    ProtocolSample::of(protocol, totals)
                 })
                 .collect();
             (!samples.is_empty()).then_some((state, samples))

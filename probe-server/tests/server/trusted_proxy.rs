@@ -12,6 +12,9 @@ use tokio::net::TcpStream;
 const PROXY: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1));
 /// A client that connects directly, not trusted.
 const DIRECT: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+/// Another direct client, with no earlier connection the server may not have counted out yet
+/// (it counts a connection out when it has closed it, a moment after the client read the end).
+const DIRECT_FRESH: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 3));
 
 /// A connection to `server` from `from`.
 async fn open(server: SocketAddr, from: IpAddr) -> TcpStream {
@@ -42,6 +45,23 @@ async fn reads(server: SocketAddr, from: IpAddr, forwarded: Option<&str>, n: usi
     for _ in 0..n {
         codes.push(ask(open(server, from).await, "/api/v1/probes", forwarded).await);
     }
+    codes
+}
+
+/// The statuses of `n` connections from `from`, all open at once, in the order they were
+/// opened. The last is asked first and each answer closes its connection, so every
+/// connection is answered while all those opened before it are still open, however late a
+/// busy server accepts them.
+async fn held_at_once(server: SocketAddr, from: IpAddr, n: usize) -> Vec<u16> {
+    let mut held = Vec::new();
+    for _ in 0..n {
+        held.push(open(server, from).await);
+    }
+    let mut codes = Vec::new();
+    for stream in held.into_iter().rev() {
+        codes.push(ask(stream, "/healthz", None).await);
+    }
+    codes.reverse();
     codes
 }
 
@@ -90,22 +110,14 @@ async fn limits_follow_the_client_a_trusted_proxy_names() {
     );
 
     // The proxy carries many clients: its connections are not capped per client.
-    let mut held = Vec::new();
-    for _ in 0..4 {
-        held.push(open(addr, PROXY).await);
-    }
-    let mut codes = Vec::new();
-    for stream in held {
-        codes.push(ask(stream, "/healthz", None).await);
-    }
-    assert_eq!(codes, [200, 200, 200, 200], "the proxy's four connections");
-    let mut held = Vec::new();
-    for _ in 0..3 {
-        held.push(open(addr, DIRECT).await);
-    }
-    let mut codes = Vec::new();
-    for stream in held {
-        codes.push(ask(stream, "/healthz", None).await);
-    }
-    assert_eq!(codes, [200, 200, 503], "a direct client holds two");
+    assert_eq!(
+        held_at_once(addr, PROXY, 4).await,
+        [200, 200, 200, 200],
+        "the proxy's four connections"
+    );
+    assert_eq!(
+        held_at_once(addr, DIRECT_FRESH, 3).await,
+        [200, 200, 503],
+        "a direct client holds two"
+    );
 }

@@ -199,6 +199,7 @@ mod tests {
             vec![
                 fresh(1, 0, 1_000, 1_000, 1_000),
                 answer(reused(2, 1_000), 404, None),
+                answer(reused(3, 1_000), 404, None),
             ],
         )]));
         assert_eq!(ids(&f), vec!["http_client_error", "reuse_saving"]);

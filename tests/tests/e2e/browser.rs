@@ -38,7 +38,8 @@ pub(crate) fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-fn free_port() -> u16 {
+/// A TCP port free on 127.0.0.1 at the moment of asking.
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("free port")
