@@ -201,6 +201,116 @@ pub struct ProbeSummary {
     /// Whether everyone's list shows it, or only its owner's.
     #[serde(default)]
     pub visibility: Visibility,
+    /// How a finished probe went, at a glance (from its analysis); absent while it runs, for a
+    /// record stored without an analysis, and from a server older than the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<ListOutcome>,
+    /// The verdict's answer as the result page heads it (`result.analysis.verdict.summary`),
+    /// cut to [`VERDICT_MAX_CHARS`] characters (ending in `…` when cut); absent as `outcome` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+}
+
+/// The most characters of a verdict a list line carries (the link preview's description's
+/// bound): a summary longer than that is cut, ending in `…`.
+pub const VERDICT_MAX_CHARS: usize = 300;
+
+/// How a finished probe went, as its line in the recent-results list says at a glance: the
+/// result page's outcome, with a probe whose every answer was an HTTP error told apart from one
+/// whose attempts failed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ReadJson)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ListOutcome {
+    /// Every attempt got an answer below 400.
+    Done,
+    /// Some attempts failed or answered 4xx/5xx; some succeeded.
+    DoneWithErrors,
+    /// Nothing succeeded, and every attempt that counted got an answer: all 4xx or 5xx.
+    HttpError,
+    /// Nothing succeeded, and some attempt failed (no answer at all).
+    Failed,
+}
+
+impl ListOutcome {
+    /// The outcome of `analysis`.
+    pub fn of(analysis: &crate::analysis::Analysis) -> Self {
+        use crate::analysis::Outcome;
+        match analysis.outcome {
+            Outcome::Done => ListOutcome::Done,
+            Outcome::DoneWithErrors => ListOutcome::DoneWithErrors,
+            Outcome::Failed if analysis.counts.failed == 0 && analysis.counts.http_errors > 0 => {
+                ListOutcome::HttpError
+            }
+            Outcome::Failed => ListOutcome::Failed,
+        }
+    }
+
+    /// As stored and sent: `done`, `done_with_errors`, `http_error`, `failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ListOutcome::Done => "done",
+            ListOutcome::DoneWithErrors => "done_with_errors",
+            ListOutcome::HttpError => "http_error",
+            ListOutcome::Failed => "failed",
+        }
+    }
+
+    /// The outcome stored as `text` ([`ListOutcome::as_str`]); `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            ListOutcome::Done,
+            ListOutcome::DoneWithErrors,
+            ListOutcome::HttpError,
+            ListOutcome::Failed,
+        ]
+        .into_iter()
+        .find(|o| o.as_str() == text)
+    }
+}
+
+/// What a list line says of `record` beside its id and URL: its outcome and its verdict (the
+/// result page's, [`crate::verdict::verdict`]'s summary as the finished record's analysis holds
+/// it, cut to [`VERDICT_MAX_CHARS`]). Both `None` while it runs, or when the record has no
+/// analysis (the result page then shows no verdict either). Stored as columns when the probe
+/// finishes, so the list never reads whole records.
+pub fn list_line(record: &ProbeRecord) -> (Option<ListOutcome>, Option<String>) {
+    match (&record.status, &record.result.analysis) {
+        (ProbeStatus::Running, _) | (_, None) => (None, None),
+        (_, Some(analysis)) => (
+            Some(ListOutcome::of(analysis)),
+            Some(bounded(&analysis.verdict.summary, VERDICT_MAX_CHARS)),
+        ),
+    }
+}
+
+/// `text` in at most `max` characters: cut, ending in `…`, when longer.
+pub fn bounded(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}
+
+impl ProbeSummary {
+    /// The line's status word and its badge's classes, as the result page's badge words it, and
+    /// an HTTP error named as such: never a success for a probe that failed, answered only with
+    /// errors, or is still running.
+    pub fn badge(&self) -> (&'static str, &'static str) {
+        match (self.status, self.outcome) {
+            (ProbeStatus::Running, _) => ("measuring…", "status running"),
+            (ProbeStatus::Cancelled, _) => ("cancelled", "status cancelled"),
+            (ProbeStatus::Done, Some(ListOutcome::Failed)) => ("failed", "status failed"),
+            (ProbeStatus::Done, Some(ListOutcome::HttpError)) => ("HTTP error", "status failed"),
+            (ProbeStatus::Done, Some(ListOutcome::DoneWithErrors)) => {
+                ("done with errors", "status errors")
+            }
+            (ProbeStatus::Done, _) => ("done", "status done"),
+        }
+    }
 }
 
 /// A page of `GET /api/v1/probes`, newest first.
@@ -598,6 +708,96 @@ mod tests {
             finding: None,
         });
         assert!(record.settled(2_000));
+    }
+
+    #[test]
+    fn a_list_line_carries_the_verdict_and_never_calls_a_failure_a_success() {
+        use crate::fixture::{failed, fresh, result, reused, run};
+        use crate::schema::{FailureKind, Phase};
+        let record = |status, result: crate::schema::ProbeResult| ProbeRecord {
+            id: "x".into(),
+            status,
+            created_at_unix_ms: 1,
+            options: result.options.clone(),
+            result: crate::analysis::analyzed(result),
+            queued_ms: None,
+            cancel_reason: None,
+            vantages: Vec::new(),
+            browser: None,
+            monitor: None,
+        };
+        let line = |record: &ProbeRecord| {
+            let (outcome, verdict) = list_line(record);
+            let summary = ProbeSummary {
+                id: record.id.clone(),
+                url: String::new(),
+                protocols: Vec::new(),
+                status: record.status,
+                created_at_unix_ms: 1,
+                visibility: Visibility::Unlisted,
+                outcome,
+                verdict,
+            };
+            (summary.badge().0, summary.verdict)
+        };
+        let ok = result(vec![run(
+            Protocol::H1,
+            vec![fresh(1, 0, 1, 1, 1), reused(2, 1)],
+        )]);
+        let done = record(ProbeStatus::Done, ok.clone());
+        let verdict = done
+            .result
+            .analysis
+            .as_ref()
+            .unwrap()
+            .verdict
+            .summary
+            .clone();
+        assert_eq!(line(&done), ("done", Some(verdict)));
+        let mut not_found = ok.clone();
+        for a in &mut not_found.runs[0].attempts {
+            a.response.as_mut().unwrap().status = 404;
+        }
+        let (badge, verdict) = line(&record(ProbeStatus::Done, not_found));
+        assert_eq!(badge, "HTTP error");
+        assert!(verdict.unwrap().contains("every answer was an HTTP error"));
+        let refused = failed(fresh(1, 0, 1, 1, 1), Phase::Connect, FailureKind::Refused);
+        let (badge, verdict) = line(&record(
+            ProbeStatus::Done,
+            result(vec![run(Protocol::H2, vec![refused])]),
+        ));
+        assert_eq!(badge, "failed");
+        assert!(
+            verdict
+                .unwrap()
+                .starts_with("Nothing to compare: every attempt failed")
+        );
+        // Running: neither, whatever a partial result holds; cancelled says so.
+        assert_eq!(
+            line(&record(ProbeStatus::Running, ok.clone())),
+            ("measuring…", None)
+        );
+        assert_eq!(line(&record(ProbeStatus::Cancelled, ok)).0, "cancelled");
+        // Stored without an analysis (an old record): no verdict, as its page has none.
+        let mut old = done.clone();
+        old.result.analysis = None;
+        assert_eq!(line(&old), ("done", None));
+        // Bounded, in characters.
+        let long = "é".repeat(VERDICT_MAX_CHARS + 5);
+        let cut = bounded(&long, VERDICT_MAX_CHARS);
+        assert_eq!(cut.chars().count(), VERDICT_MAX_CHARS);
+        assert!(cut.ends_with('…'));
+        assert_eq!(bounded("short", VERDICT_MAX_CHARS), "short");
+        for o in [
+            ListOutcome::Done,
+            ListOutcome::DoneWithErrors,
+            ListOutcome::HttpError,
+            ListOutcome::Failed,
+        ] {
+            assert_eq!(ListOutcome::parse(o.as_str()), Some(o));
+            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
+        }
+        assert_eq!(ListOutcome::parse("unknown"), None);
     }
 
     #[test]

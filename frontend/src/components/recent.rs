@@ -33,7 +33,9 @@ fn markup(answer: &api::Result<ProbeList>) -> String {
     out
 }
 
-/// One recent result.
+/// One recent result: its URL, its status at a glance (the result page's badge words, an HTTP
+/// error named as such), what was asked and when, and its verdict (the result page's headline,
+/// as the server stored it when the probe finished).
 fn recent_item(out: &mut String, item: &ProbeSummary) {
     let protocols = item
         .protocols
@@ -43,16 +45,19 @@ fn recent_item(out: &mut String, item: &ProbeSummary) {
         .join(" ");
     let _ = write!(out, r#"<li><a href="/r/{}">"#, escape(&item.id));
     let _ = write!(out, "{}</a>", escape(&item.url));
-    element(
+    let (status, class) = item.badge();
+    let _ = write!(
         out,
-        "span",
-        r#" class="meta""#,
-        &format!(
+        r#"<span class="meta"><span class="{class}">{status}</span> {}</span>"#,
+        escape(&format!(
             "{protocols} · {} · {}",
             local_time(item.created_at_unix_ms),
             item.visibility.as_str()
-        ),
+        ))
     );
+    if let Some(verdict) = &item.verdict {
+        element(out, "p", r#" class="recent-verdict""#, verdict);
+    }
     out.push_str("</li>");
 }
 

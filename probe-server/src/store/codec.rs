@@ -2,7 +2,7 @@
 //! (redacted on the way in), statuses as text, times as signed integers.
 
 use super::{Attached, Result, StoreError};
-use h123_shared::api::{BenchRecord, ProbeRecord, ProbeStatus};
+use h123_shared::api::{BenchRecord, ListOutcome, ProbeRecord, ProbeStatus};
 use h123_shared::bench::{BenchOptions, BenchResult};
 use h123_shared::sweep::SweepStep;
 use h123_shared::{Visibility, redact};
@@ -199,4 +199,16 @@ pub fn bench_result_json(record: &BenchRecord) -> Result<Option<String>> {
         .as_ref()
         .map(|r| json_of(&record.id, r))
         .transpose()
+}
+
+/// A probe's list-line columns, `outcome` and `verdict` (`h123_shared::api::list_line`): set
+/// when it finishes, both `None` while it runs or when its record has no analysis.
+pub fn list_columns(record: &ProbeRecord) -> (Option<&'static str>, Option<String>) {
+    let (outcome, verdict) = h123_shared::api::list_line(record);
+    (outcome.map(ListOutcome::as_str), verdict)
+}
+
+/// The list-line columns read back: an outcome this version does not know reads as none.
+pub fn list_outcome(column: Option<&str>) -> Option<ListOutcome> {
+    column.and_then(ListOutcome::parse)
 }

@@ -20,8 +20,8 @@ pub mod rate;
 
 use super::codec::{
     BENCH_COLUMNS, BenchRow, bench_options, bench_options_json, bench_result_json,
-    browser_inserted, browser_refusal, json_of, parse, status_from, to_i64, to_json, to_u64,
-    visibility_from,
+    browser_inserted, browser_refusal, json_of, list_columns, list_outcome, parse, status_from,
+    to_i64, to_json, to_u64, visibility_from,
 };
 use super::location::PostgresUrl;
 use super::{Attached, Result, StoreError, new_id, status_str};
@@ -77,8 +77,8 @@ struct Inner {
 }
 
 const INSERT_SQL: &str = "INSERT INTO probes \
-     (id, created_at_unix_ms, status, record, visibility, owner_hash, url, protocols, instance_id) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+     (id, created_at_unix_ms, status, record, visibility, owner_hash, url, protocols, instance_id, \
+     outcome, verdict) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 
 impl PostgresStore {
     /// Connects to `url`, applies the migrations this version has not yet
@@ -269,6 +269,7 @@ impl PostgresStore {
     /// # Errors
     /// When the id exists already or the database fails.
     pub async fn insert(&self, record: &ProbeRecord, owner_hash: Option<&str>) -> Result<()> {
+        let (outcome, verdict) = list_columns(record);
         let client = self.client().await?;
         let statement = client.prepare_cached(INSERT_SQL).await?;
         client
@@ -284,6 +285,8 @@ impl PostgresStore {
                     &redact::redact_url(&record.options.url, &record.options.keep_secret),
                     &json_of(&record.id, &record.options.protocols)?,
                     &self.inner.instance,
+                    &outcome,
+                    &verdict,
                 ],
             )
             .await?;
@@ -296,11 +299,19 @@ impl PostgresStore {
     /// [`StoreError::Immutable`] when the stored record is finished already.
     pub async fn update(&self, record: &ProbeRecord) -> Result<()> {
         let json = to_json(record)?;
+        let (outcome, verdict) = list_columns(record);
         let client = self.client().await?;
         let changed = client
             .execute(
-                "UPDATE probes SET status = $2, record = $3 WHERE id = $1 AND status = 'running'",
-                &[&record.id, &status_str(record.status), &json],
+                "UPDATE probes SET status = $2, record = $3, outcome = $4, verdict = $5 \
+                 WHERE id = $1 AND status = 'running'",
+                &[
+                    &record.id,
+                    &status_str(record.status),
+                    &json,
+                    &outcome,
+                    &verdict,
+                ],
             )
             .await;
         running_updated(changed, &record.id)
@@ -377,8 +388,8 @@ impl PostgresStore {
         let upper = cursor(&client, "probes", before).await?;
         let statement = client
             .prepare_cached(
-                "SELECT id, url, protocols, status, created_at_unix_ms, visibility FROM probes \
-                 WHERE seq < $1 AND (visibility = 'public' OR owner_hash = $3) \
+                "SELECT id, url, protocols, status, created_at_unix_ms, visibility, outcome, \
+                 verdict FROM probes WHERE seq < $1 AND (visibility = 'public' OR owner_hash = $3) \
                  ORDER BY seq DESC LIMIT $2",
             )
             .await?;
@@ -393,6 +404,8 @@ impl PostgresStore {
                     status: status_from(&id, row.get(3))?,
                     created_at_unix_ms: to_u64(row.get(4)),
                     visibility: visibility_from(row.get(5)),
+                    outcome: list_outcome(row.get(6)),
+                    verdict: row.get(7),
                     url: row.get(1),
                     id,
                 })

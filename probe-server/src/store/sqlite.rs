@@ -4,8 +4,8 @@ mod group_commit;
 
 use super::codec::{
     BENCH_COLUMNS, BenchRow, bench_options, bench_options_json, bench_result_json,
-    browser_inserted, browser_refusal, json_of, parse, status_from, to_i64, to_json,
-    visibility_from, with_browser,
+    browser_inserted, browser_refusal, json_of, list_columns, list_outcome, parse, status_from,
+    to_i64, to_json, visibility_from, with_browser,
 };
 use super::monitor_rows::{DeliveryLog, StoredMonitor};
 use super::sqlite_monitors as monitors;
@@ -31,9 +31,10 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0006_bench_cancel_reason.sql"),
     include_str!("../../migrations/0007_monitors.sql"),
     include_str!("../../migrations/0008_monitor_records.sql"),
+    include_str!("../../migrations/0009_list_verdict.sql"),
 ];
 
-/// The trigger migration 3 drops while its rows are redacted and backfilled.
+/// The trigger migrations 3 and 9 drop while their rows are redacted and backfilled.
 const PROBES_IMMUTABLE: &str = "CREATE TRIGGER probes_immutable
 BEFORE UPDATE ON probes
 WHEN OLD.status <> 'running'
@@ -99,8 +100,10 @@ fn migrate(conn: &mut Connection) -> Result<()> {
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
-        if i + 1 == 3 {
-            redact_and_summarise(&tx)?;
+        match i + 1 {
+            3 => redact_and_summarise(&tx)?,
+            9 => fill_list_lines(&tx)?,
+            _ => {}
         }
         tx.pragma_update(
             None,
@@ -138,6 +141,40 @@ fn redact_and_summarise(tx: &rusqlite::Transaction<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Migration 9's data step: fills the list-line columns of every finished probe from its record
+/// (a batch at a time, so a large database is never held in memory whole), then restores the
+/// immutability trigger. A record that no longer parses keeps none, as one without an analysis.
+fn fill_list_lines(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    let mut after = i64::MIN;
+    loop {
+        let rows: Vec<(i64, String, String)> = {
+            let mut statement = tx.prepare(
+                "SELECT seq, id, record FROM probes WHERE status <> 'running' AND seq > ?1 \
+                 ORDER BY seq LIMIT 256",
+            )?;
+            let rows =
+                statement.query_map([after], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let Some(last) = rows.last().map(|r| r.0) else {
+            break;
+        };
+        for (_, id, json) in rows {
+            let Ok(record) = from_json(&id, &json) else {
+                continue;
+            };
+            let (outcome, verdict) = list_columns(&record);
+            tx.execute(
+                "UPDATE probes SET outcome = ?2, verdict = ?3 WHERE id = ?1",
+                params![id, outcome, verdict],
+            )?;
+        }
+        after = last;
+    }
+    tx.execute_batch(PROBES_IMMUTABLE)?;
+    Ok(())
+}
+
 fn from_json(id: &str, json: &str) -> Result<ProbeRecord> {
     parse(id, json)
 }
@@ -156,6 +193,7 @@ fn bench_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<BenchRow> {
 
 impl Store for SqliteStore {
     fn insert_queued(&self, record: &ProbeRecord, owner_hash: Option<&str>) -> Result<Commit> {
+        let (outcome, verdict) = list_columns(record);
         Ok(self.commits.submit(Write::Insert(NewRow {
             id: record.id.clone(),
             created_at_unix_ms: i64::try_from(record.created_at_unix_ms).unwrap_or(i64::MAX),
@@ -165,15 +203,20 @@ impl Store for SqliteStore {
             owner_hash: owner_hash.map(str::to_owned),
             url: redact::redact_url(&record.options.url, &record.options.keep_secret),
             protocols: json_of(&record.id, &record.options.protocols)?,
+            outcome,
+            verdict,
         })))
     }
 
     fn update(&self, record: &ProbeRecord) -> Result<()> {
+        let (outcome, verdict) = list_columns(record);
         self.commits
             .submit(Write::Update {
                 id: record.id.clone(),
                 status: status_str(record.status),
                 json: to_json(record)?,
+                outcome,
+                verdict,
             })
             .wait()
     }
@@ -235,8 +278,8 @@ impl Store for SqliteStore {
                 .ok_or_else(|| StoreError::UnknownCursor(id.chars().take(40).collect()))?,
         };
         let mut statement = conn.prepare_cached(
-            "SELECT id, url, protocols, status, created_at_unix_ms, visibility FROM probes \
-             WHERE seq < ?1 AND (visibility = 'public' OR owner_hash = ?3) \
+            "SELECT id, url, protocols, status, created_at_unix_ms, visibility, outcome, \
+             verdict FROM probes WHERE seq < ?1 AND (visibility = 'public' OR owner_hash = ?3) \
              ORDER BY seq DESC LIMIT ?2",
         )?;
         let rows = statement.query_map(
@@ -249,17 +292,21 @@ impl Store for SqliteStore {
                     row.get::<_, String>(3)?,
                     row.get::<_, i64>(4)?,
                     row.get::<_, String>(5)?,
+                    row.get::<_, Option<String>>(6)?,
+                    row.get::<_, Option<String>>(7)?,
                 ))
             },
         )?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, url, protocols, status, created, visibility) = row?;
+            let (id, url, protocols, status, created, visibility, outcome, verdict) = row?;
             out.push(ProbeSummary {
                 protocols: parse::<Vec<Protocol>>(&id, &protocols)?,
                 status: status_from(&id, &status)?,
                 created_at_unix_ms: u64::try_from(created).unwrap_or(0),
                 visibility: visibility_from(&visibility),
+                outcome: list_outcome(outcome.as_deref()),
+                verdict,
                 url,
                 id,
             });
@@ -344,9 +391,11 @@ impl Store for SqliteStore {
         for (id, json) in &stale {
             let mut record = from_json(id, json)?;
             record.status = ProbeStatus::Cancelled;
+            let (outcome, verdict) = list_columns(&record);
             tx.execute(
-                "UPDATE probes SET status = 'cancelled', record = ?2 WHERE id = ?1",
-                params![id, to_json(&record)?],
+                "UPDATE probes SET status = 'cancelled', record = ?2, outcome = ?3, verdict = ?4 \
+                 WHERE id = ?1",
+                params![id, to_json(&record)?, outcome, verdict],
             )?;
         }
         tx.commit()?;
@@ -599,6 +648,59 @@ mod tests {
         let raw = store
             .writer()
             .execute("UPDATE probes SET status = 'running' WHERE id = 'old'", []);
+        assert!(raw.is_err(), "the trigger is back");
+    }
+
+    #[test]
+    fn migration_9_fills_the_list_lines_of_finished_records_from_their_analyses() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        {
+            // A version 8 database, as the server before the list's verdicts left it.
+            let mut conn = Connection::open(&path).unwrap();
+            for (i, sql) in MIGRATIONS[..8].iter().enumerate() {
+                let tx = conn.transaction().unwrap();
+                tx.execute_batch(sql).unwrap();
+                if i + 1 == 3 {
+                    redact_and_summarise(&tx).unwrap();
+                }
+                tx.pragma_update(None, "user_version", i as i64 + 1)
+                    .unwrap();
+                tx.commit().unwrap();
+            }
+            let mut analysed = record("analysed", ProbeStatus::Done);
+            analysed.result = h123_shared::analysis::analyzed(analysed.result);
+            let rows = [
+                (analysed, "done"),
+                (record("unanalysed", ProbeStatus::Done), "done"),
+                (record("running", ProbeStatus::Running), "running"),
+            ];
+            for (record, status) in rows {
+                conn.execute(
+                    "INSERT INTO probes (id, created_at_unix_ms, status, record, visibility) \
+                     VALUES (?1, 1, ?2, ?3, 'public')",
+                    params![record.id, status, serde_json::to_string(&record).unwrap()],
+                )
+                .unwrap();
+            }
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let list = store.list(10, None, None).unwrap();
+        let line = |id: &str| list.iter().find(|s| s.id == id).unwrap();
+        let analysed = store.get("analysed").unwrap().unwrap();
+        let summary = &analysed.result.analysis.as_ref().unwrap().verdict.summary;
+        assert_eq!(line("analysed").verdict.as_ref(), Some(summary));
+        assert_eq!(line("analysed").badge().0, "failed", "nothing was measured");
+        // No analysis stored: no verdict, as its page shows none; running: none yet.
+        for id in ["unanalysed", "running"] {
+            assert_eq!(
+                (line(id).outcome, line(id).verdict.as_deref()),
+                (None, None)
+            );
+        }
+        let raw = store
+            .writer()
+            .execute("UPDATE probes SET verdict = 'x' WHERE id = 'analysed'", []);
         assert!(raw.is_err(), "the trigger is back");
     }
 

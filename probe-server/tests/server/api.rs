@@ -528,6 +528,20 @@ async fn health_metrics_openapi_and_ui_fallback() {
     ] {
         assert!(schemas.get(schema).is_some(), "{schema} described");
     }
+    // A list line's outcome and verdict are described, and optional (older servers send neither).
+    let line = &schemas["ProbeSummary"];
+    for field in ["outcome", "verdict"] {
+        assert!(line["properties"].get(field).is_some(), "{field} in {line}");
+        let required = line["required"].as_array().unwrap();
+        assert!(
+            !required.iter().any(|r| r == field),
+            "{field} optional: {line}"
+        );
+    }
+    assert_eq!(
+        schemas["ListOutcome"]["enum"],
+        serde_json::json!(["done", "done_with_errors", "http_error", "failed"])
+    );
     let page = call(&state, get(&format!("/r/{}", created.id)), CLIENT).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.text().contains("not built"));

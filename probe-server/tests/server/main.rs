@@ -22,6 +22,7 @@ mod guard;
 mod hardening;
 mod layers;
 mod link_preview;
+mod list_verdict;
 mod listener;
 mod load;
 mod migration;

@@ -788,6 +788,84 @@ mod instances {
     }
 }
 
+/// The list-line columns of records stored before them (PostgreSQL's migration 8; SQLite's
+/// migration 9 has its unit test): filled from each finished record's analysis, none without.
+mod list_lines {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_migration_fills_the_list_lines_of_finished_records() {
+        let Some(cluster) = PgCluster::shared() else {
+            return;
+        };
+        let url = cluster.create_database().unwrap();
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        // The database as the server before the list's verdicts left it (version 7).
+        client
+            .batch_execute(
+                "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, \
+                 applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+            )
+            .await
+            .unwrap();
+        for (version, name, sql) in h123::store::postgres::migrate::MIGRATIONS {
+            if *version > 7 {
+                continue;
+            }
+            client.batch_execute(sql).await.unwrap();
+            client
+                .execute(
+                    "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                    &[version, name],
+                )
+                .await
+                .unwrap();
+        }
+        let mut analysed = record("analysed", ProbeStatus::Done);
+        analysed.result = h123_shared::analysis::analyzed(analysed.result);
+        let rows = [
+            (analysed.clone(), "done"),
+            (record("unanalysed", ProbeStatus::Done), "done"),
+            (record("running", ProbeStatus::Running), "running"),
+        ];
+        for (record, status) in rows {
+            client
+                .execute(
+                    "INSERT INTO probes (id, created_at_unix_ms, status, record, visibility) \
+                     VALUES ($1, 1, $2, $3, 'public')",
+                    &[
+                        &record.id,
+                        &status,
+                        &serde_json::to_string(&record).unwrap(),
+                    ],
+                )
+                .await
+                .unwrap();
+        }
+        let store = SharedStore::postgres(connect(&url, Duration::from_secs(3600)).await);
+        let list = store.list(10, None, None).await.unwrap();
+        let line = |id: &str| list.iter().find(|s| s.id == id).unwrap();
+        assert_eq!(
+            (line("analysed").outcome, line("analysed").verdict.clone()),
+            h123_shared::api::list_line(&analysed)
+        );
+        assert!(line("analysed").verdict.is_some());
+        for id in ["unanalysed", "running"] {
+            assert_eq!(
+                (line(id).outcome, line(id).verdict.as_deref()),
+                (None, None)
+            );
+        }
+        let raw = client
+            .execute("UPDATE probes SET verdict = 'x' WHERE id = 'analysed'", &[])
+            .await;
+        assert!(raw.is_err(), "the trigger is on again");
+    }
+}
+
 /// Latency of the store calls on both back ends, printed (not asserted).
 mod figures {
     use super::*;

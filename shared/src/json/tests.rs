@@ -293,6 +293,8 @@ mod attributes {
         )
         .unwrap();
         assert_eq!(summary.visibility, crate::Visibility::Unlisted);
+        // A list line from a server older than the verdict columns has neither.
+        assert_eq!((summary.outcome, summary.verdict), (None, None));
         // Anything else missing is an error naming its field, inside its parents.
         let error = read::<crate::Phases>(r#"{"dns": null}"#).unwrap_err();
         assert_eq!(error, "field `total`: missing");

@@ -719,6 +719,43 @@ async fn web_ui_end_to_end() {
         "{id} not in the recent list: {}",
         page_state(&client).await
     );
+    // Its line says how it went and gives the verdict the result page heads it with.
+    let line = client
+        .execute(
+            &format!(
+                "const li = document.querySelector('.recent-list a[href=\"/r/{id}\"]').closest('li'); \
+                 const v = li.querySelector('.recent-verdict'); \
+                 return [li.querySelector('.status').textContent, v ? v.textContent : null];"
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let (outcome, listed_verdict) = h123_shared::api::list_line(&record);
+    let expected = h123_shared::api::ProbeSummary {
+        id: record.id.clone(),
+        url: record.options.url.clone(),
+        protocols: record.options.protocols.clone(),
+        status: record.status,
+        created_at_unix_ms: record.created_at_unix_ms,
+        visibility: record.options.visibility,
+        outcome,
+        verdict: listed_verdict.clone(),
+    };
+    assert_eq!(line[0], expected.badge().0, "the line's status: {line}");
+    assert_eq!(
+        line[1],
+        json!(listed_verdict.expect("a finished line has a verdict")),
+        "the line's verdict is the result page's"
+    );
+    assert!(
+        analysis
+            .verdict
+            .summary
+            .starts_with(line[1].as_str().unwrap().trim_end_matches('…')),
+        "{line}"
+    );
+    eprintln!("recent line: {line}");
     let config = client
         .execute_async(
             "const done = arguments[0]; fetch('/api/v1/config').then(r => r.json()).then(done);",

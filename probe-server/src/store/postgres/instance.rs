@@ -8,7 +8,7 @@
 //! lease loses its running records (their final write then finds them
 //! immutable) but keeps serving; its next heartbeat registers it again.
 
-use super::super::codec::{parse, to_i64, to_json};
+use super::super::codec::{list_columns, parse, to_i64, to_json};
 use super::super::{Result, StoreError};
 use super::PostgresSettings;
 use deadpool_postgres::Pool;
@@ -68,9 +68,11 @@ pub async fn reap_probes(client: &mut deadpool_postgres::Object, lease: Duration
         record.cancel_reason = Some(reason(row.get(2), lease));
         // Analysed as a probe cancelled at shutdown is (`Live::cancelled_record`).
         record.result = h123_shared::analysis::analyzed(record.result);
+        let (outcome, verdict) = list_columns(&record);
         tx.execute(
-            "UPDATE probes SET status = 'cancelled', record = $2 WHERE id = $1",
-            &[&id, &to_json(&record)?],
+            "UPDATE probes SET status = 'cancelled', record = $2, outcome = $3, verdict = $4 \
+             WHERE id = $1",
+            &[&id, &to_json(&record)?, &outcome, &verdict],
         )
         .await?;
     }

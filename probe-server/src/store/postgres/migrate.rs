@@ -3,7 +3,9 @@
 //! transaction that holds an advisory lock (so two instances starting at once
 //! migrate once), each recorded in `schema_migrations`.
 
+use super::super::codec::{list_columns, parse};
 use super::super::{Result, StoreError};
+use h123_shared::api::ProbeRecord;
 
 /// The migrations in order: version, name, SQL.
 pub const MIGRATIONS: &[(i32, &str, &str)] = &[
@@ -42,7 +44,15 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0007_monitor_records",
         include_str!("../../../migrations/postgres/0007_monitor_records.sql"),
     ),
+    (
+        8,
+        "0008_list_verdict",
+        include_str!("../../../migrations/postgres/0008_list_verdict.sql"),
+    ),
 ];
+
+/// The migration whose columns [`fill_list_lines`] fills.
+const LIST_VERDICT: i32 = 8;
 
 /// The advisory lock key migrations hold ("h123" in ASCII).
 const LOCK_KEY: i64 = 0x6831_3233;
@@ -83,6 +93,9 @@ pub async fn run(client: &mut deadpool_postgres::Object) -> Result<Vec<i32>> {
             continue;
         }
         tx.batch_execute(sql).await?;
+        if *version == LIST_VERDICT {
+            fill_list_lines(&tx).await?;
+        }
         tx.execute(
             "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
             &[version, name],
@@ -92,4 +105,42 @@ pub async fn run(client: &mut deadpool_postgres::Object) -> Result<Vec<i32>> {
     }
     tx.commit().await?;
     Ok(done)
+}
+
+/// Migration 8's data step: fills the list-line columns of every finished probe from its record
+/// (a batch at a time, so a large database is never held in memory whole), with the immutability
+/// trigger off for this step only (`ALTER TABLE` holds the table until the transaction ends). A
+/// record that no longer parses keeps none, as one without an analysis.
+async fn fill_list_lines(tx: &deadpool_postgres::Transaction<'_>) -> Result<()> {
+    tx.batch_execute("ALTER TABLE probes DISABLE TRIGGER probes_immutable")
+        .await?;
+    let mut after = i64::MIN;
+    loop {
+        let rows = tx
+            .query(
+                "SELECT seq, id, record FROM probes WHERE status <> 'running' AND seq > $1 \
+                 ORDER BY seq LIMIT 256",
+                &[&after],
+            )
+            .await?;
+        let Some(last) = rows.last().map(|row| row.get::<_, i64>(0)) else {
+            break;
+        };
+        for row in &rows {
+            let id: &str = row.get(1);
+            let Ok(record) = parse::<ProbeRecord>(id, row.get(2)) else {
+                continue;
+            };
+            let (outcome, verdict) = list_columns(&record);
+            tx.execute(
+                "UPDATE probes SET outcome = $2, verdict = $3 WHERE id = $1",
+                &[&id, &outcome, &verdict],
+            )
+            .await?;
+        }
+        after = last;
+    }
+    tx.batch_execute("ALTER TABLE probes ENABLE TRIGGER probes_immutable")
+        .await?;
+    Ok(())
 }

@@ -19,6 +19,10 @@ pub enum Write {
         status: &'static str,
         /// Its record as JSON.
         json: String,
+        /// Its list line's `outcome` (none while it runs).
+        outcome: Option<&'static str>,
+        /// Its list line's `verdict` (none while it runs).
+        verdict: Option<String>,
     },
 }
 
@@ -40,14 +44,18 @@ pub struct NewRow {
     pub url: String,
     /// `protocols`, as JSON.
     pub protocols: String,
+    /// `outcome`, the list line's (none while it runs).
+    pub outcome: Option<&'static str>,
+    /// `verdict`, the list line's (none while it runs).
+    pub verdict: Option<String>,
 }
 
 const INSERT_SQL: &str = "INSERT INTO probes \
-     (id, created_at_unix_ms, status, record, visibility, owner_hash, url, protocols) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+     (id, created_at_unix_ms, status, record, visibility, owner_hash, url, protocols, outcome, \
+     verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 
-const UPDATE_SQL: &str =
-    "UPDATE probes SET status = ?2, record = ?3 WHERE id = ?1 AND status = 'running'";
+const UPDATE_SQL: &str = "UPDATE probes SET status = ?2, record = ?3, outcome = ?4, verdict = ?5 \
+     WHERE id = ?1 AND status = 'running'";
 
 /// The commit thread and the queue it takes writes from. Dropping it lets the
 /// thread finish what is queued, then waits for it.
@@ -152,11 +160,19 @@ fn execute(conn: &Connection, write: &Write) -> rusqlite::Result<usize> {
             row.visibility,
             row.owner_hash,
             row.url,
-            row.protocols
+            row.protocols,
+            row.outcome,
+            row.verdict
         ]),
-        Write::Update { id, status, json } => conn
+        Write::Update {
+            id,
+            status,
+            json,
+            outcome,
+            verdict,
+        } => conn
             .prepare_cached(UPDATE_SQL)?
-            .execute(params![id, status, json]),
+            .execute(params![id, status, json, outcome, verdict]),
     }
 }
 

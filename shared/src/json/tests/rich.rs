@@ -541,6 +541,10 @@ pub(super) fn probe_list() -> ProbeList {
             status: ProbeStatus::Done,
             created_at_unix_ms: 1_700_000_000_000,
             visibility: Visibility::Public,
+            outcome: Some(crate::api::ListOutcome::HttpError),
+            verdict: Some(
+                "Nothing to compare: every answer was an HTTP error (404 Not Found).".into(),
+            ),
         }],
         next_before: Some("abb".into()),
     }
