@@ -3,6 +3,7 @@
 use std::fmt;
 use std::future::Future as _;
 use std::pin::Pin;
+use std::sync::Mutex;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -17,6 +18,20 @@ pub const FRAME_BYTES: usize = 64 * 1024;
 /// flushes the response head and that data first (hyper's h1 server closes the connection
 /// without flushing on a body error; h2 drops a stream's queued frames when it resets it).
 pub const FAIL_GRACE: Duration = Duration::from_millis(20);
+
+/// How long each dripped body took from its route to the release of its last byte, in the
+/// order they ended: the target's own account of a drip, which a busy machine's late timers
+/// lengthen as they lengthen what the client sees. One list for the process: the tests that
+/// read it take it whole, one at a time.
+static DRIP_SPANS: Mutex<Vec<Duration>> = Mutex::new(Vec::new());
+
+/// Takes the spans of the drips that ended since the last call, oldest first.
+pub fn take_drip_spans() -> Vec<Duration> {
+    DRIP_SPANS
+        .lock()
+        .map(|mut spans| std::mem::take(&mut *spans))
+        .unwrap_or_default()
+}
 
 /// The filler every generated body is made of.
 static FILL: [u8; FRAME_BYTES] = [b'x'; FRAME_BYTES];
@@ -188,6 +203,9 @@ impl Body for TargetBody {
                 if drip.released_steps < drip.chunks {
                     let next = drip.start + drip.span * (drip.released_steps + 1) / drip.chunks;
                     drip.sleep.as_mut().reset(next);
+                } else if let Ok(mut spans) = DRIP_SPANS.lock() {
+                    let now = Instant::from_std(crate::clock::now());
+                    spans.push(now - drip.start);
                 }
             },
         }

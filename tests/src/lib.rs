@@ -33,7 +33,7 @@ use anyhow::Context as _;
 use tokio::net::{TcpListener, UdpSocket};
 use tokio_rustls::TlsAcceptor;
 
-pub use body::{BodyError, TargetBody};
+pub use body::{BodyError, TargetBody, take_drip_spans};
 pub use ca::TestCa;
 pub use dns::ANSWER_TTL;
 pub use routes::route;
