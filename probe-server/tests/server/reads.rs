@@ -116,6 +116,7 @@ async fn a_flood_of_comparisons_is_refused_while_health_answers() {
     for clients in [1u8, 4] {
         let mut refused = 0;
         let mut slowest_health = std::time::Duration::ZERO;
+        let flood = h123::probe::trace::now();
         for round in 0..200 {
             for c in 0..clients {
                 let from = IpAddr::V4(Ipv4Addr::new(127, 0, clients, 20 + c));
@@ -133,8 +134,18 @@ async fn a_flood_of_comparisons_is_refused_while_health_answers() {
                 assert_eq!(health.status, StatusCode::OK);
             }
         }
-        println!("{clients} client(s): {refused} refused, /healthz at most {slowest_health:?}");
-        assert!(refused >= 50 * usize::from(clients), "{clients}: {refused}");
+        // Each client's bucket held its burst and refilled while the flood lasted (longer on a
+        // busy machine): every read past that is refused.
+        let refilled = (flood.elapsed().as_secs_f64() * 1200.0 / 60.0).ceil() as usize;
+        let allowed = (120 + refilled).min(200);
+        println!(
+            "{clients} client(s): {refused} refused, {allowed} allowed each over {:?}, /healthz at most {slowest_health:?}",
+            flood.elapsed()
+        );
+        assert!(
+            refused >= (200 - allowed) * usize::from(clients),
+            "{clients}: {refused} refused, {allowed} allowed each"
+        );
         assert!(
             slowest_health < std::time::Duration::from_secs(1),
             "{slowest_health:?}"

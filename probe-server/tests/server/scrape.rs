@@ -218,7 +218,9 @@ async fn query(prometheus: SocketAddr, query: &str) -> Vec<Value> {
     let path = format!("/api/v1/query?query={encoded}");
     for _ in 0..120 {
         let answer = try_http(prometheus, CLIENT, Method::GET, &path, None).await;
+        // Until it is ready, Prometheus answers 503 in plain text: ask again.
         if let Ok(answer) = answer
+            && answer.status.is_success()
             && let Some(found) = answer.json()["data"]["result"].as_array()
             && !found.is_empty()
         {
