@@ -7,7 +7,7 @@
 
 use crate::chart::{self, axis};
 use crate::result_page::{actions, local_times, problem_title, set_title};
-use crate::{api, components, navigate};
+use crate::{api, components, navigate, perf};
 use h123_shared::markup::compare_page;
 use h123_shared::route::Route;
 use wasm_bindgen_futures::spawn_local;
@@ -27,6 +27,7 @@ pub fn start() {
     chart::listen(&document);
     if document.get_element_by_id("comparison").is_some() {
         adopt(&document);
+        perf::mark(perf::APP);
     } else {
         spawn_local(async move { fetch(&a, &b).await });
     }
