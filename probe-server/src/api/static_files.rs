@@ -118,11 +118,14 @@ pub async fn home_page(
     };
     let (request, _body) = request.into_parts();
     let (headers, method) = (&request.headers, &request.method);
+    // A shell with no loading line has no place for the form: it is served as it is (its
+    // precompressed copies included), and the app draws the form.
     let Some(shell) = web_root::read(&root, "index.html")
         .await
         .and_then(|b| String::from_utf8(b).ok())
+        .filter(|shell| shell.contains(permalink_page::LOADING_LINE))
     else {
-        return StatusCode::NOT_FOUND.into_response();
+        return index(&root, headers, method).await;
     };
     let form = h123_shared::markup::home::home(h123_shared::markup::home::HomeForm {
         network: state.config.limits.allow_network,
