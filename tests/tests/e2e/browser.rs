@@ -322,7 +322,7 @@ pub(crate) async fn probe_with_option(
     url: &str,
     option: &str,
 ) -> String {
-    crate::browser::open_home(&client, base).await;
+    crate::browser::open_home(client, base).await;
     client
         .wait()
         .for_element(Locator::Css("#url"))
