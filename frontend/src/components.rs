@@ -2,13 +2,10 @@
 
 mod bench;
 mod clock;
-mod compare_links;
-mod diff_table;
 mod form;
 mod network_note;
 mod problem;
 mod recent;
-mod side_by_side;
 mod vantage_picker;
 
 pub use bench::{
@@ -16,10 +13,7 @@ pub use bench::{
     PercentileChart,
 };
 pub use clock::local_time;
-pub use compare_links::compare_links;
-pub use diff_table::DiffTable;
 pub use form::ProbeForm;
 pub use network_note::{BenchNetworkNote, NetworkPicker, SweepNetworkNote};
 pub use problem::{ApiProblem, Problem, problem_markup};
 pub use recent::RecentList;
-pub use side_by_side::SideBySide;

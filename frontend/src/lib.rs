@@ -6,12 +6,14 @@ pub mod api;
 pub mod browser_measure;
 pub mod chart;
 pub mod clipboard;
+pub mod compare_page;
 pub mod components;
 pub mod navigate;
 pub mod pages;
 pub mod perf;
 pub mod result_page;
 pub mod submit;
+pub mod takeover;
 pub mod title;
 
 use h123_shared::route::Route;
@@ -25,11 +27,37 @@ pub fn start(page: impl FnOnce(Route) -> Option<AnyView> + Send + 'static) {
     if let Some(shell) = document().get_element_by_id("shell") {
         shell.remove();
     }
+    mount(page);
+}
+
+/// Mounts the app for `page` in the body.
+fn mount(page: impl FnOnce(Route) -> Option<AnyView> + Send + 'static) {
     leptos::mount::mount_to_body(move || {
         let page =
             page(navigate::current()).unwrap_or_else(|| view! { <NotFoundPage /> }.into_any());
         view! { <Frame>{page}</Frame> }
     });
+    perf::mark(perf::APP);
+}
+
+/// Like [`start`], taking over the form the server drew into the shell (the home page's): it is
+/// read before the shell goes and put into the app's form once mounted, in one task, so nothing
+/// is painted between and nothing typed is lost.
+pub fn start_taking_over(page: impl FnOnce(Route) -> Option<AnyView> + Send + 'static) {
+    let shell = document().get_element_by_id("shell");
+    let drawn = shell
+        .as_ref()
+        .and_then(|s| s.query_selector("form[data-drawn]").ok().flatten())
+        .map(|form| takeover::capture(&form));
+    if let Some(shell) = shell {
+        shell.remove();
+    }
+    mount(page);
+    if let Some(drawn) = drawn
+        && let Ok(Some(form)) = document().query_selector("main form.probe-form")
+    {
+        takeover::restore(&drawn, &form);
+    }
 }
 
 /// The site's header and footer around a page.

@@ -7,6 +7,9 @@ use wasm_bindgen::closure::Closure;
 pub const RESULT_JSON: &str = "h123:result-json";
 /// Mark set on the frame after the waterfalls of that result were drawn.
 pub const WATERFALL_PAINTED: &str = "h123:waterfall-painted";
+/// Mark set when a page's app has mounted (on the home page: taken over the form the server drew;
+/// on a comparison's: adopted the comparison the server drew).
+pub const APP: &str = "h123:app";
 /// Measure between the two marks.
 pub const JSON_TO_PAINT: &str = "h123:json-to-paint";
 
@@ -35,4 +38,11 @@ pub fn mark_result_then_paint() {
         }
     });
     let _ = window.request_animation_frame(first.unchecked_ref());
+}
+
+/// Marks `name` now (best effort).
+pub fn mark(name: &str) {
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = performance.mark(name);
+    }
 }

@@ -4,7 +4,7 @@
 //! view stream, and answers the page's clicks, keys and pointer from the document: hover and
 //! focus times, the keyboard path, copy, run again, compare with, and the browser's measurement.
 
-mod actions;
+pub(crate) mod actions;
 mod offer;
 mod stream;
 mod ticker;
@@ -139,19 +139,19 @@ fn focus_nth(result: &Element, i: usize) {
 }
 
 /// Sets `document.title` to `page`, followed by the app's name.
-fn set_title(document: &Document, page: Option<&str>) {
+pub(crate) fn set_title(document: &Document, page: Option<&str>) {
     if let Some(page) = page {
         document.set_title(&format!("{page} · h123"));
     }
 }
 
 /// The problem page's heading, for the title.
-fn problem_title(document: &Document) -> Option<String> {
+pub(crate) fn problem_title(document: &Document) -> Option<String> {
     document.query_selector(".problem h1").ok()??.text_content()
 }
 
 /// Writes every `<time data-unix-ms>` in `root` on the reader's clock.
-fn local_times(root: &Element) {
+pub(crate) fn local_times(root: &Element) {
     let Ok(times) = root.query_selector_all("time[data-unix-ms]") else {
         return;
     };

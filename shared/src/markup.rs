@@ -6,10 +6,12 @@
 
 pub mod actions;
 pub mod browser;
+pub mod compare_page;
 pub mod compare_with;
 pub mod comparison;
 pub mod facts;
 pub mod findings;
+pub mod home;
 pub mod matrix;
 pub mod notes;
 pub mod result;

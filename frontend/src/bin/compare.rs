@@ -1,12 +1,6 @@
-//! The comparison page's bundle (`/compare/{a}/{b}`).
-
-use h123_frontend::pages::ComparePage;
-use h123_shared::route::Route;
-use leptos::prelude::*;
+//! The comparison page's bundle (`/compare/{a}/{b}`): behaviour for the comparison the server
+//! drew, no view tree.
 
 fn main() {
-    h123_frontend::start(|route| match route {
-        Route::Compare(a, b) => Some(view! { <ComparePage a b /> }.into_any()),
-        _ => None,
-    });
+    h123_frontend::compare_page::start();
 }

@@ -5,7 +5,7 @@ use h123_shared::route::Route;
 use leptos::prelude::*;
 
 fn main() {
-    h123_frontend::start(|route| match route {
+    h123_frontend::start_taking_over(|route| match route {
         Route::Home => Some(view! { <HomePage /> }.into_any()),
         _ => None,
     });

@@ -105,8 +105,15 @@ pub fn ProbeForm(
         }
     };
     let show_reason = move || touched.get() || !url.with(String::is_empty);
-    // The page is for measuring: the URL field takes the keyboard at once.
+    // The page is for measuring: the URL field takes the keyboard at once, unless the visitor
+    // is already in another field (of the form the server drew, taken over).
     request_animation_frame(|| {
+        let elsewhere = document()
+            .active_element()
+            .is_some_and(|e| e.tag_name() != "BODY");
+        if elsewhere {
+            return;
+        }
         if let Some(Ok(field)) = document()
             .get_element_by_id("url")
             .map(wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>)

@@ -11,6 +11,8 @@ pub fn HomePage() -> impl IntoView {
     crate::title::set("HTTP timing waterfalls");
     // What the server offers (network emulation, benches); nothing until it has answered.
     let info = RwSignal::new(None);
+    // Until then, what the server said when it drew the form (the page keeps its form as drawn).
+    let drawn = crate::takeover::drawn_offer();
     spawn_local(async move { info.set(api::server_info().await.ok()) });
     view! {
         <section class="intro">
@@ -22,10 +24,16 @@ pub fn HomePage() -> impl IntoView {
         </section>
         <ProbeForm
             network_enabled=Signal::derive(move || {
-                info.with(|info| info.as_ref().is_some_and(|info| info.network_enabled))
+                info.with(|info| match info {
+                    Some(info) => info.network_enabled,
+                    None => drawn.is_some_and(|(network, _)| network),
+                })
             })
             public_only=Signal::derive(move || {
-                info.with(|info| info.as_ref().is_some_and(|info| info.public_targets_only))
+                info.with(|info| match info {
+                    Some(info) => info.public_targets_only,
+                    None => drawn.is_some_and(|(_, public_only)| public_only),
+                })
             })
         />
         // Shown only when the server says it runs benches; nothing while it has not answered.

@@ -1,7 +1,7 @@
 //! A permalink's page (`/r/{id}`, or a comparison's `/compare/{a}/{b}`): `index.html` with the
 //! answer filled in before any script runs, and `og:` tags for link previews: a probe's whole
 //! result as markup (the same as `/api/v1/probes/{id}/view`, a running probe's with its progress
-//! so far) in the page's shell, a comparison's summary.
+//! so far) in the page's shell, a comparison's whole page (`shared::markup::compare_page`).
 //!
 //! The page only says what the record's own JSON says to anyone holding
 //! the link (an unlisted record's page is its permalink; nothing here lists
@@ -18,7 +18,7 @@ use axum::http::request::Parts;
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, header};
 use h123_shared::api::{ProbeComparison, ProbeLinks, ProbeRecord, ProbeStatus};
-use h123_shared::markup::escape;
+use h123_shared::markup::{compare_page, escape};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 
@@ -102,15 +102,17 @@ pub async fn render_comparison(
     if a.status == ProbeStatus::Running || b.status == ProbeStatus::Running {
         return None;
     }
+    let both = ProbeComparison::of(a, b);
     let preview = Preview {
-        title: format!("h123: compare {}", shorten(&b.options.url, 200)),
+        title: format!("h123: compare {}", shorten(&both.b.options.url, 200)),
         // The "after" probe's picture (both have finished).
-        image: ProbeLinks::for_id(&b.id).preview_png,
-        description: shorten(&ProbeComparison::of(a, b.clone()).comparison.summary, 300),
+        image: ProbeLinks::for_id(&both.b.id).preview_png,
+        description: shorten(&both.comparison.summary, 300),
         url: format!("/compare/{ids}"),
-        data: Some(format!("/api/v1/compare/{ids}")),
+        // The whole comparison is in the page: its script reads nothing first.
+        data: None,
     };
-    page(root, &preview, &summary(&preview), request).await
+    page(root, &preview, &compare_page::page(&both), request).await
 }
 
 /// A read slot for one page, when the client's read quota admits one more read (a page costs
@@ -221,19 +223,6 @@ fn image_tags(image: &str, title: &str, description: &str) -> String {
          <meta name=\"twitter:card\" content=\"summary_large_image\" />\
          <meta name=\"twitter:image\" content=\"{image}\" />\
          <meta name=\"twitter:image:alt\" content=\"{alt}\" />"
-    )
-}
-
-/// A comparison's summary in the shell: its title and summary, escaped, until the script has
-/// drawn the comparison.
-fn summary(preview: &Preview) -> String {
-    format!(
-        "<section class=\"shell-summary\" aria-labelledby=\"shell-summary-title\">\
-         <h1 id=\"shell-summary-title\">{}</h1>\
-         <p class=\"shell-verdict\">{}</p>\
-         <p class=\"hint\">Loading the waterfalls…</p></section>",
-        escape(&preview.title),
-        escape(&preview.description),
     )
 }
 
@@ -354,7 +343,7 @@ mod tests {
     }
 
     #[test]
-    fn a_comparison_page_keeps_its_escaped_summary_and_preload() {
+    fn a_page_keeps_its_escaped_preview_and_preload() {
         let preview = Preview {
             title: "h123: compare <b>".to_owned(),
             description: "B is <i>faster</i>".to_owned(),
@@ -362,14 +351,12 @@ mod tests {
             url: "/compare/aaa/bbb".to_owned(),
             data: Some("/api/v1/compare/aaa/bbb".to_owned()),
         };
-        let page = fill(INDEX, &preview, &summary(&preview), None);
+        let page = fill(INDEX, &preview, "<section>drawn</section>", None);
         assert!(
-            page.contains(
-                "<h1 id=\"shell-summary-title\">h123: compare &lt;b&gt;</h1>\
-                 <p class=\"shell-verdict\">B is &lt;i&gt;faster&lt;/i&gt;</p>"
-            ),
+            page.contains("<meta property=\"og:title\" content=\"h123: compare &lt;b&gt;\" />"),
             "{page}"
         );
+        assert!(page.contains("<section>drawn</section>"), "{page}");
         assert!(
             page.contains(
                 "<link rel=\"preload\" href=\"/api/v1/compare/aaa/bbb\" as=\"fetch\" crossorigin=\"anonymous\" />"

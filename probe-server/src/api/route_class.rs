@@ -218,6 +218,12 @@ pub fn table() -> &'static [Route] {
                 get(metrics::metrics_get)
             }),
             r(Method::GET, "/probe", Scrape, |_| get(scrape::probe_scrape)),
+            r(Method::GET, "/", Light, |m| {
+                let root = m.web_root.clone();
+                get(move |state: State<AppState>, request: Request| {
+                    static_files::home_page(root.clone(), state, request)
+                })
+            }),
             r(Method::GET, "/r/{id}", Page, |m| {
                 let root = m.web_root.clone();
                 get(move |state: State<AppState>, request: Request| {

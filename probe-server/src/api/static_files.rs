@@ -104,6 +104,40 @@ pub async fn probe_page(
     response
 }
 
+/// `/`: `index.html` with the probe form drawn in place of its loading line (as this server
+/// offers it: the network picker when it takes network conditions, the hint when it measures
+/// public addresses only), so the form is on screen and takes typing before the home page's wasm
+/// has arrived; the built-in page without a web root.
+pub async fn home_page(
+    root: Option<Arc<PathBuf>>,
+    State(state): State<AppState>,
+    request: Request,
+) -> Response {
+    let Some(root) = root else {
+        return builtin().await.into_response();
+    };
+    let (request, _body) = request.into_parts();
+    let (headers, method) = (&request.headers, &request.method);
+    // A shell with no loading line has no place for the form: it is served as it is (its
+    // precompressed copies included), and the app draws the form.
+    let Some(shell) = web_root::read(&root, "index.html")
+        .await
+        .and_then(|b| String::from_utf8(b).ok())
+        .filter(|shell| shell.contains(permalink_page::LOADING_LINE))
+    else {
+        return index(&root, headers, method).await;
+    };
+    let form = h123_shared::markup::home::home(h123_shared::markup::home::HomeForm {
+        network: state.config.limits.allow_network,
+        public_only: !state.config.guard.policy.allows_private(),
+    });
+    page_response(
+        shell.replacen(permalink_page::LOADING_LINE, &form, 1),
+        headers,
+        method,
+    )
+}
+
 /// `/compare/{a}/{b}`: the comparison's page, or the plain `index.html` as for [`probe_page`].
 pub async fn comparison_page(
     root: Option<Arc<PathBuf>>,

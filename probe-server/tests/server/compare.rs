@@ -215,7 +215,8 @@ async fn two_results_compare_by_the_significance_rule_and_share_a_page() {
         assert_eq!(answer.code(), "not_found", "{path}");
     }
 
-    // The shared page: the summary in the shell and the preview tags, before any script runs.
+    // The shared page: the whole comparison in the shell (as the API's JSON gives it, drawn by
+    // `shared::markup::compare_page`) and the preview tags, before any script runs.
     let page = http(
         addr,
         FROM,
@@ -228,8 +229,18 @@ async fn two_results_compare_by_the_significance_rule_and_share_a_page() {
     let html = page.text();
     let summary = h123_shared::markup::escape(&both.comparison.summary);
     let shown: String = summary.chars().take(120).collect();
-    assert!(html.contains("<p class=\"shell-verdict\">"), "{html}");
     assert!(html.contains(&shown), "{html}");
+    for part in [
+        "<section class=\"summary\" id=\"comparison\"",
+        "<table class=\"diff-table\">",
+        "<section class=\"vantage-group\" data-side=\"b\"",
+    ] {
+        assert!(html.contains(part), "{part} in {html}");
+    }
+    assert!(
+        !html.contains("rel=\"preload\""),
+        "nothing to read first: {html}"
+    );
     assert!(
         html.contains(&format!("/compare/{slow}/{fast}\" />")),
         "{html}"

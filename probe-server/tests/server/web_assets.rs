@@ -131,7 +131,7 @@ pub(crate) fn web_root(dir: &Path) -> Vec<u8> {
 #[tokio::test]
 async fn precompressed_files_follow_accept_encoding_with_cache_headers_and_etags() {
     let target = target().await;
-    let (server, wasm, _dirs) = serve_web_root(&target).await;
+    let (server, wasm, dirs) = serve_web_root(&target).await;
     let url = format!("http://{}/{WASM}", server.addr);
 
     let cases: [(Option<&str>, Option<&str>); 7] = [
@@ -218,6 +218,34 @@ async fn precompressed_files_follow_accept_encoding_with_cache_headers_and_etags
             "{csp}"
         );
     }
+    // With the shell's loading line, `/` is drawn per request: the probe form in its place.
+    let drawn = INDEX.replace(
+        "<!--/h123:summary-->",
+        "<!--/h123:summary--><p class=\"loading\" role=\"status\">Loading h123…</p>",
+    );
+    std::fs::write(dirs[1].path().join("index.html"), &drawn).unwrap();
+    let home = curl(
+        &format!("http://{}/", server.addr),
+        &["Accept-Encoding: gzip, br"],
+    );
+    assert_eq!(home.status, 200);
+    assert_eq!(home.header("cache-control"), Some("no-cache"));
+    assert_eq!(
+        home.header("content-encoding"),
+        Some("gzip"),
+        "drawn per request"
+    );
+    let home = String::from_utf8(decode(Some("gzip"), &home.body)).unwrap();
+    assert!(!home.contains("Loading h123"), "{home}");
+    assert!(
+        home.contains("<form class=\"probe-form\" novalidate aria-labelledby=\"probe-title\" data-drawn=\"server\""),
+        "{home}"
+    );
+    assert!(home.contains("<input id=\"url\" name=\"url\""), "{home}");
+    // Other pages keep the plain shell.
+    let other = curl(&format!("http://{}/b/abcdefghijkl", server.addr), &[]);
+    assert_eq!(String::from_utf8(other.body).unwrap(), drawn);
+    std::fs::write(dirs[1].path().join("index.html"), INDEX).unwrap();
     let css = curl(&format!("http://{}/{CSS}", server.addr), &[]);
     assert_eq!(css.header("content-type"), Some("text/css; charset=utf-8"));
     assert_eq!(

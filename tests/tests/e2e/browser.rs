@@ -303,6 +303,18 @@ pub(crate) async fn until(client: &Client, script: &str, secs: u64) -> Value {
     }
 }
 
+/// Opens the home page at `base` and waits until its app has taken over the form the server drew
+/// (the shell is gone), so the elements found next are the app's.
+pub(crate) async fn open_home(client: &Client, base: &str) {
+    client.goto(base).await.expect("home");
+    until(
+        client,
+        "return document.getElementById('shell') ? null : true;",
+        30,
+    )
+    .await;
+}
+
 /// From the home page at `base`: types `url`, ticks the advanced option `#option`, and starts the
 /// probe; returns its id once its page opens.
 pub(crate) async fn probe_with_option(
@@ -311,7 +323,7 @@ pub(crate) async fn probe_with_option(
     url: &str,
     option: &str,
 ) -> String {
-    client.goto(base).await.expect("home");
+    crate::browser::open_home(client, base).await;
     client
         .wait()
         .for_element(Locator::Css("#url"))
@@ -547,7 +559,7 @@ async fn web_ui_end_to_end() {
     let client = stage.browser("profile-1").await;
 
     // Home page: the form checks the URL as it is typed.
-    client.goto(&base).await.expect("home");
+    crate::browser::open_home(&client, &base).await;
     let url_field = client
         .wait()
         .for_element(Locator::Css("#url"))
@@ -708,7 +720,7 @@ async fn web_ui_end_to_end() {
     let listed = format!("return !!document.querySelector('.recent-list a[href=\"/r/{id}\"]');");
     let mut found = false;
     for _ in 0..3 {
-        client.goto(&base).await.unwrap();
+        open_home(&client, &base).await;
         if within(&client, &listed, 5).await.is_some() {
             found = true;
             break;
@@ -836,7 +848,7 @@ async fn the_answer_end_to_end() {
     };
     let (target, base) = (&stage.target, stage.base.clone());
     let client = stage.browser("profile").await;
-    client.goto(&base).await.expect("home");
+    crate::browser::open_home(&client, &base).await;
     let options = json!({
         "url": target.https_url("/redirect/2"),
         "follow_redirects": true,
@@ -999,7 +1011,7 @@ async fn bench_page_end_to_end() {
     let client = browser(&driver, &tmp.path().join("profile-1")).await;
 
     // The home page offers the load comparison form, since this server runs benches.
-    client.goto(&base).await.expect("home");
+    crate::browser::open_home(&client, &base).await;
     let url_field = client
         .wait()
         .for_element(Locator::Css("#bench-url"))
@@ -1210,28 +1222,39 @@ async fn bench_page_end_to_end() {
 }
 
 /// Records, from the first script of every document, when the probe form (`#url`) first appears.
-const FORM_READY: &str = "new MutationObserver((_, o) => { if (document.getElementById('url')) \
-    { window.h123FormReady = performance.now(); o.disconnect(); } }) \
+const FORM_READY: &str = "window.h123Ready = {}; new MutationObserver(() => { \
+    for (const [page, sel] of [['home', '#url'], ['compare', '.verdict[data-kind]'], ['bench', '.bench-table']]) \
+    { if (!(page in window.h123Ready) && document.querySelector(sel)) window.h123Ready[page] = performance.now(); } }) \
     .observe(document, { childList: true, subtree: true });";
 
-/// First contentful paint, and when the page was ready (ms from navigation start): the
-/// form for the home page; for a permalink, its server-drawn waterfalls painted with the page's
-/// script attached (hover, keys, copy); the bytes transferred; and when the page's wasm had arrived.
+/// First contentful paint, and when the page was ready (ms from navigation start, at the
+/// earliest its first paint): the form for the home page (drawn by the server, usable before the
+/// wasm: what is typed is kept and a submit is made once the app takes it over); for a permalink,
+/// its server-drawn waterfalls painted with the page's script attached (hover, keys, copy); for a
+/// comparison its server-drawn answer with the page's script attached; for a bench its table; the
+/// bytes transferred; when the page's wasm had arrived; and when the page's app had mounted or
+/// adopted the drawn page (`h123:app`: home, comparison, bench).
 const PAINT_FIGURES: &str = "\
 const fcp = performance.getEntriesByName('first-contentful-paint'); \
 const drawn = performance.getEntriesByName('h123:waterfall-painted'); \
-const ready = arguments[0] ? (drawn.length ? drawn[0].startTime : null) : (window.h123FormReady ?? null); \
-if (!fcp.length || ready === null) return null; \
+const found = arguments[0] === 'permalink' ? (drawn.length ? drawn[0].startTime : null) \
+  : ((window.h123Ready ?? {})[arguments[0]] ?? null); \
+const app = performance.getEntriesByName('h123:app'); \
+const attached = arguments[0] === 'compare' ? (app.length ? app[0].startTime : null) : 0; \
+const ready = found === null || attached === null || !fcp.length ? null \
+  : Math.max(found, fcp[0].startTime, attached); \
+if (ready === null || (arguments[0] === 'home' && !app.length)) return null; \
 const resources = performance.getEntriesByType('resource'); \
 const bytes = resources.concat(performance.getEntriesByType('navigation')) \
   .reduce((n, e) => n + e.transferSize, 0); \
 const wasm = resources.find(e => e.name.endsWith('.wasm')); \
-return [fcp[0].startTime, ready, bytes, wasm ? wasm.responseEnd : null];";
+return [fcp[0].startTime, ready, bytes, wasm ? wasm.responseEnd : null, app.length ? app[0].startTime : null];";
 
-/// First contentful paint and ready time of the home page and a finished result's permalink
-/// on the slow 4G profile (1.6 Mbps down, 750 kbps up, 150 ms RTT, 4x CPU slowdown), cold
-/// cache, through Chromium's emulation. Printed, never asserted: a timing on a shared machine.
-/// `H123_PAINT_WEB_ROOT` measures another build (say, an older `dist/`) on the same server.
+/// First contentful paint and ready time of the home page, a finished result's permalink, a
+/// comparison of two results and a finished bench's page on the slow 4G profile (1.6 Mbps down,
+/// 750 kbps up, 150 ms RTT, 4x CPU slowdown), cold cache, through Chromium's emulation. Printed,
+/// never asserted: a timing on a shared machine. `H123_PAINT_WEB_ROOT` measures another build
+/// (say, an older `dist/`) on the same server.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_4g_first_paint_and_ready() {
     if unavailable() {
@@ -1246,34 +1269,66 @@ async fn slow_4g_first_paint_and_ready() {
     let web_root = std::env::var_os("H123_PAINT_WEB_ROOT")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace().join("dist"));
-    let (_server, base) = serve_root(&target, tmp.path(), &web_root, &[]).await;
+    let https = target.https_addr.to_string();
+    let (_server, base) = serve_root(
+        &target,
+        tmp.path(),
+        &web_root,
+        &["--enable-bench", "--bench-target", &https],
+    )
+    .await;
     let (_driver, driver) = chromedriver().await;
     let client = browser(&driver, &tmp.path().join("profile")).await;
 
-    // A finished result to open, made at full speed.
+    // Two finished results and a finished bench to open, made at full speed.
     client.goto(&base).await.expect("home");
-    let options = json!({ "url": target.https_url("/"), "protocols": ["h1", "h2"], "repeat": 3, "rounds": 1 });
-    let script = "const done = arguments[1]; fetch('/api/v1/probes', {method: 'POST', \
-                  headers: {'content-type': 'application/json'}, body: JSON.stringify(arguments[0])}) \
-                  .then(r => r.json()).then(j => done(j.id));";
-    let id = client
-        .execute_async(script, vec![options])
-        .await
-        .expect("create");
-    let id = id.as_str().expect("id").to_string();
-    let status = format!(
-        "const done = arguments[0]; fetch('/api/v1/probes/{id}').then(r => r.json()) \
-         .then(r => done(r.status !== 'running'));"
-    );
-    let mut finished = false;
-    for _ in 0..300 {
-        finished = client.execute_async(&status, vec![]).await.expect("status") == json!(true);
-        if finished {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut ids = Vec::new();
+    for repeat in [3, 2] {
+        let options = json!({ "url": target.https_url("/"), "protocols": ["h1", "h2"], "repeat": repeat, "rounds": 1 });
+        let script = "const done = arguments[1]; fetch('/api/v1/probes', {method: 'POST', \
+                      headers: {'content-type': 'application/json'}, body: JSON.stringify(arguments[0])}) \
+                      .then(r => r.json()).then(j => done(j.id));";
+        let id = client
+            .execute_async(script, vec![options])
+            .await
+            .expect("create");
+        ids.push(id.as_str().expect("id").to_string());
     }
-    assert!(finished, "the probe finishes within 30 s");
+    let bench = client
+        .execute_async(
+            "const done = arguments[1]; fetch('/api/v1/benches', {method: 'POST', \
+             headers: {'content-type': 'application/json'}, body: JSON.stringify({url: arguments[0], \
+             duration_ms: 1000, concurrency: 2})}).then(r => r.json()).then(j => done(j.id));",
+            vec![target.https_url("/").into()],
+        )
+        .await
+        .expect("bench started");
+    let bench = bench.as_str().expect("bench id").to_string();
+    let finished = |path: String| {
+        format!(
+            "const done = arguments[0]; fetch('{path}').then(r => r.json()) \
+             .then(r => done(r.status !== 'running' && r.status !== 'queued'));"
+        )
+    };
+    for path in [
+        format!("/api/v1/probes/{}", ids[0]),
+        format!("/api/v1/probes/{}", ids[1]),
+        format!("/api/v1/benches/{bench}"),
+    ] {
+        let mut done = false;
+        for _ in 0..600 {
+            done = client
+                .execute_async(&finished(path.clone()), vec![])
+                .await
+                .expect("status")
+                == json!(true);
+            if done {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(done, "{path} finishes within 60 s");
+    }
 
     for (cmd, params) in [
         ("Network.enable", json!({})),
@@ -1294,15 +1349,17 @@ async fn slow_4g_first_paint_and_ready() {
             .await
             .unwrap_or_else(|e| panic!("{cmd}: {e}"));
     }
-    for (page, path, result) in [
-        ("home", "/".to_owned(), false),
-        ("permalink", format!("/r/{id}"), true),
+    for (page, path) in [
+        ("home", "/".to_owned()),
+        ("permalink", format!("/r/{}", ids[0])),
+        ("compare", format!("/compare/{}/{}", ids[0], ids[1])),
+        ("bench", format!("/b/{bench}")),
     ] {
         client.goto(&format!("{base}{path}")).await.expect("page");
         let mut figures = Value::Null;
         for _ in 0..300 {
             figures = client
-                .execute(PAINT_FIGURES, vec![json!(result)])
+                .execute(PAINT_FIGURES, vec![json!(page)])
                 .await
                 .expect("figures");
             if !figures.is_null() {
@@ -1312,12 +1369,17 @@ async fn slow_4g_first_paint_and_ready() {
         }
         assert!(
             !figures.is_null(),
-            "{page}: no paint or ready figure within 30 s"
+            "{page}: no paint or ready figure within 30 s\n{}",
+            page_state(&client).await
         );
         let ms = |i: usize| figures[i].as_f64().unwrap_or_default();
+        let app = match figures[4].as_f64() {
+            Some(app) => format!("; its app took over at {app:.0} ms"),
+            None => String::new(),
+        };
         eprintln!(
             "slow 4G ({}): {page}: first contentful paint {:.0} ms, ready {:.0} ms, {} bytes \
-             transferred; the wasm arrived at {:.0} ms",
+             transferred; the wasm arrived at {:.0} ms{app}",
             web_root.display(),
             ms(0),
             ms(1),
@@ -1325,6 +1387,128 @@ async fn slow_4g_first_paint_and_ready() {
             ms(3),
         );
     }
+    client.close().await.unwrap();
+}
+
+/// The home page's form, drawn by the server, works before its wasm has arrived (on a link so
+/// slow the wasm takes seconds): what is typed there is kept when the app takes the form over,
+/// focus and caret included, and a submit made there is made once the app has it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn home_form_works_before_the_wasm() {
+    let Some(stage) = Stage::start(TargetConfig::default(), &[]).await else {
+        return;
+    };
+    let (target, base) = (&stage.target, stage.base.clone());
+    let client = stage.browser("profile").await;
+    for (cmd, params) in [
+        ("Network.enable", json!({})),
+        ("Network.setCacheDisabled", json!({ "cacheDisabled": true })),
+        (
+            // About 4 s for the home page's wasm; its page and stylesheet in well under one.
+            "Network.emulateNetworkConditions",
+            json!({ "offline": false, "latency": 20,
+                    "downloadThroughput": 30_000, "uploadThroughput": 30_000 }),
+        ),
+    ] {
+        client
+            .issue_cmd(cdp(json!({ "cmd": cmd, "params": params })))
+            .await
+            .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    }
+    const DRAWN: &str = "return !!document.querySelector('#shell form.probe-form[data-drawn]');";
+
+    // Typed before the wasm, kept after it: the value, the focus and the caret.
+    client.goto(&base).await.expect("home");
+    assert_eq!(client.execute(DRAWN, vec![]).await.unwrap(), json!(true));
+    assert_eq!(
+        client
+            .execute("return document.activeElement.id;", vec![])
+            .await
+            .unwrap(),
+        json!("url"),
+        "the drawn URL field has the keyboard"
+    );
+    let url = target.https_url("/");
+    let field = client.find(Locator::Css("#shell #url")).await.unwrap();
+    field.send_keys(&url[..10]).await.unwrap();
+    assert_eq!(
+        client.execute(DRAWN, vec![]).await.unwrap(),
+        json!(true),
+        "typed before the app took over"
+    );
+    until(
+        &client,
+        "return document.getElementById('shell') ? null : true;",
+        60,
+    )
+    .await;
+    let state = client
+        .execute(
+            "const u = document.getElementById('url'); \
+             return [u.value, document.activeElement.id, u.selectionStart];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(state, json!([&url[..10], "url", 10]));
+    // The app's form goes on from there (its check follows what was typed).
+    client
+        .find(Locator::Css("#url"))
+        .await
+        .unwrap()
+        .send_keys(&url[10..])
+        .await
+        .unwrap();
+    until(
+        &client,
+        "return document.getElementById('url-reason').textContent === 'Ready to measure.' || null;",
+        10,
+    )
+    .await;
+
+    // Submitted before the wasm: the app starts the probe once it has the form.
+    client.goto(&base).await.expect("home");
+    let field = client.find(Locator::Css("#shell #url")).await.unwrap();
+    field.send_keys(&url).await.unwrap();
+    client
+        .find(Locator::Css("#shell label.toggle input[value=h3]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("#shell button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(
+        client.execute(DRAWN, vec![]).await.unwrap(),
+        json!(true),
+        "submitted before the app took over"
+    );
+    let id = until(
+        &client,
+        "const m = location.pathname.match(/^\\/r\\/(.+)$/); return m ? m[1] : null;",
+        60,
+    )
+    .await;
+    let id = id.as_str().unwrap();
+    let record = client
+        .execute_async(
+            &format!("const done = arguments[0]; fetch('/api/v1/probes/{id}').then(r => r.json()).then(done);"),
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(record["options"]["url"], json!(url));
+    assert_eq!(
+        record["options"]["protocols"],
+        json!(["h1", "h2"]),
+        "the box unticked before the app came stays unticked"
+    );
     client.close().await.unwrap();
 }
 

@@ -38,7 +38,7 @@ async fn api_comparison(client: &Client, a: &str, b: &str) -> ProbeComparison {
 
 /// Types `url` into the probe form and submits it, returning the finished probe's id.
 async fn probe(client: &Client, base: &str, url: &str) -> String {
-    client.goto(base).await.expect("home");
+    crate::browser::open_home(client, base).await;
     until(client, "return !!document.getElementById('url');", 20).await;
     let field = client.find(Locator::Css("#url")).await.expect("url field");
     field.clear().await.unwrap();

@@ -64,7 +64,7 @@ async fn a_sweep_from_the_form_draws_its_decay_chart_step_by_step() {
         return;
     };
     let client = stage.browser("decay").await;
-    client.goto(&stage.base).await.expect("home");
+    crate::browser::open_home(&client, &stage.base).await;
     client
         .wait()
         .for_element(Locator::Css("#bench-sweep"))

@@ -54,7 +54,7 @@ async fn api_base_record(client: &Client, api: &str, id: &str) -> ProbeRecord {
 
 /// Types `url` into the home page's form at `origin`.
 async fn fill_form(client: &Client, origin: &str, url: &str) {
-    client.goto(origin).await.expect("home");
+    crate::browser::open_home(client, origin).await;
     client
         .wait()
         .for_element(Locator::Css("#url"))

@@ -45,7 +45,7 @@ async fn a_phase_waiting_on_a_silent_udp_port_ticks_and_says_its_limit() {
         return;
     };
     let client = stage.browser("long").await;
-    client.goto(&stage.base).await.expect("home");
+    crate::browser::open_home(&client, &stage.base).await;
     client
         .wait()
         .for_element(Locator::Css("#url"))

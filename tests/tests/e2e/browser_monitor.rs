@@ -44,7 +44,7 @@ async fn a_monitor_page_charts_every_run_and_its_status_page_shows_uptime_and_ba
         return;
     };
     let client = stage.browser("monitor").await;
-    client.goto(&stage.base).await.expect("home");
+    crate::browser::open_home(&client, &stage.base).await;
     let body = json!({
         "url": stage.target.https_url("/delay/20"),
         "protocols": ["h2", "h3"],

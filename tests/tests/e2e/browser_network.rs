@@ -19,7 +19,7 @@ async fn the_picker_starts_a_probe_through_an_emulated_network() {
         return;
     };
     let client = stage.browser("picker").await;
-    client.goto(&stage.base).await.expect("home");
+    crate::browser::open_home(&client, &stage.base).await;
     until(&client, "return !!document.getElementById('network');", 20).await;
 
     client.execute(PICK, vec!["3g".into()]).await.unwrap();
@@ -129,7 +129,7 @@ async fn a_server_without_the_flag_offers_no_picker() {
         return;
     };
     let client = stage.browser("closed").await;
-    client.goto(&stage.base).await.expect("home");
+    crate::browser::open_home(&client, &stage.base).await;
     until(&client, "return !!document.getElementById('url');", 20).await;
     // The server's config has answered once the recent list has.
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;

