@@ -7,7 +7,7 @@
 
 use crate::support::*;
 use axum::http::{Method, StatusCode};
-use h123_shared::api::{ProbeList, ProbeRecord, ProbeStatus, ProbeSummary, list_line};
+use h123_shared::api::{ProbeList, ProbeStatus, ProbeSummary, list_line};
 use h123_target::postgres::PgCluster;
 use std::net::{IpAddr, SocketAddr};
 
@@ -32,24 +32,10 @@ async fn line(server: SocketAddr, id: &str) -> ProbeSummary {
         .unwrap_or_else(|| panic!("{id} is listed"))
 }
 
-/// The record of `id` as `server` serves it (the result page's source).
-async fn record(server: SocketAddr, id: &str) -> ProbeRecord {
-    let answer = http(
-        server,
-        FROM,
-        Method::GET,
-        &format!("/api/v1/probes/{id}"),
-        None,
-    )
-    .await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
-    serde_json::from_value(answer.json()).unwrap()
-}
-
 /// Probe `id`'s line carries its record's verdict (the result page's headline) and says
 /// `badge`; returns the verdict.
 async fn listed_as_recorded(server: SocketAddr, id: &str, badge: &str) -> String {
-    let record = record(server, id).await;
+    let record = stored_record(server, FROM, id).await;
     assert_eq!(record.status, ProbeStatus::Done, "{id} finished");
     let headline = record
         .result

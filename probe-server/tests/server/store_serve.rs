@@ -22,20 +22,6 @@ async fn probe_to_the_end(server: SocketAddr, url: &str, protocols: &[&str]) -> 
     probe_done(server, FROM, &id).await
 }
 
-/// The stored record `id` as `server` serves it.
-async fn stored(server: SocketAddr, id: &str) -> ProbeRecord {
-    let answer = http(
-        server,
-        FROM,
-        Method::GET,
-        &format!("/api/v1/probes/{id}"),
-        None,
-    )
-    .await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
-    serde_json::from_value(answer.json()).unwrap()
-}
-
 async fn serve(
     target: &h123_target::TestTarget,
     url: &str,
@@ -96,7 +82,7 @@ async fn serve_on_postgres_probes_over_h1_h2_h3_and_keeps_records_across_a_resta
         assert_eq!(run.attempts.len(), 2, "{:?}", run.protocol);
         assert!(run.attempts.iter().all(|a| a.failure.is_none()), "{run:?}");
     }
-    assert_eq!(stored(server.addr, &record.id).await, record);
+    assert_eq!(stored_record(server.addr, FROM, &record.id).await, record);
 
     // SIGKILL, then a new server process on the same database.
     server.child.start_kill().unwrap();
@@ -109,7 +95,7 @@ async fn serve_on_postgres_probes_over_h1_h2_h3_and_keeps_records_across_a_resta
         "a new instance id"
     );
     assert_eq!(
-        stored(server.addr, &record.id).await,
+        stored_record(server.addr, FROM, &record.id).await,
         record,
         "the record survived"
     );
@@ -124,8 +110,8 @@ async fn two_servers_on_one_database_read_each_others_permalinks() {
     };
     let on_a = probe_to_the_end(a.addr, &target.https_url("/"), &["h2"]).await;
     let on_b = probe_to_the_end(b.addr, &target.https_url("/"), &["h1"]).await;
-    assert_eq!(stored(b.addr, &on_a.id).await, on_a);
-    assert_eq!(stored(a.addr, &on_b.id).await, on_b);
+    assert_eq!(stored_record(b.addr, FROM, &on_a.id).await, on_a);
+    assert_eq!(stored_record(a.addr, FROM, &on_b.id).await, on_b);
     for server in [a.addr, b.addr] {
         let har = http(
             server,
@@ -335,5 +321,5 @@ async fn a_probe_finished_by_another_instance_ends_its_live_stream_with_the_stor
             .unwrap_or_default()
             .contains(&instance)
     );
-    assert_eq!(stored(server.addr, &id).await, streamed);
+    assert_eq!(stored_record(server.addr, FROM, &id).await, streamed);
 }

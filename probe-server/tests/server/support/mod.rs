@@ -252,6 +252,19 @@ pub async fn create_probe(server: SocketAddr, from: IpAddr, json: &str) -> Strin
     created.json()["id"].as_str().expect("id").to_owned()
 }
 
+/// Probe `id`'s record as the real server at `server` serves it to `from` (anything but `200`
+/// fails the test).
+pub async fn stored_record(
+    server: SocketAddr,
+    from: IpAddr,
+    id: &str,
+) -> h123_shared::api::ProbeRecord {
+    let path = format!("/api/v1/probes/{id}");
+    let answer = http(server, from, Method::GET, &path, None).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    serde_json::from_value(answer.json()).expect("record")
+}
+
 /// Follows probe `id`'s event stream on the real server at `server` to its
 /// `done` event and returns the record that carries.
 pub async fn probe_done(
