@@ -336,7 +336,7 @@ async fn text_output_and_exit_codes() {
 }
 
 /// A followed redirect chain is one request: its total (`-o json`, whole chain) matches
-/// `curl -L`'s `time_total` within a millisecond (the least of 10 alternating runs each, plain HTTP:
+/// `curl -L`'s `time_total` within a millisecond (the least of 20 alternating runs each, plain HTTP:
 /// a busy machine only adds to either, most to curl, whose clock is read when it is woken).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redirect_chain_total_matches_curl_dash_l() {
@@ -345,9 +345,11 @@ async fn a_redirect_chain_total_matches_curl_dash_l() {
     let url = target.http_url("/redirect/3");
     tokio::task::spawn_blocking(move || {
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-        for _ in 0..10 {
-            let curl = Command::new("curl")
-                .args(["-s", "-L", "--http1.1", "-o", "/dev/null"])
+        for _ in 0..20 {
+            // curl wakes four times in a chain and reads its clock each time: at a higher
+            // priority (where this runs as root), another process's load delays it least.
+            let curl = Command::new("nice")
+                .args(["-n", "-10", "curl", "-s", "-L", "--http1.1", "-o", "/dev/null"])
                 .args(["-w", "%{time_total} %{num_redirects}", &url])
                 .output()
                 .expect("curl is installed (scripts/test installs it)");
@@ -363,7 +365,7 @@ async fn a_redirect_chain_total_matches_curl_dash_l() {
         }
         let fastest = |all: Vec<f64>| all.into_iter().fold(f64::INFINITY, f64::min);
         let (ours, curls) = (fastest(ours), fastest(theirs));
-        println!("redirect chain (3 hops) time_total, least of 10: h123 {ours:.3} ms, curl -L {curls:.3} ms");
+        println!("redirect chain (3 hops) time_total, least of 20: h123 {ours:.3} ms, curl -L {curls:.3} ms");
         assert!(
             (ours - curls).abs() <= 1.0,
             "h123 {ours:.3} ms vs curl -L {curls:.3} ms"
