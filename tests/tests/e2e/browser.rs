@@ -411,6 +411,19 @@ return [...document.querySelectorAll('.wf-panel')].map(p => ({
 }));
 "#;
 
+/// Creates a probe of `options` with the page's own `fetch` (its origin, its cookies) and
+/// returns its id.
+async fn create_probe_from_page(client: &Client, options: Value) -> String {
+    let script = "const done = arguments[1]; fetch('/api/v1/probes', {method: 'POST', \
+                  headers: {'content-type': 'application/json'}, body: JSON.stringify(arguments[0])}) \
+                  .then(r => r.json()).then(j => done(j.id));";
+    let id = client
+        .execute_async(script, vec![options])
+        .await
+        .expect("create");
+    id.as_str().expect("id").to_string()
+}
+
 /// The record as the API serves it, fetched by the page's own origin.
 pub(crate) async fn api_record(client: &Client, id: &str) -> ProbeRecord {
     let script = format!(
@@ -855,14 +868,7 @@ async fn the_answer_end_to_end() {
         "repeat": 3, "rounds": 1,
         "phase_timeout_ms": 1000,
     });
-    let script = "const done = arguments[1]; fetch('/api/v1/probes', {method: 'POST', \
-                  headers: {'content-type': 'application/json'}, body: JSON.stringify(arguments[0])}) \
-                  .then(r => r.json()).then(j => done(j.id));";
-    let id = client
-        .execute_async(script, vec![options])
-        .await
-        .expect("create");
-    let id = id.as_str().expect("id").to_string();
+    let id = create_probe_from_page(&client, options).await;
     client.goto(&format!("{base}/r/{id}")).await.unwrap();
     until(
         &client,
@@ -1285,14 +1291,7 @@ async fn slow_4g_first_paint_and_ready() {
     let mut ids = Vec::new();
     for repeat in [3, 2] {
         let options = json!({ "url": target.https_url("/"), "protocols": ["h1", "h2"], "repeat": repeat, "rounds": 1 });
-        let script = "const done = arguments[1]; fetch('/api/v1/probes', {method: 'POST', \
-                      headers: {'content-type': 'application/json'}, body: JSON.stringify(arguments[0])}) \
-                      .then(r => r.json()).then(j => done(j.id));";
-        let id = client
-            .execute_async(script, vec![options])
-            .await
-            .expect("create");
-        ids.push(id.as_str().expect("id").to_string());
+        ids.push(create_probe_from_page(&client, options).await);
     }
     let bench = client
         .execute_async(
