@@ -2,10 +2,10 @@
 //! delay.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hickory_proto::op::{Edns, Message, MessageType, OpCode, ResponseCode};
 use hickory_proto::rr::rdata::svcb::{Alpn, SVCB, SvcParamKey, SvcParamValue};
@@ -71,16 +71,18 @@ fn normalize(name: &str) -> String {
 pub(crate) struct DnsStats {
     /// Datagrams received that parsed as DNS queries.
     pub(crate) queries: AtomicU64,
-    /// How long each answered A or AAAA query was held, receipt to reply sent.
-    pub(crate) held: std::sync::Mutex<Vec<Duration>>,
+    /// Each answered A or AAAA query: when it was received and how long it was held, from
+    /// its receipt to the reply's send (taken before the send, so a task the machine wakes
+    /// late afterwards adds nothing to it).
+    pub(crate) held: std::sync::Mutex<Vec<(Instant, Duration)>>,
     /// HTTPS queries received.
     pub(crate) https_queries: AtomicU64,
     /// Whether HTTPS queries are left unanswered.
     pub(crate) https_silent: bool,
 }
 
-/// Receives queries forever; each is answered by its own task after `delay`, so slow
-/// answers do not hold up other queries.
+/// Receives queries forever; each is answered by its own task after `delay` (no sleep when
+/// zero), so slow answers do not hold up other queries.
 pub(crate) async fn serve(
     socket: UdpSocket,
     zone: Arc<Zone>,
@@ -119,22 +121,18 @@ pub(crate) async fn serve(
         let socket = socket.clone();
         let stats = stats.clone();
         answers.spawn(async move {
-            send_later(socket, peer, reply, delay).await;
-            let held = crate::clock::now().saturating_duration_since(received);
-            if address_query && let Ok(mut all) = stats.held.lock() {
-                all.push(held);
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
             }
+            // Recorded before the send, so a test that has its answer finds its hold.
+            let sending = crate::clock::now();
+            if address_query && let Ok(mut all) = stats.held.lock() {
+                all.push((received, sending.saturating_duration_since(received)));
+            }
+            // UDP is fire and forget; a failed send looks like a lost packet to the client.
+            let _ = socket.send_to(&reply, peer).await;
         });
     }
-}
-
-/// Sends `reply` to `peer` after `delay` (no sleep when zero).
-async fn send_later(socket: Arc<UdpSocket>, peer: SocketAddr, reply: Vec<u8>, delay: Duration) {
-    if !delay.is_zero() {
-        tokio::time::sleep(delay).await;
-    }
-    // UDP is fire and forget; a failed send looks like a lost packet to the client.
-    let _ = socket.send_to(&reply, peer).await;
 }
 
 /// The encoded reply to one datagram, `None` if it is not a DNS query worth answering.
@@ -189,7 +187,7 @@ fn answer(zone: &Zone, datagram: &[u8]) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use std::net::{Ipv4Addr, Ipv6Addr};
+    use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
     use std::str::FromStr as _;
 
     use hickory_proto::op::Query;

@@ -158,6 +158,7 @@ pub struct TestTarget {
     /// The CA that signed the server certificate, and an unrelated one.
     pub ca: TestCa,
     dns_stats: Arc<dns::DnsStats>,
+    slow_tls_holds: slow_tls::Holds,
     _tasks: net::Tasks,
 }
 
@@ -222,14 +223,25 @@ impl TestTarget {
         tasks.spawn(https::serve_tls(narrow, acceptor.clone(), None));
         tasks.spawn(https::serve_tls(https, acceptor, alt_svc));
         tasks.spawn(https::serve_plain(http));
-        tasks.spawn(slow_tls::serve(slow, https_addr, config.slow_tls_delay));
+        let slow_tls_holds = slow_tls::Holds::default();
+        tasks.spawn(slow_tls::serve(
+            slow,
+            https_addr,
+            config.slow_tls_delay,
+            slow_tls_holds.clone(),
+        ));
         let ipv6_https_addr = match config.ipv6_https_delay {
             Some(delay) => {
                 let v6 = SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), https_addr.port());
                 let front = TcpListener::bind(v6)
                     .await
                     .with_context(|| format!("binding the IPv6 HTTPS front on {v6}"))?;
-                tasks.spawn(slow_tls::serve(front, https_addr, delay));
+                tasks.spawn(slow_tls::serve(
+                    front,
+                    https_addr,
+                    delay,
+                    Default::default(),
+                ));
                 if config.h3 == H3Mode::Serve {
                     tasks.spawn(h3::serve(h3::endpoint(
                         v6,
@@ -256,6 +268,7 @@ impl TestTarget {
             refused_addr,
             ca,
             dns_stats,
+            slow_tls_holds,
             _tasks: tasks,
         })
     }
@@ -291,12 +304,26 @@ impl TestTarget {
         format!("https://{}{path}", self.slow_tls_addr)
     }
 
-    /// How long the DNS server held each answered query (receipt to reply sent), in order.
+    /// How long the DNS server held each answered A or AAAA query (receipt to the reply's
+    /// send), in the order the queries arrived.
     pub fn dns_hold_times(&self) -> Vec<Duration> {
-        self.dns_stats
+        let mut held = self
+            .dns_stats
             .held
             .lock()
             .map(|held| held.clone())
+            .unwrap_or_default();
+        held.sort_by_key(|(received, _)| *received);
+        held.into_iter().map(|(_, held)| held).collect()
+    }
+
+    /// How long the slow-TLS front held each server's first flight (from reading it to
+    /// forwarding it: its delay and whatever a busy machine added), in the order the
+    /// connections' flights were forwarded.
+    pub fn slow_tls_holds(&self) -> Vec<Duration> {
+        self.slow_tls_holds
+            .lock()
+            .map(|holds| holds.clone())
             .unwrap_or_default()
     }
 

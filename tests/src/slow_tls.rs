@@ -1,6 +1,7 @@
 //! Slow-TLS front: a TCP relay to the HTTPS listener that holds back the server's first flight.
 
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -10,16 +11,26 @@ use tokio::task::JoinSet;
 /// Size of the buffer the server's first flight is read into.
 const FIRST_READ_BYTES: usize = 16 * 1024;
 
-/// Accepts connections forever and relays each to `upstream` with [`relay`].
-pub(crate) async fn serve(listener: TcpListener, upstream: SocketAddr, delay: Duration) {
+/// How long each first flight was really held, in the order they were forwarded.
+pub(crate) type Holds = Arc<Mutex<Vec<Duration>>>;
+
+/// Accepts connections forever and relays each to `upstream` with [`relay`], recording its
+/// hold in `holds`.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    upstream: SocketAddr,
+    delay: Duration,
+    holds: Holds,
+) {
     let mut connections = JoinSet::new();
     loop {
         let Some(client) = crate::net::accept(&listener, &mut connections).await else {
             continue;
         };
+        let holds = holds.clone();
         connections.spawn(async move {
             // A relay ends with an error whenever either side goes away; nothing to report.
-            let _ = relay(client, upstream, delay).await;
+            let _ = relay(client, upstream, delay, &holds).await;
         });
     }
 }
@@ -27,8 +38,14 @@ pub(crate) async fn serve(listener: TcpListener, upstream: SocketAddr, delay: Du
 /// Pipes bytes both ways between `client` and a new connection to `upstream`. The first chunk
 /// the server sends (its handshake flight: ServerHello and, in TLS 1.3, everything up to
 /// Finished) is held for `delay` before being forwarded; everything after that passes through
-/// untouched, so only the handshake gets slower.
-async fn relay(client: TcpStream, upstream: SocketAddr, delay: Duration) -> std::io::Result<()> {
+/// untouched, so only the handshake gets slower. The hold, from reading that flight to
+/// forwarding it, goes into `holds`.
+async fn relay(
+    client: TcpStream,
+    upstream: SocketAddr,
+    delay: Duration,
+    holds: &Holds,
+) -> std::io::Result<()> {
     let server = TcpStream::connect(upstream).await?;
     server.set_nodelay(true)?;
     let (mut client_read, mut client_write) = client.into_split();
@@ -42,8 +59,13 @@ async fn relay(client: TcpStream, upstream: SocketAddr, delay: Duration) -> std:
         let mut first = vec![0u8; FIRST_READ_BYTES];
         let n = server_read.read(&mut first).await?;
         if n > 0 {
+            let read = crate::clock::now();
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
+            }
+            let held = crate::clock::now().saturating_duration_since(read);
+            if let Ok(mut all) = holds.lock() {
+                all.push(held);
             }
             client_write.write_all(&first[..n]).await?;
             tokio::io::copy(&mut server_read, &mut client_write).await?;
