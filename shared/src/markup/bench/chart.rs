@@ -2,10 +2,23 @@
 //! per protocol on one latency axis, with a legend, and a table as its text alternative.
 
 use super::super::{element, escape};
+use crate::Protocol;
 use crate::bench::BenchResult;
 use crate::bench_chart::{Frame, chart as layout, dash, dash_attribute, describe, table};
 use crate::format::ms;
 use std::fmt::Write as _;
+
+/// A protocol's entry in a chart's legend: a sample of its line (coloured by the stylesheet,
+/// `dash` its pattern) and its name.
+pub(super) fn key(out: &mut String, p: Protocol, dash: Option<&str>) {
+    let _ = write!(
+        out,
+        r#"<li><svg class="line-swatch" width="32" height="12" aria-hidden="true"><line class="line proto-{}" x1="1" x2="31" y1="6" y2="6"{}></line></svg>{}</li>"#,
+        p.as_str(),
+        dash_attribute(dash),
+        p.http_version()
+    );
+}
 
 /// A coordinate as SVG wants it.
 fn n(v: f64) -> String {
@@ -20,14 +33,7 @@ pub fn chart(result: &BenchResult) -> String {
         r#"<section class="bench-chart-section" aria-labelledby="chart-title"><div class="section-head"><h2 id="chart-title">Latency by percentile</h2><ul class="legend" aria-label="Protocols">"#,
     );
     for line in &c.lines {
-        let p = line.protocol;
-        let _ = write!(
-            out,
-            r#"<li><svg class="line-swatch" width="32" height="12" aria-hidden="true"><line class="line proto-{}" x1="1" x2="31" y1="6" y2="6"{}></line></svg>{}</li>"#,
-            p.as_str(),
-            dash_attribute(dash(p)),
-            p.http_version()
-        );
+        key(&mut out, line.protocol, dash(line.protocol));
     }
     out.push_str(r#"</ul></div><p class="hint">How slow the slowest requests were: at 99% on the axis, 1 in 100 requests took longer. The axis stretches the tail, so 90, 99, 99.9 and 99.99% are evenly spaced; every protocol shares the latency axis.</p><p class="scroll-hint" aria-hidden="true">The chart is wider than the screen: scroll it sideways.</p>"#);
     let (left, right, top, base) = (

@@ -4,8 +4,9 @@
 //! download. While the sweep runs it holds the steps finished so far.
 
 use super::super::escape;
+use super::chart::key;
 use crate::api::BenchLinks;
-use crate::bench_chart::{Frame, dash_attribute};
+use crate::bench_chart::Frame;
 use crate::sweep::chart::{DecayChart, chart, plot};
 use crate::sweep::{SweepAxis, SweepResult, curve, protocols};
 use std::fmt::Write as _;
@@ -42,14 +43,7 @@ fn inside(out: &mut String, sweep: &SweepResult) {
         r#"<div class="section-head"><h2 id="decay-title">Requests per second by {figure}</h2><ul class="legend" aria-label="Protocols">"#
     );
     for line in &c.lines {
-        let p = line.protocol;
-        let _ = write!(
-            out,
-            r#"<li><svg class="line-swatch" width="32" height="12" aria-hidden="true"><line class="line proto-{}" x1="1" x2="31" y1="6" y2="6"{}></line></svg>{}</li>"#,
-            p.as_str(),
-            dash_attribute(line.dash),
-            p.http_version()
-        );
+        key(out, line.protocol, line.dash);
     }
     if c.has_model() {
         out.push_str(r#"<li class="model-key"><svg class="line-swatch" width="32" height="12" aria-hidden="true"><line class="line model" x1="1" x2="31" y1="6" y2="6"></line></svg>dashed, ringed: the model's ceiling</li>"#);
