@@ -1156,6 +1156,26 @@ async fn bench_page_end_to_end() {
     )
     .await;
     assert_eq!(fresh.execute(BENCH_TABLE, vec![]).await.unwrap(), table);
+    // Its script has adopted it: the permalink written whole, and the copy button says what it did.
+    fresh
+        .find(Locator::Css("#bench [data-action=copy]"))
+        .await
+        .expect("the copy button")
+        .click()
+        .await
+        .unwrap();
+    let copied = until(
+        &fresh,
+        "const note = document.querySelector('#bench .actions .note').textContent; \
+         return note ? [document.querySelector('#bench pre[data-text=permalink]').textContent, note] : null;",
+        5,
+    )
+    .await;
+    assert_eq!(copied[0], format!("{base}/b/{id}"), "{copied}");
+    assert!(
+        copied[1].as_str().unwrap().contains("Permalink"),
+        "{copied}"
+    );
     assert_eq!(
         fresh.execute(NETWORK_NOTE, vec![]).await.unwrap(),
         serde_json::json!([]),
