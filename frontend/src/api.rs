@@ -3,8 +3,8 @@
 use gloo_net::http::{Request, Response};
 use h123_shared::ProbeOptions;
 use h123_shared::api::{
-    ApiError, ApiErrorBody, BenchCreated, BenchRecord, ProbeComparison, ProbeCreated, ProbeList,
-    ServerInfo, VantageInfo, VantageList,
+    ApiError, ApiErrorBody, BenchCreated, ProbeComparison, ProbeCreated, ProbeList, ServerInfo,
+    VantageInfo, VantageList,
 };
 use h123_shared::bench::BenchOptions;
 use h123_shared::browser::BrowserRun;
@@ -231,13 +231,14 @@ pub async fn create_bench(options: &BenchOptions) -> Result<BenchCreated> {
     Ok(created)
 }
 
-/// `GET /api/v1/benches/{id}`: a bench's record, with progress while it runs.
+/// `GET /api/v1/benches/{id}/view`: the bench as its page shows it, drawn by the server (with
+/// its progress while it runs).
 ///
 /// # Errors
 /// [`Error::Api`] with status 404 for an unknown id.
-pub async fn bench(id: &str) -> Result<BenchRecord> {
-    let url = api_url(&format!("/api/v1/benches/{id}"));
-    read(&answer(Request::get(&url).send().await).await?)
+pub async fn bench_view(id: &str) -> Result<String> {
+    let url = api_url(&format!("/api/v1/benches/{id}/view"));
+    answer(Request::get(&url).send().await).await
 }
 
 /// The JSON record's address.

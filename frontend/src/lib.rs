@@ -3,6 +3,7 @@
 //! they opened; moving to another page is a full load ([`navigate::to`]).
 
 pub mod api;
+pub mod bench_page;
 pub mod browser_measure;
 pub mod chart;
 pub mod clipboard;

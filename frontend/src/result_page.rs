@@ -113,7 +113,7 @@ fn replace(html: &str) {
 }
 
 /// Where among `result`'s focusable elements the keyboard is, if it is in there.
-fn focused_index(document: &Document, result: &Element) -> Option<usize> {
+pub(crate) fn focused_index(document: &Document, result: &Element) -> Option<usize> {
     let active = wasm_bindgen::JsValue::from(document.active_element()?);
     let all = result.query_selector_all(FOCUSABLE).ok()?;
     (0..all.length())
@@ -122,7 +122,7 @@ fn focused_index(document: &Document, result: &Element) -> Option<usize> {
 }
 
 /// Puts the keyboard on `result`'s `i`-th focusable element (an HTML one, or a bar's SVG group).
-fn focus_nth(result: &Element, i: usize) {
+pub(crate) fn focus_nth(result: &Element, i: usize) {
     let Some(target) = result
         .query_selector_all(FOCUSABLE)
         .ok()

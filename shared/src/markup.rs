@@ -1,10 +1,12 @@
 //! HTML written as text: the web UI draws most of its parts (the waterfalls, the comparison
 //! table, findings, facts, requests at once, the vantage matrix, the vantage picker's boxes) as
 //! markup, far less wasm than a view tree of their own, and pure, so the parts that need no
-//! browser live here; a result's whole page ([`result::ResultView`]) is drawn by the server from
-//! them. Every text put in goes through [`escape`].
+//! browser live here; a result's whole page ([`result::ResultView`]), a comparison's
+//! ([`compare_page`]) and a bench's ([`bench`]) are drawn by the server from them. Every text put
+//! in goes through [`escape`].
 
 pub mod actions;
+pub mod bench;
 pub mod browser;
 pub mod compare_page;
 pub mod compare_with;

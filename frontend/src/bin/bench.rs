@@ -1,12 +1,5 @@
-//! The bench page's bundle (`/b/{id}`).
-
-use h123_frontend::pages::BenchPage;
-use h123_shared::route::Route;
-use leptos::prelude::*;
+//! The bench page's bundle (`/b/{id}`): behaviour for the bench the server drew, no view tree.
 
 fn main() {
-    h123_frontend::start(|route| match route {
-        Route::Bench(id) => Some(view! { <BenchPage id /> }.into_any()),
-        _ => None,
-    });
+    h123_frontend::bench_page::start();
 }

@@ -42,10 +42,11 @@ pub fn act(button: &Element) {
     }
 }
 
-/// Copies the text `button`'s `data-copy` names, and says so (or where to copy it from).
-fn copy(button: &Element) {
+/// Copies the text `button`'s `data-copy` names in its result or bench, and says so (or where to
+/// copy it from).
+pub(crate) fn copy(button: &Element) {
     let which = button.get_attribute("data-copy").unwrap_or_default();
-    let Some(result) = button.closest("#result").ok().flatten() else {
+    let Some(result) = button.closest("#result, #bench").ok().flatten() else {
         return;
     };
     let text = result

@@ -172,6 +172,38 @@ pub async fn benches_get(
     ))
 }
 
+/// The bench as its page shows it, drawn on the server: the markup of `/b/{id}`'s bench
+/// (`<div id="bench" ...>`, `shared::markup::bench`), as it stands (a running bench's with its
+/// progress), which the page polls while the bench runs.
+#[utoipa::path(
+    get,
+    path = "/api/v1/benches/{id}/view",
+    tag = "benches",
+    params(("id" = String, Path, description = "The bench's id"),
+           ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier answer")),
+    responses(
+        (status = 200, description = "The bench's markup, a fragment of HTML (`<div id=\"bench\" data-id data-status ...>`)",
+            body = String, content_type = "text/html",
+            headers(("ETag" = String, description = "Changes whenever the markup does"))),
+        (status = 304, description = "Unchanged since the given ETag"),
+        (status = 404, description = "No such bench (`not_found`)", body = ErrorBody),
+        (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Too many reads in flight (`server_busy`)", body = ErrorBody),
+    )
+)]
+pub async fn benches_view(
+    State(state): State<AppState>,
+    BenchId(id): BenchId,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let html = h123_shared::markup::bench::page(&load(&state, &id).await?);
+    // Drawn by this server's version: revalidated every time.
+    let representation = Representation::new(html.into_bytes(), "text/html; charset=utf-8", false);
+    Ok(respond(&headers, representation))
+}
+
 /// A sweep's decay chart as an SVG picture: requests per second at each
 /// step, a line per protocol, the model's ceiling where one applies; while
 /// the sweep runs, the steps finished so far.

@@ -41,6 +41,7 @@ use utoipa::OpenApi;
         super::benches::benches_create,
         super::benches::benches_list,
         super::benches::benches_get,
+        super::benches::benches_view,
         super::benches::benches_decay_svg,
         super::config::config_get,
         super::vantages::vantages_get,

@@ -1,7 +1,9 @@
-//! A permalink's page (`/r/{id}`, or a comparison's `/compare/{a}/{b}`): `index.html` with the
-//! answer filled in before any script runs, and `og:` tags for link previews: a probe's whole
-//! result as markup (the same as `/api/v1/probes/{id}/view`, a running probe's with its progress
-//! so far) in the page's shell, a comparison's whole page (`shared::markup::compare_page`).
+//! A permalink's page (`/r/{id}`, a comparison's `/compare/{a}/{b}`, a bench's `/b/{id}`):
+//! `index.html` with the answer filled in before any script runs, and `og:` tags for link
+//! previews: a probe's whole result as markup (the same as `/api/v1/probes/{id}/view`, a running
+//! probe's with its progress so far) in the page's shell, a comparison's whole page
+//! (`shared::markup::compare_page`), a bench's (`shared::markup::bench`, the same as
+//! `/api/v1/benches/{id}/view`).
 //!
 //! The page only says what the record's own JSON says to anyone holding
 //! the link (an unlisted record's page is its permalink; nothing here lists
@@ -9,16 +11,16 @@
 //! under the API's read limits: when they refuse, or the record is unknown,
 //! the caller serves the plain `index.html` and the app says what is wrong.
 
-use super::probes;
 use super::svg::shorten;
 use super::view;
+use super::{benches, probes};
 use crate::server::AppState;
 use axum::extract::ConnectInfo;
 use axum::http::request::Parts;
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, header};
-use h123_shared::api::{ProbeComparison, ProbeLinks, ProbeRecord, ProbeStatus};
-use h123_shared::markup::{compare_page, escape};
+use h123_shared::api::{BenchLinks, ProbeComparison, ProbeLinks, ProbeRecord, ProbeStatus};
+use h123_shared::markup::{bench, compare_page, escape};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 
@@ -113,6 +115,42 @@ pub async fn render_comparison(
         data: None,
     };
     page(root, &preview, &compare_page::page(&both), request).await
+}
+
+/// The page of bench `id`, or why the plain `index.html` is served instead (as for [`render`]).
+///
+/// # Errors
+/// [`NotDrawn`]: the bench is unknown, or cannot be read now.
+pub async fn render_bench(
+    state: &AppState,
+    root: &Path,
+    id: &str,
+    request: &Parts,
+) -> Result<String, NotDrawn> {
+    if !crate::store::is_valid_id(id) {
+        return Err(NotDrawn::Unknown);
+    }
+    let _permit = admitted(state, request).ok_or(NotDrawn::Plain)?;
+    let record = benches::load(state, id).await.map_err(|e| match e {
+        super::error::ApiError::NotFound(_) => NotDrawn::Unknown,
+        _ => NotDrawn::Plain,
+    })?;
+    let links = BenchLinks::for_id(&record.id);
+    let preview = Preview {
+        title: format!(
+            "h123: load comparison of {}",
+            shorten(&record.options.url, 200)
+        ),
+        description: shorten(&bench::summary::description(&record), 300),
+        // A bench has no picture of its own.
+        image: String::new(),
+        url: links.permalink,
+        // The whole bench is in the page: its script reads nothing first.
+        data: None,
+    };
+    page(root, &preview, &bench::page(&record), request)
+        .await
+        .ok_or(NotDrawn::Plain)
 }
 
 /// A read slot for one page, when the client's read quota admits one more read (a page costs

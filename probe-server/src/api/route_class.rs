@@ -143,6 +143,9 @@ pub fn table() -> &'static [Route] {
             r(Method::GET, "/api/v1/benches/{id}", Record, |_| {
                 get(benches::benches_get)
             }),
+            r(Method::GET, "/api/v1/benches/{id}/view", Record, |_| {
+                get(benches::benches_view)
+            }),
             r(
                 Method::GET,
                 "/api/v1/benches/{id}/decay.svg",
@@ -228,6 +231,12 @@ pub fn table() -> &'static [Route] {
                 let root = m.web_root.clone();
                 get(move |state: State<AppState>, request: Request| {
                     static_files::probe_page(root.clone(), state, request)
+                })
+            }),
+            r(Method::GET, "/b/{id}", Page, |m| {
+                let root = m.web_root.clone();
+                get(move |state: State<AppState>, request: Request| {
+                    static_files::bench_page(root.clone(), state, request)
                 })
             }),
             r(Method::GET, "/m/{id}", Page, |m| {

@@ -1,6 +1,7 @@
 //! The web UI: files from `--web-root` (precompressed variants by `Accept-Encoding`,
 //! cache headers by kind of file, ETags per encoding) with an SPA fallback to
-//! `index.html` (so `/r/{id}` opens the app), or a small built-in page when there is none.
+//! `index.html`, or a small built-in page when there is none; the pages the server draws into
+//! `index.html` (`/`, `/r/{id}`, `/b/{id}`, `/compare/{a}/{b}`).
 //!
 //! Files whose names carry a content hash (scripts/build-web's) never change under that name:
 //! they are cached for a year (`immutable`). `index.html`, and every route
@@ -157,6 +158,26 @@ pub async fn comparison_page(
     match permalink_page::render_comparison(&state, &root, ids, &request).await {
         Some(page) => page_response(page, headers, method),
         None => index(&root, headers, method).await,
+    }
+}
+
+/// `/b/{id}`: bench `id`'s page, under the read limits; the plain `index.html` when they refuse,
+/// as a 404 when there is no such bench; the built-in page without a web root.
+pub async fn bench_page(
+    root: Option<Arc<PathBuf>>,
+    State(state): State<AppState>,
+    request: Request,
+) -> Response {
+    let Some(root) = root else {
+        return builtin().await.into_response();
+    };
+    let (request, _body) = request.into_parts();
+    let (headers, method) = (&request.headers, &request.method);
+    let id = request.uri.path().strip_prefix("/b/").unwrap_or_default();
+    match permalink_page::render_bench(&state, &root, id, &request).await {
+        Ok(page) => page_response(page, headers, method),
+        Err(NotDrawn::Unknown) => not_found(&root, headers, method).await,
+        Err(NotDrawn::Plain) => index(&root, headers, method).await,
     }
 }
 

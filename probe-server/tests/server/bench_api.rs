@@ -12,7 +12,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 /// The test config with benches enabled against the target's HTTPS address only.
-fn bench_config(target: &TestTarget) -> ServerConfig {
+pub(crate) fn bench_config(target: &TestTarget) -> ServerConfig {
     ServerConfig {
         bench: Some(BenchConfig {
             targets: allowed(target),
@@ -24,7 +24,7 @@ fn bench_config(target: &TestTarget) -> ServerConfig {
 }
 
 /// The options JSON of a bench of `url` over `protocols` for `duration_ms`.
-fn bench_body(url: &str, protocols: &[&str], duration_ms: u64) -> String {
+pub(crate) fn bench_body(url: &str, protocols: &[&str], duration_ms: u64) -> String {
     serde_json::json!({
         "url": url,
         "protocols": protocols,
@@ -35,7 +35,7 @@ fn bench_body(url: &str, protocols: &[&str], duration_ms: u64) -> String {
     .to_string()
 }
 
-async fn create(state: &AppState, body: &str) -> BenchCreated {
+pub(crate) async fn create(state: &AppState, body: &str) -> BenchCreated {
     let answer = call(state, post_json("/api/v1/benches", body), CLIENT).await;
     assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.text());
     let created: BenchCreated = serde_json::from_slice(&answer.body).expect("BenchCreated");
@@ -49,7 +49,7 @@ async fn create(state: &AppState, body: &str) -> BenchCreated {
 }
 
 /// Polls the record over `get` until it is no longer running.
-async fn finished<F, Fut>(mut get: F) -> BenchRecord
+pub(crate) async fn finished<F, Fut>(mut get: F) -> BenchRecord
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = BenchRecord>,

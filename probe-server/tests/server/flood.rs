@@ -236,6 +236,40 @@ async fn a_flood_of_record_reads_is_refused_while_health_answers() {
     }
 }
 
+/// A short bench on `server` of the target, once finished: its id.
+async fn finished_bench(server: &ServerProcess, target: &h123_target::TestTarget) -> String {
+    // Apart from every flooding client, so its reads leave their buckets whole.
+    let from = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 98));
+    let body = serde_json::json!({
+        "url": target.https_url("/"), "protocols": ["h1"], "concurrency": 2, "duration_ms": 300,
+    });
+    let created = http(
+        server.addr,
+        from,
+        Method::POST,
+        "/api/v1/benches",
+        Some(&body.to_string()),
+    )
+    .await;
+    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let record = http(
+            server.addr,
+            from,
+            Method::GET,
+            &format!("/api/v1/benches/{id}"),
+            None,
+        )
+        .await;
+        if record.status == StatusCode::OK && record.json()["status"] != "running" {
+            return id;
+        }
+    }
+    panic!("the bench did not finish within 30 s");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_permalink_pages_is_refused_while_health_answers() {
     let _serial = SERIAL.lock().await;
@@ -249,6 +283,7 @@ async fn a_flood_of_permalink_pages_is_refused_while_health_answers() {
          <!--h123:summary--><p>intro</p><!--/h123:summary--></body></html>",
     )
     .unwrap();
+    let https = target.https_addr.to_string();
     let flags = [
         "--light-rate-burst",
         "60",
@@ -258,6 +293,9 @@ async fn a_flood_of_permalink_pages_is_refused_while_health_answers() {
         "20",
         "--read-rate-per-minute",
         "60",
+        "--enable-bench",
+        "--bench-target",
+        &https,
     ];
     let server =
         ServerProcess::start_with_web_root(&target, &dir.path().join("h.db"), &web, &flags).await;
@@ -265,8 +303,13 @@ async fn a_flood_of_permalink_pages_is_refused_while_health_answers() {
         finished_probe(&server, &target).await,
         finished_probe(&server, &target).await,
     );
+    let bench = finished_bench(&server, &target).await;
     for clients in [1, 4] {
-        for path in [format!("/r/{a}"), format!("/compare/{a}/{b}")] {
+        for path in [
+            format!("/r/{a}"),
+            format!("/compare/{a}/{b}"),
+            format!("/b/{bench}"),
+        ] {
             let flood = flood(&server, clients, 80, Method::GET, &path, None).await;
             flood.check(&format!("page {path}"), &[StatusCode::TOO_MANY_REQUESTS]);
         }

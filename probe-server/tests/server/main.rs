@@ -8,6 +8,7 @@ mod agent_rules;
 mod agent_shared;
 mod api;
 mod bench_api;
+mod bench_page;
 mod browser_attach;
 mod ci_gates;
 mod cli;

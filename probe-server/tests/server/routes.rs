@@ -85,7 +85,7 @@ async fn every_route_has_its_class_and_nothing_goes_unclassified() {
             assert_eq!(other, Some(Class::Light), "{ui}: {unrouted} {}", route.path);
             assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{}", route.path);
         }
-        for path in ["/", "/index.html", "/b/abc", "/no/such/page.js"] {
+        for path in ["/", "/index.html", "/b/abc/def", "/no/such/page.js"] {
             let (class, _) = classed(app, &Method::GET, path).await;
             assert_eq!(class, Some(route_class::FALLBACK), "{ui}: {path}");
         }

@@ -131,7 +131,7 @@ impl ResultView<'_> {
 }
 
 /// The status as the page's `data-status` says it.
-fn status_name(status: ProbeStatus) -> &'static str {
+pub(crate) fn status_name(status: ProbeStatus) -> &'static str {
     match status {
         ProbeStatus::Running => "running",
         ProbeStatus::Done => "done",

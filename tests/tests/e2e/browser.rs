@@ -1156,6 +1156,26 @@ async fn bench_page_end_to_end() {
     )
     .await;
     assert_eq!(fresh.execute(BENCH_TABLE, vec![]).await.unwrap(), table);
+    // Its script has adopted it: the permalink written whole, and the copy button says what it did.
+    fresh
+        .find(Locator::Css("#bench [data-action=copy]"))
+        .await
+        .expect("the copy button")
+        .click()
+        .await
+        .unwrap();
+    let copied = until(
+        &fresh,
+        "const note = document.querySelector('#bench .actions .note').textContent; \
+         return note ? [document.querySelector('#bench pre[data-text=permalink]').textContent, note] : null;",
+        5,
+    )
+    .await;
+    assert_eq!(copied[0], format!("{base}/b/{id}"), "{copied}");
+    assert!(
+        copied[1].as_str().unwrap().contains("Permalink"),
+        "{copied}"
+    );
     assert_eq!(
         fresh.execute(NETWORK_NOTE, vec![]).await.unwrap(),
         serde_json::json!([]),
@@ -1237,16 +1257,17 @@ const FORM_READY: &str = "window.h123Ready = {}; new MutationObserver(() => { \
 /// earliest its first paint): the form for the home page (drawn by the server, usable before the
 /// wasm: what is typed is kept and a submit is made once the app takes it over); for a permalink,
 /// its server-drawn waterfalls painted with the page's script attached (hover, keys, copy); for a
-/// comparison its server-drawn answer with the page's script attached; for a bench its table; the
-/// bytes transferred; when the page's wasm had arrived; and when the page's app had mounted or
-/// adopted the drawn page (`h123:app`: home, comparison, bench).
+/// comparison its server-drawn answer with the page's script attached; for a bench its server-drawn
+/// table with the page's script attached; the bytes transferred; when the page's wasm had arrived;
+/// and when the page's app had mounted or adopted the drawn page (`h123:app`: home, comparison,
+/// bench).
 const PAINT_FIGURES: &str = "\
 const fcp = performance.getEntriesByName('first-contentful-paint'); \
 const drawn = performance.getEntriesByName('h123:waterfall-painted'); \
 const found = arguments[0] === 'permalink' ? (drawn.length ? drawn[0].startTime : null) \
   : ((window.h123Ready ?? {})[arguments[0]] ?? null); \
 const app = performance.getEntriesByName('h123:app'); \
-const attached = arguments[0] === 'compare' ? (app.length ? app[0].startTime : null) : 0; \
+const attached = ['compare', 'bench'].includes(arguments[0]) ? (app.length ? app[0].startTime : null) : 0; \
 const ready = found === null || attached === null || !fcp.length ? null \
   : Math.max(found, fcp[0].startTime, attached); \
 if (ready === null || (arguments[0] === 'home' && !app.length)) return null; \

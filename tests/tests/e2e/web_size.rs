@@ -4,10 +4,12 @@
 //! Issue 13's goal is at most 150 KB gzipped. One bundle for every page reached 499,000 bytes
 //! (498,001 at its last figure). Every page is now its own bundle (`frontend/src/bin/`, picked by
 //! `index.html`'s loader) and reads JSON with `shared::json` instead of serde's derive; the result
-//! page is drawn by the server (`shared::markup::result`) and its bundle only adds behaviour; so is
-//! the comparison page (`shared::markup::compare_page`). All four are within that goal; issue 37's
-//! goal is 100 KB, which the result and comparison pages meet ([`GOAL_37`]); the home and bench
-//! pages, still drawn by Leptos in the browser, do not yet. Each limit below is its bundle's figure at its last change, rounded up
+//! page is drawn by the server (`shared::markup::result`) and its bundle only adds behaviour; so
+//! are the comparison page (`shared::markup::compare_page`) and the bench page
+//! (`shared::markup::bench`: 132,560 bytes as a Leptos page, 39,922 drawn by the server). All four
+//! are within that goal; issue 37's goal is 100 KB, which the result, comparison and bench pages
+//! meet ([`GOAL_37`]); the home page, still drawn by Leptos in the browser once its wasm has taken
+//! the server's form over, does not yet. Each limit below is its bundle's figure at its last change, rounded up
 //! by about 1 KB (a fresh clone's longer source paths add some 40 bytes): a ratchet that fails on
 //! any growth past it, well before the goal. Lower it as a bundle shrinks.
 //!
@@ -21,7 +23,7 @@ use std::process::Command;
 const LIMITS: [(&str, u64); 4] = [
     ("h123-home", 133_100),
     ("h123-result", 74_500),
-    ("h123-bench", 133_600),
+    ("h123-bench", 40_900),
     ("h123-compare", 97_700),
 ];
 
@@ -29,7 +31,7 @@ const LIMITS: [(&str, u64); 4] = [
 const GOAL: u64 = 150_000;
 
 /// Issue 37's goal, in bytes gzipped, which the bundles named here already meet (and must keep).
-const GOAL_37: (u64, [&str; 2]) = (100_000, ["h123-result", "h123-compare"]);
+const GOAL_37: (u64, [&str; 3]) = (100_000, ["h123-result", "h123-compare", "h123-bench"]);
 
 #[test]
 fn each_pages_gzipped_wasm_stays_within_its_budget() {

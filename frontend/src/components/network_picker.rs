@@ -1,50 +1,7 @@
-//! The emulated network: a bench's note (how each protocol's path was
-//! shaped and what the link dropped), and the forms' picker.
+//! The forms' network picker: none, a named profile, or figures typed in.
 
-use h123_shared::bench::BenchResult;
-use h123_shared::markup::element;
 use h123_shared::network::NAMED_PROFILES;
 use leptos::prelude::*;
-
-/// The emulated network of a finished bench, per protocol how it was
-/// applied and what the link dropped; nothing on the real path alone.
-#[component]
-pub fn BenchNetworkNote(
-    /// The bench's figures.
-    result: BenchResult,
-) -> impl IntoView {
-    let paths = result
-        .runs
-        .iter()
-        .map(|r| (r.protocol, r.emulated.as_ref()));
-    note(
-        "Emulated network",
-        h123_shared::network::describe(result.options.network.as_ref(), paths),
-    )
-}
-
-/// How a sweep's network was applied: its steps, and per protocol the emulation.
-#[component]
-pub fn SweepNetworkNote(
-    /// The sweep.
-    sweep: h123_shared::sweep::SweepResult,
-) -> impl IntoView {
-    note(
-        "Emulated network",
-        h123_shared::sweep::network_lines(&sweep),
-    )
-}
-
-/// A note of `lines` beside the waterfalls, named `label`, drawn as markup; nothing without lines.
-fn note(label: &'static str, lines: Vec<String>) -> Option<impl IntoView> {
-    (!lines.is_empty()).then(|| {
-        let mut paragraphs = String::new();
-        for line in &lines {
-            element(&mut paragraphs, "p", "", line);
-        }
-        view! { <aside class="network-note" aria-label=label inner_html=paragraphs></aside> }
-    })
-}
 
 /// The form's network picker: none, a named profile, or figures typed in, whose problem is the
 /// note both the select and the figures are described by.
