@@ -73,8 +73,8 @@ async fn serve(root: Arc<PathBuf>, request: Request) -> Response {
     }
 }
 
-/// `/r/{id}`: probe `id`'s page, under the read limits; the plain `index.html` when they refuse
-/// or there is no such probe; the built-in page without a web root.
+/// `/r/{id}`: probe `id`'s page, under the read limits; the plain `index.html` when they refuse,
+/// as a 404 when there is no such probe; the built-in page without a web root.
 pub async fn probe_page(
     root: Option<Arc<PathBuf>>,
     State(state): State<AppState>,

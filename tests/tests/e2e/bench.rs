@@ -432,15 +432,25 @@ async fn an_rtt_sweep_decays_every_protocol_as_the_model_bounds_it() {
     }
 }
 
+/// The loss sweep's round trip, ms.
+const ROUND_TRIP_MS: f64 = 20.0;
+
 /// A decay curve over loss, TCP's segments and QUIC's datagrams alike
 /// (`packets` and `datagrams`): every protocol completes requests at every
-/// step, and loss never makes one faster (its p99 at 5% is above its p99 at 0%).
+/// step, the link drops packets at 5%, and those drops show in the tail: a
+/// request that lost a packet waits at least a round trip more to learn it and
+/// send it again, and at 5% far more than one request in a hundred loses one, so
+/// the p99 at 5% is at least the lossless median plus the round trip. (Not the
+/// lossless p99: a second's tail can hold a hiccup of its own; a quiet CI once saw
+/// HTTP/3's at 71.8 ms, above its 63.6 at 5%.)
 #[tokio::test(flavor = "multi_thread")]
-async fn a_loss_sweep_slows_every_protocol_and_never_speeds_one_up() {
+async fn a_loss_sweep_shows_retransmissions_in_every_protocols_tail() {
     let _serial = SERIAL.lock().await;
     let target = target().await;
     let options = BenchOptions {
-        network: Some(h123_shared::network::NetworkProfile::parse("rtt=20ms").unwrap()),
+        network: Some(
+            h123_shared::network::NetworkProfile::parse(&format!("rtt={ROUND_TRIP_MS}ms")).unwrap(),
+        ),
         ..swept_options(&target)
     };
     let result = sweep(&target, options, "loss=0,1,5%").await;
@@ -456,11 +466,11 @@ async fn a_loss_sweep_slows_every_protocol_and_never_speeds_one_up() {
             points.iter().all(|p| p.expected_per_sec.is_none()),
             "no model for loss"
         );
+        let floor = points[0].p50.as_ms() + ROUND_TRIP_MS;
         assert!(
-            points[2].p99 > points[0].p99,
-            "{protocol}: p99 at 5% loss {:?} not above lossless {:?}",
-            points[2].p99,
-            points[0].p99
+            points[2].p99.as_ms() >= floor,
+            "{protocol}: p99 at 5% loss {:?} under the lossless median plus a round trip ({floor:.1} ms)",
+            points[2].p99
         );
         let last = &result.steps[2]
             .result
