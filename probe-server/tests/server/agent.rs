@@ -153,8 +153,9 @@ pub async fn as_agent(
     (status, json)
 }
 
-/// The median of the phase `pick` chooses over a protocol's attempts that have it, in ms.
-pub fn median_ms(
+/// The shortest phase `pick` chooses over a protocol's attempts that have it, in ms: the attempt
+/// a busy machine disturbed least.
+pub fn fastest_ms(
     result: &ProbeResult,
     protocol: Protocol,
     pick: fn(&h123_shared::Phases) -> Option<h123_shared::Span>,
@@ -164,15 +165,14 @@ pub fn median_ms(
         .iter()
         .find(|r| r.protocol == protocol)
         .unwrap_or_else(|| panic!("no {protocol:?} run"));
-    let mut values: Vec<f64> = run
+    let values: Vec<f64> = run
         .attempts
         .iter()
         .filter_map(|a| pick(&a.phases))
         .map(|span| span.duration().0 as f64 / 1000.0)
         .collect();
     assert!(!values.is_empty(), "{protocol:?} has no such phase");
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+    values.into_iter().fold(f64::INFINITY, f64::min)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -298,26 +298,27 @@ async fn one_probe_from_the_server_and_two_agents_shows_each_place() {
 
     // Every round trip through the relay is 2 x DELAY longer: the first
     // byte's wait on every protocol, and the handshake (TLS 1.3 and QUIC: one
-    // round trip each) of every new connection.
+    // round trip each) of every new connection. The relay's sleeps make 2D a
+    // floor no relayed attempt can beat, however busy the machine; and the
+    // attempts it disturbed least on each side (the fastest) differ by about
+    // 2D: at most 2D + 15 ms (4D + 15 for the handshake, its flights larger).
     let two_d = 2.0 * DELAY.as_secs_f64() * 1000.0;
     for protocol in [Protocol::H1, Protocol::H2, Protocol::H3] {
-        let wait_near = median_ms(&near, protocol, |p| p.wait);
-        let wait_far = median_ms(&far, protocol, |p| p.wait);
+        let wait_near = fastest_ms(&near, protocol, |p| p.wait);
+        let wait_far = fastest_ms(&far, protocol, |p| p.wait);
         let setup = |p: &h123_shared::Phases| p.tls.or(p.quic);
-        let setup_near = median_ms(&near, protocol, setup);
-        let setup_far = median_ms(&far, protocol, setup);
+        let setup_near = fastest_ms(&near, protocol, setup);
+        let setup_far = fastest_ms(&far, protocol, setup);
         eprintln!(
             "{protocol:?}: wait near {wait_near:.2} ms, far {wait_far:.2} ms; handshake near {setup_near:.2} ms, far {setup_far:.2} ms (2D = {two_d} ms)"
         );
-        let extra = wait_far - wait_near;
         assert!(
-            (two_d - 3.0..=two_d + 15.0).contains(&extra),
-            "{protocol:?}: the relay adds {extra:.2} ms to the wait, not about {two_d} ms"
+            wait_far >= two_d && wait_far - wait_near <= two_d + 15.0,
+            "{protocol:?}: the relayed wait {wait_far:.2} ms against {wait_near:.2} ms, not about {two_d} ms more"
         );
-        let extra = setup_far - setup_near;
         assert!(
-            (two_d - 3.0..=2.0 * two_d + 15.0).contains(&extra),
-            "{protocol:?}: the relay adds {extra:.2} ms to the handshake"
+            setup_far >= two_d && setup_far - setup_near <= 2.0 * two_d + 15.0,
+            "{protocol:?}: the relayed handshake {setup_far:.2} ms against {setup_near:.2} ms"
         );
     }
 
