@@ -7,12 +7,14 @@
 
 pub mod actions;
 pub mod bench;
+pub mod bench_form;
 pub mod browser;
 pub mod compare_page;
 pub mod compare_with;
 pub mod comparison;
 pub mod facts;
 pub mod findings;
+pub mod form_parts;
 pub mod home;
 pub mod matrix;
 pub mod notes;
