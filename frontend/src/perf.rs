@@ -7,8 +7,8 @@ use wasm_bindgen::closure::Closure;
 pub const RESULT_JSON: &str = "h123:result-json";
 /// Mark set on the frame after the waterfalls of that result were drawn.
 pub const WATERFALL_PAINTED: &str = "h123:waterfall-painted";
-/// Mark set when a page's app has mounted (on the home page: taken over the form the server drew;
-/// on a comparison's: adopted the comparison the server drew).
+/// Mark set when a page's script has adopted the page the server drew (the home page's forms, a
+/// comparison, a bench).
 pub const APP: &str = "h123:app";
 /// Measure between the two marks.
 pub const JSON_TO_PAINT: &str = "h123:json-to-paint";

@@ -1,4 +1,8 @@
 //! Checks of what people type into the probe form, run as they type; the server checks again.
+//! The forms' fields as a whole are checked in [`probe_form`] and [`bench_form`].
+
+pub mod bench_form;
+pub mod probe_form;
 
 use crate::schema::Header;
 use crate::uri;

@@ -2,17 +2,19 @@
 //! table, findings, facts, requests at once, the vantage matrix, the vantage picker's boxes) as
 //! markup, far less wasm than a view tree of their own, and pure, so the parts that need no
 //! browser live here; a result's whole page ([`result::ResultView`]), a comparison's
-//! ([`compare_page`]) and a bench's ([`bench`]) are drawn by the server from them. Every text put
-//! in goes through [`escape`].
+//! ([`compare_page`]), a bench's ([`bench`]) and the home page's forms ([`home`]) are drawn by the
+//! server from them. Every text put in goes through [`escape`].
 
 pub mod actions;
 pub mod bench;
+pub mod bench_form;
 pub mod browser;
 pub mod compare_page;
 pub mod compare_with;
 pub mod comparison;
 pub mod facts;
 pub mod findings;
+pub mod form_parts;
 pub mod home;
 pub mod matrix;
 pub mod notes;

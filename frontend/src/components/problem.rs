@@ -2,7 +2,6 @@
 
 use crate::api::Error;
 use h123_shared::markup::{element, escape};
-use leptos::prelude::*;
 use std::fmt::Write as _;
 
 /// A titled explanation of a problem, with the next step, as markup (`section.problem`).
@@ -24,26 +23,6 @@ pub fn problem_section(title: &str, what: &str, next: &str, code: Option<&str>) 
     }
     out.push_str(r#"<p><a href="/">Back to a new measurement</a></p></section>"#);
     out
-}
-
-/// A titled explanation of a problem, with the next step; the page's title names it.
-#[component]
-pub fn Problem(
-    /// Heading.
-    #[prop(into)]
-    title: String,
-    /// What happened.
-    #[prop(into)]
-    what: String,
-    /// What to do about it.
-    #[prop(into)]
-    next: String,
-    /// The API's error code, when it gave one.
-    #[prop(default = None)]
-    code: Option<String>,
-) -> impl IntoView {
-    crate::title::set(&title);
-    view! { <div inner_html=problem_section(&title, &what, &next, code.as_deref())></div> }
 }
 
 /// Title and next step for an API error; `bench` when it answered a bench request.
@@ -138,17 +117,4 @@ pub fn problem_markup(error: &Error, bench: bool) -> String {
         Error::Api { error, .. } => error.error.message.clone(),
     };
     problem_section(title, &what, &next, error.code())
-}
-
-/// The problem page of an API error.
-#[component]
-pub fn ApiProblem(
-    /// What went wrong.
-    error: Error,
-    /// Whether it answered a bench request (benches have their own refusals).
-    #[prop(default = false)]
-    bench: bool,
-) -> impl IntoView {
-    crate::title::set(explain(&error, bench).0);
-    view! { <div inner_html=problem_markup(&error, bench)></div> }
 }

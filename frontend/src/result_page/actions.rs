@@ -19,6 +19,12 @@ pub fn complete_links(document: &Document, result: &Element) {
             permalink.set_text_content(Some(&format!("{}{path}", clipboard::origin())));
         }
     }
+    api_links(document);
+}
+
+/// Gives the page's links to the API (`a[data-api]`: the downloads, the footer's) the configured
+/// base.
+pub fn api_links(document: &Document) {
     let Ok(links) = document.query_selector_all("a[data-api]") else {
         return;
     };

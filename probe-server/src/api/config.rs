@@ -20,8 +20,13 @@ use h123_shared::api::ServerInfo;
     )
 )]
 pub async fn config_get(State(state): State<AppState>) -> Json<ServerInfo> {
+    Json(server_info(&state))
+}
+
+/// What this server offers (the config's answer, and what the home page is drawn for).
+pub fn server_info(state: &AppState) -> ServerInfo {
     let bench = state.config.bench.as_ref();
-    Json(ServerInfo {
+    ServerInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         bench_enabled: bench.is_some(),
         bench_limits: bench.map(|b| b.limits),
@@ -32,5 +37,5 @@ pub async fn config_get(State(state): State<AppState>) -> Json<ServerInfo> {
         bench_targets: bench
             .map(|b| b.targets.iter().map(ToString::to_string).collect())
             .unwrap_or_default(),
-    })
+    }
 }

@@ -105,10 +105,11 @@ pub async fn probe_page(
     response
 }
 
-/// `/`: `index.html` with the probe form drawn in place of its loading line (as this server
-/// offers it: the network picker when it takes network conditions, the hint when it measures
-/// public addresses only), so the form is on screen and takes typing before the home page's wasm
-/// has arrived; the built-in page without a web root.
+/// `/`: `index.html` with the home page drawn in place of its loading line, as this server
+/// offers it (`shared::markup::home`: the network picker when it takes network conditions, the
+/// hint when it measures public addresses only, the load comparison form when it runs benches),
+/// so the page is on screen and takes typing before its wasm has arrived; the built-in page
+/// without a web root.
 pub async fn home_page(
     root: Option<Arc<PathBuf>>,
     State(state): State<AppState>,
@@ -119,8 +120,8 @@ pub async fn home_page(
     };
     let (request, _body) = request.into_parts();
     let (headers, method) = (&request.headers, &request.method);
-    // A shell with no loading line has no place for the form: it is served as it is (its
-    // precompressed copies included), and the app draws the form.
+    // A shell with no loading line has no place for the page: it is served as it is (its
+    // precompressed copies included), and the page's script draws it.
     let Some(shell) = web_root::read(&root, "index.html")
         .await
         .and_then(|b| String::from_utf8(b).ok())
@@ -128,12 +129,13 @@ pub async fn home_page(
     else {
         return index(&root, headers, method).await;
     };
-    let form = h123_shared::markup::home::home(h123_shared::markup::home::HomeForm {
-        network: state.config.limits.allow_network,
-        public_only: !state.config.guard.policy.allows_private(),
-    });
+    let home = h123_shared::markup::home::HomeForm::of(&super::config::server_info(&state));
     page_response(
-        shell.replacen(permalink_page::LOADING_LINE, &form, 1),
+        shell.replacen(
+            permalink_page::LOADING_LINE,
+            &h123_shared::markup::home::home(&home),
+            1,
+        ),
         headers,
         method,
     )

@@ -1,30 +1,45 @@
-//! The home page's probe form and its recent-results section as markup, drawn by the server into
-//! `index.html` (`/`) so the form is on screen and takes typing before the home page's wasm has
-//! arrived. It is what the app's own `ProbeForm` draws first (the same elements, ids, classes and
-//! defaults: every protocol, warm connections, the default rounds and attempts, GET); the app takes
-//! it over (`frontend/src/takeover.rs`), keeping what was typed, ticked and focused, and a submit
-//! made before it arrived.
+//! The home page as markup, drawn by the server into `index.html` (`/`) so the page is on screen
+//! and takes typing before its wasm has arrived: the probe form, the load comparison form when the
+//! server runs benches ([`bench_form`](super::bench_form)), and the recent results' frame (filled
+//! by the page). The page's script (`frontend/src/home_page.rs`) gives the drawn forms their
+//! behaviour in place, and draws the same markup itself when a static host served the page.
 
-use crate::network::NAMED_PROFILES;
-use crate::{ProbeOptions, Protocol};
+use super::bench_form::bench_form;
+use super::form_parts::{network_picker, protocol_toggles};
+use crate::ProbeOptions;
+use crate::api::{BenchBounds, ServerInfo};
+use crate::input::probe_form::MAX_REPEAT;
 use std::fmt::Write as _;
 
-/// Most attempts per protocol the form offers (the app's `MAX_REPEAT`).
-const MAX_REPEAT: u32 = 10;
-
-/// What the server offers that changes the form.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What the server offers that changes the home page.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HomeForm {
-    /// The server takes network conditions: the network picker is drawn.
+    /// The server takes network conditions: the probe form's network picker is drawn.
     pub network: bool,
     /// The server measures public addresses only: the URL's hint says so.
     pub public_only: bool,
+    /// The server runs benches within these bounds, on these targets: the load comparison form
+    /// is drawn.
+    pub bench: Option<(BenchBounds, Vec<String>)>,
 }
 
-/// The probe form and the (still loading) recent results, as the app draws them first.
-pub fn home(form: HomeForm) -> String {
+impl HomeForm {
+    /// What a server's `GET /api/v1/config` says it offers.
+    pub fn of(info: &ServerInfo) -> Self {
+        HomeForm {
+            network: info.network_enabled,
+            public_only: info.public_targets_only,
+            bench: info
+                .bench_limits
+                .map(|bounds| (bounds, info.bench_targets.clone())),
+        }
+    }
+}
+
+/// The probe form, the load comparison form when offered, and the (still loading) recent results.
+pub fn home(form: &HomeForm) -> String {
     let defaults = ProbeOptions::default();
-    let mut out = String::with_capacity(6_000);
+    let mut out = String::with_capacity(9_000);
     out.push_str(concat!(
         r#"<form class="probe-form" novalidate aria-labelledby="probe-title""#,
         r#" data-drawn="server""#,
@@ -52,27 +67,16 @@ pub fn home(form: HomeForm) -> String {
     );
     out.push_str(concat!(
         r#"<fieldset class="vantage-picker" hidden><legend>Measure from</legend><div class="vantage-boxes"></div>"#,
-        r#"<p class="field-note vantage-note error">Pick at least one vantage.</p></fieldset>"#,
+        r#"<p class="field-note vantage-note"></p></fieldset>"#,
         r#"<div class="options"><fieldset aria-describedby="protocols-problem"><legend>Protocols</legend>"#,
     ));
-    for p in Protocol::ALL {
-        let _ = write!(
-            out,
-            r#"<label class="toggle"><input type="checkbox" name="protocol" value="{}"{}>{}</label>"#,
-            p.as_str(),
-            if defaults.protocols.contains(&p) {
-                " checked"
-            } else {
-                ""
-            },
-            p.http_version()
-        );
-    }
+    protocol_toggles(&mut out, "protocol");
     out.push_str(concat!(
+        r#"<p id="protocols-problem" class="field-note error" hidden>Pick at least one protocol.</p>"#,
         r#"</fieldset><fieldset><legend>Connections</legend>"#,
-        r#"<label class="toggle"><input type="radio" name="mode" checked>warm (reuse)</label>"#,
-        r#"<label class="toggle"><input type="radio" name="mode">cold (new each time)</label>"#,
-        r#"<label class="toggle"><input type="radio" name="mode">resumed (new, TLS resumption)</label></fieldset>"#,
+        r#"<label class="toggle"><input type="radio" name="mode" value="warm" checked>warm (reuse)</label>"#,
+        r#"<label class="toggle"><input type="radio" name="mode" value="cold">cold (new each time)</label>"#,
+        r#"<label class="toggle"><input type="radio" name="mode" value="resumed">resumed (new, TLS resumption)</label></fieldset>"#,
     ));
     let _ = write!(
         out,
@@ -87,18 +91,7 @@ pub fn home(form: HomeForm) -> String {
         repeat = defaults.repeat,
     );
     if form.network {
-        out.push_str(concat!(
-            r#"<div class="field network-field"><label for="network">Network</label>"#,
-            r#"<select id="network" aria-describedby="network-note"><option value="none">this server's own path</option>"#,
-        ));
-        for p in NAMED_PROFILES {
-            let _ = write!(out, r#"<option value="{0}">{0}</option>"#, p.name);
-        }
-        out.push_str(concat!(
-            r#"<option value="custom">custom figures…</option></select>"#,
-            r#"<input id="network-figures" type="text" spellcheck="false" aria-label="Network figures" aria-describedby="network-note" aria-invalid="false" placeholder="rtt=100ms,loss=2%,down=10mbit,up=2mbit" hidden>"#,
-            r#"<p id="network-note" class="field-note">Delay, loss and rate limits applied to every protocol alike, both ways.</p></div>"#,
-        ));
+        network_picker(&mut out, "network");
     }
     out.push_str(concat!(
         r#"<div class="field"><label for="method">Method</label><select id="method">"#,
@@ -144,9 +137,14 @@ pub fn home(form: HomeForm) -> String {
         r#"<p class="field-note">Authorization and Cookie headers, Set-Cookie answers, URL passwords and credential-looking headers and query parameters (api_key, token, X-Api-Key, ...) are sent but never stored: the result shows [redacted].</p>"#,
         r#"<p class="field-note">Certificates are verified against the system's public roots (and the CA its operator gave <code>h123 serve --cacert</code>). For a private CA, use the CLI's <code>--cacert FILE</code>, or skip verification above to test.</p>"#,
         r#"</details></form>"#,
+    ));
+    if let Some((bounds, targets)) = &form.bench {
+        bench_form(&mut out, bounds, targets);
+    }
+    out.push_str(concat!(
         r#"<section class="recent" aria-labelledby="recent-title"><h2 id="recent-title">Recent results</h2>"#,
         r#"<p class="hint">Yours (remembered by this browser) and those their authors made public. Others are unlisted: only their link opens them.</p>"#,
-        r#"<div><p class="hint">Loading…</p></div></section>"#,
+        r#"<div class="recent-items"><p class="hint">Loading…</p></div></section>"#,
     ));
     out
 }
@@ -154,10 +152,12 @@ pub fn home(form: HomeForm) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Protocol;
 
     #[test]
-    fn the_form_has_the_apps_defaults_and_the_servers_offer() {
-        let plain = home(HomeForm::default());
+    fn the_form_has_the_defaults_and_the_servers_offer() {
+        assert_eq!(ProbeOptions::default().protocols, Protocol::ALL.to_vec());
+        let plain = home(&HomeForm::default());
         assert!(plain.contains(r#"id="url""#) && plain.contains("autofocus"));
         assert_eq!(plain.matches(r#"name="protocol""#).count(), 3);
         assert_eq!(
@@ -167,13 +167,49 @@ mod tests {
         );
         assert!(plain.contains(r#"id="rounds" type="number" min="1" max="10""#));
         assert!(!plain.contains(r#"id="network""#));
+        assert!(!plain.contains("bench-form"));
         assert!(plain.contains("An http or https URL."));
-        let offered = home(HomeForm {
+        assert!(plain.contains(r#"<div class="recent-items">"#));
+        let offered = home(&HomeForm {
             network: true,
             public_only: true,
+            bench: None,
         });
         assert!(offered.contains(r#"<select id="network""#));
         assert!(offered.contains("only measures public addresses"));
         assert!(offered.contains(r#"data-network="true" data-public-only="true""#));
+    }
+
+    #[test]
+    fn a_server_that_runs_benches_gets_its_form_between_the_probes_and_the_list() {
+        let info = ServerInfo {
+            version: "0".into(),
+            bench_enabled: true,
+            bench_limits: Some(BenchBounds {
+                max_concurrency: 64,
+                max_connections: 16,
+                max_duration_ms: 30_000,
+                max_requests: 100_000,
+                max_rate: 1000,
+                max_warmup_ms: 5_000,
+                max_total_ms: 60_000,
+                network: false,
+            }),
+            allowed_methods: Vec::new(),
+            max_request_body: 0,
+            network_enabled: false,
+            public_targets_only: false,
+            bench_targets: vec!["127.0.0.1:8443".into()],
+        };
+        let form = HomeForm::of(&info);
+        assert_eq!(form.bench.as_ref().map(|b| b.1.len()), Some(1));
+        let page = home(&form);
+        let (probe, bench, recent) = (
+            page.find("probe-form").unwrap(),
+            page.find("bench-form").unwrap(),
+            page.find(r#"class="recent""#).unwrap(),
+        );
+        assert!(probe < bench && bench < recent);
+        assert!(page.contains("one bench at a time: 127.0.0.1:8443."));
     }
 }

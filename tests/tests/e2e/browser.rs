@@ -303,16 +303,14 @@ pub(crate) async fn until(client: &Client, script: &str, secs: u64) -> Value {
     }
 }
 
-/// Opens the home page at `base` and waits until its app has taken over the form the server drew
-/// (the shell is gone), so the elements found next are the app's.
+/// Whether the home page's script has adopted the forms the server drew (`perf::APP`).
+const ADOPTED: &str = "return performance.getEntriesByName('h123:app').length ? true : null;";
+
+/// Opens the home page at `base` and waits until its script has adopted the forms the server
+/// drew, so the fields found next have their behaviour.
 pub(crate) async fn open_home(client: &Client, base: &str) {
     client.goto(base).await.expect("home");
-    until(
-        client,
-        "return document.getElementById('shell') ? null : true;",
-        30,
-    )
-    .await;
+    until(client, ADOPTED, 30).await;
 }
 
 /// From the home page at `base`: types `url`, ticks the advanced option `#option`, and starts the
@@ -1255,12 +1253,11 @@ const FORM_READY: &str = "window.h123Ready = {}; new MutationObserver(() => { \
 
 /// First contentful paint, and when the page was ready (ms from navigation start, at the
 /// earliest its first paint): the form for the home page (drawn by the server, usable before the
-/// wasm: what is typed is kept and a submit is made once the app takes it over); for a permalink,
+/// wasm: what is typed stays and a submit is made once the page's script adopts it); for a permalink,
 /// its server-drawn waterfalls painted with the page's script attached (hover, keys, copy); for a
 /// comparison its server-drawn answer with the page's script attached; for a bench its server-drawn
 /// table with the page's script attached; the bytes transferred; when the page's wasm had arrived;
-/// and when the page's app had mounted or adopted the drawn page (`h123:app`: home, comparison,
-/// bench).
+/// and when the page's script had adopted the drawn page (`h123:app`: home, comparison, bench).
 const PAINT_FIGURES: &str = "\
 const fcp = performance.getEntriesByName('first-contentful-paint'); \
 const drawn = performance.getEntriesByName('h123:waterfall-painted'); \
@@ -1394,7 +1391,7 @@ async fn slow_4g_first_paint_and_ready() {
         );
         let ms = |i: usize| figures[i].as_f64().unwrap_or_default();
         let app = match figures[4].as_f64() {
-            Some(app) => format!("; its app took over at {app:.0} ms"),
+            Some(app) => format!("; its script adopted the page at {app:.0} ms"),
             None => String::new(),
         };
         eprintln!(
@@ -1411,8 +1408,8 @@ async fn slow_4g_first_paint_and_ready() {
 }
 
 /// The home page's form, drawn by the server, works before its wasm has arrived (on a link so
-/// slow the wasm takes seconds): what is typed there is kept when the app takes the form over,
-/// focus and caret included, and a submit made there is made once the app has it.
+/// slow the wasm takes seconds): what is typed there stays when the page's script adopts the form
+/// in place, focus and caret included, and a submit made there is made once the script has it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn home_form_works_before_the_wasm() {
     let Some(stage) = Stage::start(TargetConfig::default(), &[]).await else {
@@ -1454,14 +1451,14 @@ async fn home_form_works_before_the_wasm() {
     assert_eq!(
         client.execute(DRAWN, vec![]).await.unwrap(),
         json!(true),
-        "typed before the app took over"
+        "typed before the script adopted the form"
     );
-    until(
-        &client,
-        "return document.getElementById('shell') ? null : true;",
-        60,
-    )
-    .await;
+    until(&client, ADOPTED, 60).await;
+    assert_eq!(
+        client.execute(DRAWN, vec![]).await.unwrap(),
+        json!(false),
+        "adopted: the loader holds back no more submits"
+    );
     let state = client
         .execute(
             "const u = document.getElementById('url'); \
@@ -1471,7 +1468,7 @@ async fn home_form_works_before_the_wasm() {
         .await
         .unwrap();
     assert_eq!(state, json!([&url[..10], "url", 10]));
-    // The app's form goes on from there (its check follows what was typed).
+    // The form goes on from there (its check follows what was typed).
     client
         .find(Locator::Css("#url"))
         .await
@@ -1486,7 +1483,7 @@ async fn home_form_works_before_the_wasm() {
     )
     .await;
 
-    // Submitted before the wasm: the app starts the probe once it has the form.
+    // Submitted before the wasm: the script starts the probe once it has adopted the form.
     client.goto(&base).await.expect("home");
     let field = client.find(Locator::Css("#shell #url")).await.unwrap();
     field.send_keys(&url).await.unwrap();
@@ -1507,7 +1504,7 @@ async fn home_form_works_before_the_wasm() {
     assert_eq!(
         client.execute(DRAWN, vec![]).await.unwrap(),
         json!(true),
-        "submitted before the app took over"
+        "submitted before the script adopted the form"
     );
     let id = until(
         &client,
@@ -1527,7 +1524,7 @@ async fn home_form_works_before_the_wasm() {
     assert_eq!(
         record["options"]["protocols"],
         json!(["h1", "h2"]),
-        "the box unticked before the app came stays unticked"
+        "the box unticked before the script came stays unticked"
     );
     client.close().await.unwrap();
 }

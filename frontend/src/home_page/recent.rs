@@ -1,16 +1,28 @@
-//! The most recent results, from the API's list: this browser's own probes and the public ones.
-//! Drawn as markup once the list arrives.
+//! The most recent results, from the API's list: this browser's own probes and the public ones,
+//! drawn as markup into the home page's list once it arrives, on the reader's clock.
 
-use super::clock::local_time;
 use crate::api;
+use crate::components::local_time;
 use h123_shared::api::{ProbeList, ProbeSummary};
 use h123_shared::markup::{element, escape};
-use leptos::prelude::*;
-use leptos::task::spawn_local;
 use std::fmt::Write as _;
+use wasm_bindgen_futures::spawn_local;
 
 /// How many recent results the home page lists.
 const RECENT: u32 = 10;
+
+/// Asks for the recent results and puts them in the page's list.
+pub fn fill() {
+    spawn_local(async move {
+        let answer = api::recent_probes(RECENT).await;
+        let list = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector(".recent .recent-items").ok().flatten());
+        if let Some(list) = list {
+            list.set_inner_html(&markup(&answer));
+        }
+    });
+}
 
 /// The list's markup, or what stands in for it.
 fn markup(answer: &api::Result<ProbeList>) -> String {
@@ -59,21 +71,4 @@ fn recent_item(out: &mut String, item: &ProbeSummary) {
         element(out, "p", r#" class="recent-verdict""#, verdict);
     }
     out.push_str("</li>");
-}
-
-/// The recent results list.
-#[component]
-pub fn RecentList() -> impl IntoView {
-    let list = RwSignal::new(String::from(r#"<p class="hint">Loading…</p>"#));
-    spawn_local(async move {
-        let answer = api::recent_probes(RECENT).await;
-        list.set(markup(&answer));
-    });
-    view! {
-        <section class="recent" aria-labelledby="recent-title">
-            <h2 id="recent-title">"Recent results"</h2>
-            <p class="hint">"Yours (remembered by this browser) and those their authors made public. Others are unlisted: only their link opens them."</p>
-            <div inner_html=move || list.get()></div>
-        </section>
-    }
 }
