@@ -163,9 +163,7 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             limits: server_limits(),
-            guard: TargetGuard {
-                policy: ConnectPolicy::public_only(Vec::new()),
-            },
+            guard: TargetGuard::new(ConnectPolicy::public_only(Vec::new()), None),
             dns_server: None,
             trust: TrustSettings::system(),
             max_running: 16,

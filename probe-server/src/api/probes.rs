@@ -291,15 +291,14 @@ pub async fn creation_admitted(
 /// named in the request is checked too; the server's own is trusted and
 /// filled in where the plan names none).
 pub async fn guard_target(state: &AppState, plan: &mut Plan) -> Result<()> {
-    let default_dns = state.config.dns_server;
     state
         .config
         .guard
-        .check(plan, default_dns)
+        .check(plan)
         .await
         .map_err(ApiError::BlockedTarget)?;
     if plan.dns_server.is_none() {
-        plan.dns_server = default_dns;
+        plan.dns_server = state.config.dns_server;
     }
     Ok(())
 }

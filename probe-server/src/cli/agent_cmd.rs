@@ -213,15 +213,13 @@ async fn run_job(setup: &Setup, client: &mut Client<'_>, job: AgentJob) {
         .policy
         .clone()
         .and(ConnectPolicy::from_rules(&job.rules));
-    let guard = TargetGuard {
-        policy: policy.clone(),
-    };
+    let guard = TargetGuard::new(policy.clone(), setup.dns);
     let report = match Plan::new(job.options, &Limits::default()) {
         Err(e) => AgentReport {
             result: None,
             problem: Some(format!("its limits refuse the options: {e}")),
         },
-        Ok(mut plan) => match guard.check(&plan, setup.dns).await {
+        Ok(mut plan) => match guard.check(&plan).await {
             Err(reason) => AgentReport {
                 result: None,
                 problem: Some(format!(

@@ -16,20 +16,31 @@ use hickory_resolver::proto::rr::RData;
 use hickory_resolver::proto::rr::RecordType;
 use hickory_resolver::proto::rr::rdata::svcb::{SvcParamKey, SvcParamValue};
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::time::error::Elapsed;
 use url::Host;
 
 /// Resolves names for one probe. Caching is off, so every new connection
-/// pays (and shows) a real lookup.
+/// pays (and shows) a real lookup. The hickory resolver is built at the first
+/// name that needs it (IP literals and pinned names never do), and clones share it.
 #[derive(Clone)]
 pub struct NameResolver {
-    resolver: Result<TokioResolver, String>,
+    server: Option<SocketAddr>,
+    resolver: Arc<OnceLock<Result<TokioResolver, String>>>,
     source: String,
     pins: Vec<ResolveOverride>,
     /// The emulated network a lookup's query and answer cross, if any.
     link: Option<Arc<Link>>,
+}
+
+impl std::fmt::Debug for NameResolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NameResolver")
+            .field("source", &self.source)
+            .field("pins", &self.pins)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Bytes of a typical DNS query on the wire (IPv4 and UDP headers, a name).
@@ -40,41 +51,26 @@ const DNS_ANSWER_BYTES: usize = 28 + 120;
 impl NameResolver {
     /// A resolver using `server` (`ip:port`) or else the system configuration.
     pub fn new(server: Option<SocketAddr>, pins: Vec<ResolveOverride>) -> Self {
-        let mut options = ResolverOpts::default();
-        options.cache_size = 0;
-        let (resolver, source) = match server {
-            Some(addr) => {
-                options.use_hosts_file = ResolveHosts::Never;
-                let mut udp = ConnectionConfig::udp();
-                udp.port = addr.port();
-                let mut tcp = ConnectionConfig::tcp();
-                tcp.port = addr.port();
-                let config = ResolverConfig::from_name_servers(vec![NameServerConfig::new(
-                    addr.ip(),
-                    true,
-                    vec![udp, tcp],
-                )]);
-                let built =
-                    TokioResolver::builder_with_config(config, TokioRuntimeProvider::default())
-                        .with_options(options)
-                        .build()
-                        .map_err(|e| e.to_string());
-                (built, addr.to_string())
-            }
-            None => {
-                let built = TokioResolver::builder_tokio()
-                    .map(|b| b.with_options(options))
-                    .and_then(|b| b.build())
-                    .map_err(|e| format!("system resolver unavailable: {e}"));
-                (built, "system".to_owned())
-            }
-        };
         NameResolver {
-            resolver,
-            source,
+            server,
+            resolver: Arc::default(),
+            source: server.map_or_else(|| "system".to_owned(), |addr| addr.to_string()),
             pins,
             link: None,
         }
+    }
+
+    /// The same resolver (sharing its lookups' server) with `pins` instead of its own.
+    pub fn with_pins(&self, pins: Vec<ResolveOverride>) -> NameResolver {
+        NameResolver {
+            pins,
+            ..self.clone()
+        }
+    }
+
+    /// The hickory resolver, built on first use.
+    fn hickory(&self) -> Result<&TokioResolver, &String> {
+        self.resolver.get_or_init(|| build(self.server)).as_ref()
     }
 
     /// The addresses to try for `host:port`, recording the lookup in `trace`.
@@ -99,8 +95,7 @@ impl NameResolver {
             return Ok((Some(info), addrs));
         }
         let resolver = self
-            .resolver
-            .as_ref()
+            .hickory()
             .map_err(|e| failure(Phase::Dns, FailureKind::Dns, e.clone()))?;
         trace.record(TraceEvent::DnsStart);
         let exchange = async {
@@ -181,7 +176,7 @@ impl NameResolver {
         name: &str,
         limit: Duration,
     ) -> Result<Option<HttpsRecord>, Elapsed> {
-        let Ok(resolver) = self.resolver.as_ref() else {
+        let Ok(resolver) = self.hickory() else {
             return Ok(None);
         };
         let exchange = async {
@@ -249,6 +244,34 @@ impl NameResolver {
             .map(|ip| SocketAddr::new(ip, port))
             .collect();
         (!addrs.is_empty()).then_some(addrs)
+    }
+}
+
+/// A hickory resolver, caching off, asking `server` or else the system's servers.
+fn build(server: Option<SocketAddr>) -> Result<TokioResolver, String> {
+    let mut options = ResolverOpts::default();
+    options.cache_size = 0;
+    match server {
+        Some(addr) => {
+            options.use_hosts_file = ResolveHosts::Never;
+            let mut udp = ConnectionConfig::udp();
+            udp.port = addr.port();
+            let mut tcp = ConnectionConfig::tcp();
+            tcp.port = addr.port();
+            let config = ResolverConfig::from_name_servers(vec![NameServerConfig::new(
+                addr.ip(),
+                true,
+                vec![udp, tcp],
+            )]);
+            TokioResolver::builder_with_config(config, TokioRuntimeProvider::default())
+                .with_options(options)
+                .build()
+                .map_err(|e| e.to_string())
+        }
+        None => TokioResolver::builder_tokio()
+            .map(|b| b.with_options(options))
+            .and_then(|b| b.build())
+            .map_err(|e| format!("system resolver unavailable: {e}")),
     }
 }
 

@@ -21,9 +21,20 @@ const LOOKUP_LIMIT: Duration = Duration::from_secs(3);
 pub struct TargetGuard {
     /// The connect policy, with its port list (the engine enforces the same one).
     pub policy: ConnectPolicy,
+    /// Lookups through the trusted DNS server, built once and shared by every check.
+    lookups: NameResolver,
 }
 
 impl TargetGuard {
+    /// A guard enforcing `policy`, looking names up through `dns` (the
+    /// server's own, trusted) or else the system's servers.
+    pub fn new(policy: ConnectPolicy, dns: Option<SocketAddr>) -> Self {
+        TargetGuard {
+            policy,
+            lookups: NameResolver::new(dns, Vec::new()),
+        }
+    }
+
     /// `Ok` when `plan` may run, else the reason it is refused, e.g.
     /// "internal.example resolves to a non-public address, which this server
     /// does not probe". A name's addresses are never named in the reason
@@ -32,8 +43,8 @@ impl TargetGuard {
     /// # Errors
     /// The reason, as a sentence.
     /// Names are looked up through the plan's DNS server (which must itself
-    /// pass the policy) or else `default_dns` (the server's own, trusted).
-    pub async fn check(&self, plan: &Plan, default_dns: Option<SocketAddr>) -> Result<(), String> {
+    /// pass the policy) or else the guard's own.
+    pub async fn check(&self, plan: &Plan) -> Result<(), String> {
         if let Some(dns) = plan.dns_server {
             self.policy
                 .check(dns)
@@ -56,10 +67,11 @@ impl TargetGuard {
                 ));
             }
         }
-        let resolver = NameResolver::new(
-            plan.dns_server.or(default_dns),
-            plan.options.resolve.clone(),
-        );
+        let pins = plan.options.resolve.clone();
+        let resolver = match plan.dns_server {
+            Some(dns) => NameResolver::new(Some(dns), pins),
+            None => self.lookups.with_pins(pins),
+        };
         let mut trace = AttemptTrace::start();
         let addrs = match resolver
             .resolve(&host, port, LOOKUP_LIMIT, &mut trace)
@@ -168,15 +180,13 @@ mod tests {
     use h123_shared::ProbeOptions;
 
     async fn verdict(url: &str) -> Result<(), String> {
-        let guard = TargetGuard {
-            policy: ConnectPolicy::public_only(Vec::new()),
-        };
+        let guard = TargetGuard::new(ConnectPolicy::public_only(Vec::new()), None);
         let options = ProbeOptions {
             url: url.into(),
             ..ProbeOptions::default()
         };
         let plan = Plan::new(options, &Limits::default()).unwrap();
-        guard.check(&plan, None).await
+        guard.check(&plan).await
     }
 
     #[tokio::test]
@@ -210,9 +220,7 @@ mod tests {
 
     #[tokio::test]
     async fn allow_private_lets_everything_through_localhost_included() {
-        let guard = TargetGuard {
-            policy: ConnectPolicy::allow_all(),
-        };
+        let guard = TargetGuard::new(ConnectPolicy::allow_all(), None);
         for url in [
             "https://localhost:8443/",
             "http://app.localhost/",
@@ -225,7 +233,7 @@ mod tests {
                 ..ProbeOptions::default()
             };
             let plan = Plan::new(options, &Limits::default()).unwrap();
-            assert_eq!(guard.check(&plan, None).await, Ok(()), "{url}");
+            assert_eq!(guard.check(&plan).await, Ok(()), "{url}");
         }
     }
 
@@ -274,9 +282,10 @@ mod tests {
 
     #[tokio::test]
     async fn pins_and_dns_servers_are_checked_too() {
-        let guard = TargetGuard {
-            policy: ConnectPolicy::public_only(Vec::new()).with_ports(vec![443]),
-        };
+        let guard = TargetGuard::new(
+            ConnectPolicy::public_only(Vec::new()).with_ports(vec![443]),
+            None,
+        );
         let mut options = ProbeOptions {
             url: "https://example.com/".into(),
             ..ProbeOptions::default()
@@ -287,7 +296,7 @@ mod tests {
             addr: "192.168.1.1".into(),
         }];
         let plan = Plan::new(options.clone(), &Limits::default()).unwrap();
-        let reason = guard.check(&plan, None).await.unwrap_err();
+        let reason = guard.check(&plan).await.unwrap_err();
         assert_eq!(
             reason,
             "example.com resolves to a non-public address, which this server does not probe"
@@ -297,7 +306,7 @@ mod tests {
         let plan = Plan::new(options.clone(), &Limits::default()).unwrap();
         assert!(
             guard
-                .check(&plan, None)
+                .check(&plan)
                 .await
                 .unwrap_err()
                 .starts_with("dns_server")
@@ -305,12 +314,6 @@ mod tests {
         options.dns_server = None;
         options.url = "https://example.com:8443/".into();
         let plan = Plan::new(options, &Limits::default()).unwrap();
-        assert!(
-            guard
-                .check(&plan, None)
-                .await
-                .unwrap_err()
-                .contains("port 8443")
-        );
+        assert!(guard.check(&plan).await.unwrap_err().contains("port 8443"));
     }
 }
