@@ -33,6 +33,7 @@ pub mod target_guard;
 
 use crate::bench::{BenchLimits, Bencher};
 use crate::probe::Engine;
+use crate::probe::dns::NameResolver;
 use crate::probe::guard::{AllowedTarget, ConnectPolicy};
 use crate::probe::plan::Limits;
 use crate::probe::tls::TrustSettings;
@@ -163,7 +164,9 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             limits: server_limits(),
-            guard: TargetGuard::new(ConnectPolicy::public_only(Vec::new()), None),
+            guard: TargetGuard {
+                policy: ConnectPolicy::public_only(Vec::new()),
+            },
             dns_server: None,
             trust: TrustSettings::system(),
             max_running: 16,
@@ -280,6 +283,9 @@ pub struct Shared {
     pub registry: Registry,
     /// The engine, with the server's trust store and connect policy.
     pub engine: Engine,
+    /// Name lookups through the server's own DNS server (`config.dns_server`), built once:
+    /// the API's target check and the alerts' address check share it.
+    pub lookups: NameResolver,
     /// Per-client creation rate (shared by every instance on PostgreSQL).
     pub limiter: CreationLimiter,
     /// Per-client read rate.
@@ -351,6 +357,7 @@ impl AppState {
                 egress_quota: egress_quota::EgressQuota::new(config.client_bytes_per_minute),
                 monitor_egress: egress_quota::EgressQuota::new(config.monitors.bytes_per_minute),
                 engine,
+                lookups: NameResolver::new(config.dns_server, Vec::new()),
                 store,
                 registry: Registry::default(),
                 metrics: Metrics::default(),

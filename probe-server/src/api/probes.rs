@@ -294,7 +294,7 @@ pub async fn guard_target(state: &AppState, plan: &mut Plan) -> Result<()> {
     state
         .config
         .guard
-        .check(plan)
+        .check(plan, &state.lookups)
         .await
         .map_err(ApiError::BlockedTarget)?;
     if plan.dns_server.is_none() {

@@ -11,6 +11,7 @@ use super::remote::{RemoteError, base_url, connect, read_all, request, trouble, 
 use super::safety_args::SafetyArgs;
 use super::serve_cmd::dns_server;
 use crate::probe::Engine;
+use crate::probe::dns::NameResolver;
 use crate::probe::guard::ConnectPolicy;
 use crate::probe::plan::{Limits, Plan};
 use crate::probe::tls::TrustSettings;
@@ -213,13 +214,18 @@ async fn run_job(setup: &Setup, client: &mut Client<'_>, job: AgentJob) {
         .policy
         .clone()
         .and(ConnectPolicy::from_rules(&job.rules));
-    let guard = TargetGuard::new(policy.clone(), setup.dns);
+    let guard = TargetGuard {
+        policy: policy.clone(),
+    };
     let report = match Plan::new(job.options, &Limits::default()) {
         Err(e) => AgentReport {
             result: None,
             problem: Some(format!("its limits refuse the options: {e}")),
         },
-        Ok(mut plan) => match guard.check(&plan).await {
+        Ok(mut plan) => match guard
+            .check(&plan, &NameResolver::new(setup.dns, Vec::new()))
+            .await
+        {
             Err(reason) => AgentReport {
                 result: None,
                 problem: Some(format!(

@@ -339,7 +339,7 @@ impl ServeArgs {
         Ok(ServerConfig {
             modules,
             limits,
-            guard: TargetGuard::new(policy, dns_server),
+            guard: TargetGuard { policy },
             dns_server,
             trust,
             max_running: self.max_running.max(1),

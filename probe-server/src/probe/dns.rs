@@ -34,15 +34,6 @@ pub struct NameResolver {
     link: Option<Arc<Link>>,
 }
 
-impl std::fmt::Debug for NameResolver {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NameResolver")
-            .field("source", &self.source)
-            .field("pins", &self.pins)
-            .finish_non_exhaustive()
-    }
-}
-
 /// Bytes of a typical DNS query on the wire (IPv4 and UDP headers, a name).
 const DNS_QUERY_BYTES: usize = 28 + 40;
 /// Bytes of a typical answer with a few address records.

@@ -9,7 +9,6 @@
 //! the try fails, saying why).
 
 use super::AppState;
-use crate::probe::dns::NameResolver;
 use crate::probe::trace::AttemptTrace;
 use crate::store::monitor_rows::{DeliveryLog, StoredMonitor};
 use bytes::Bytes;
@@ -219,8 +218,8 @@ pub async fn checked_address(state: &AppState, url: &str) -> Result<SocketAddr, 
     let parsed = Url::parse(url).map_err(|e| format!("{url} is not a URL: {e}"))?;
     let host = parsed.host().ok_or_else(|| format!("{url} has no host"))?;
     let port = parsed.port_or_known_default().unwrap_or(80);
-    let resolver = NameResolver::new(state.config.dns_server, Vec::new());
-    let (_, addrs) = resolver
+    let (_, addrs) = state
+        .lookups
         .resolve(
             &host,
             port,

@@ -21,20 +21,9 @@ const LOOKUP_LIMIT: Duration = Duration::from_secs(3);
 pub struct TargetGuard {
     /// The connect policy, with its port list (the engine enforces the same one).
     pub policy: ConnectPolicy,
-    /// Lookups through the trusted DNS server, built once and shared by every check.
-    lookups: NameResolver,
 }
 
 impl TargetGuard {
-    /// A guard enforcing `policy`, looking names up through `dns` (the
-    /// server's own, trusted) or else the system's servers.
-    pub fn new(policy: ConnectPolicy, dns: Option<SocketAddr>) -> Self {
-        TargetGuard {
-            policy,
-            lookups: NameResolver::new(dns, Vec::new()),
-        }
-    }
-
     /// `Ok` when `plan` may run, else the reason it is refused, e.g.
     /// "internal.example resolves to a non-public address, which this server
     /// does not probe". A name's addresses are never named in the reason
@@ -43,8 +32,8 @@ impl TargetGuard {
     /// # Errors
     /// The reason, as a sentence.
     /// Names are looked up through the plan's DNS server (which must itself
-    /// pass the policy) or else the guard's own.
-    pub async fn check(&self, plan: &Plan) -> Result<(), String> {
+    /// pass the policy) or else `lookups` (the server's own, trusted).
+    pub async fn check(&self, plan: &Plan, lookups: &NameResolver) -> Result<(), String> {
         if let Some(dns) = plan.dns_server {
             self.policy
                 .check(dns)
@@ -70,7 +59,7 @@ impl TargetGuard {
         let pins = plan.options.resolve.clone();
         let resolver = match plan.dns_server {
             Some(dns) => NameResolver::new(Some(dns), pins),
-            None => self.lookups.with_pins(pins),
+            None => lookups.with_pins(pins),
         };
         let mut trace = AttemptTrace::start();
         let addrs = match resolver
@@ -179,14 +168,21 @@ mod tests {
     use crate::probe::plan::Limits;
     use h123_shared::ProbeOptions;
 
+    /// Lookups as a server with no `--dns-server` makes them.
+    fn system() -> NameResolver {
+        NameResolver::new(None, Vec::new())
+    }
+
     async fn verdict(url: &str) -> Result<(), String> {
-        let guard = TargetGuard::new(ConnectPolicy::public_only(Vec::new()), None);
+        let guard = TargetGuard {
+            policy: ConnectPolicy::public_only(Vec::new()),
+        };
         let options = ProbeOptions {
             url: url.into(),
             ..ProbeOptions::default()
         };
         let plan = Plan::new(options, &Limits::default()).unwrap();
-        guard.check(&plan).await
+        guard.check(&plan, &system()).await
     }
 
     #[tokio::test]
@@ -220,7 +216,9 @@ mod tests {
 
     #[tokio::test]
     async fn allow_private_lets_everything_through_localhost_included() {
-        let guard = TargetGuard::new(ConnectPolicy::allow_all(), None);
+        let guard = TargetGuard {
+            policy: ConnectPolicy::allow_all(),
+        };
         for url in [
             "https://localhost:8443/",
             "http://app.localhost/",
@@ -233,7 +231,7 @@ mod tests {
                 ..ProbeOptions::default()
             };
             let plan = Plan::new(options, &Limits::default()).unwrap();
-            assert_eq!(guard.check(&plan).await, Ok(()), "{url}");
+            assert_eq!(guard.check(&plan, &system()).await, Ok(()), "{url}");
         }
     }
 
@@ -282,10 +280,9 @@ mod tests {
 
     #[tokio::test]
     async fn pins_and_dns_servers_are_checked_too() {
-        let guard = TargetGuard::new(
-            ConnectPolicy::public_only(Vec::new()).with_ports(vec![443]),
-            None,
-        );
+        let guard = TargetGuard {
+            policy: ConnectPolicy::public_only(Vec::new()).with_ports(vec![443]),
+        };
         let mut options = ProbeOptions {
             url: "https://example.com/".into(),
             ..ProbeOptions::default()
@@ -296,7 +293,7 @@ mod tests {
             addr: "192.168.1.1".into(),
         }];
         let plan = Plan::new(options.clone(), &Limits::default()).unwrap();
-        let reason = guard.check(&plan).await.unwrap_err();
+        let reason = guard.check(&plan, &system()).await.unwrap_err();
         assert_eq!(
             reason,
             "example.com resolves to a non-public address, which this server does not probe"
@@ -306,7 +303,7 @@ mod tests {
         let plan = Plan::new(options.clone(), &Limits::default()).unwrap();
         assert!(
             guard
-                .check(&plan)
+                .check(&plan, &system())
                 .await
                 .unwrap_err()
                 .starts_with("dns_server")
@@ -314,6 +311,12 @@ mod tests {
         options.dns_server = None;
         options.url = "https://example.com:8443/".into();
         let plan = Plan::new(options, &Limits::default()).unwrap();
-        assert!(guard.check(&plan).await.unwrap_err().contains("port 8443"));
+        assert!(
+            guard
+                .check(&plan, &system())
+                .await
+                .unwrap_err()
+                .contains("port 8443")
+        );
     }
 }

@@ -9,7 +9,6 @@
 use crate::support::*;
 use axum::http::StatusCode;
 use h123::probe::guard::ConnectPolicy;
-use h123::server::target_guard::TargetGuard;
 use h123_shared::FailureKind;
 use h123_shared::api::ProbeRecord;
 
@@ -309,7 +308,7 @@ async fn allow_private_probes_localhost() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = config(&target);
     // `h123 serve --allow-private`, with the system resolver (its hosts file names localhost).
-    config.guard = TargetGuard::new(ConnectPolicy::allow_all(), None);
+    config.guard.policy = ConnectPolicy::allow_all();
     config.dns_server = None;
     let state = state(config, &dir);
     let body = serde_json::json!({

@@ -59,7 +59,9 @@ pub fn allowed(target: &TestTarget) -> Vec<AllowedTarget> {
 /// A config whose probes reach only the target's HTTPS port and use its DNS server and CA.
 pub fn config(target: &TestTarget) -> ServerConfig {
     ServerConfig {
-        guard: TargetGuard::new(ConnectPolicy::only(allowed(target)), Some(target.dns_addr)),
+        guard: TargetGuard {
+            policy: ConnectPolicy::only(allowed(target)),
+        },
         dns_server: Some(target.dns_addr),
         trust: TrustSettings::from_ca_file(target.ca_file()).expect("CA file"),
         // Generous limits: the tests of the limits set their own.
