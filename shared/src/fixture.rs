@@ -115,6 +115,29 @@ pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
     }
 }
 
+/// Four rounds of one new connection and one reused attempt on it (attempts 1 to 8): `new_tls`
+/// is each new connection's handshake, `waits` the reused attempts' waits (µs). A result of such
+/// runs wants [`in_rounds`] of 4.
+pub(crate) fn warm_rounds(protocol: Protocol, new_tls: [u64; 4], waits: [u64; 4]) -> ProtocolRun {
+    let attempts = (0..4u32)
+        .flat_map(|round| {
+            let mut new = fresh(2 * round + 1, 0, 1_000, new_tls[round as usize], 1_000);
+            new.connection.as_mut().expect("a connection").id = round;
+            let mut again = reused(2 * round + 2, waits[round as usize]);
+            again.connection.as_mut().expect("a connection").id = round;
+            [new, again]
+        })
+        .collect();
+    run(protocol, attempts)
+}
+
+/// The result made in `rounds` rounds of equal size (each from a new connection).
+pub(crate) fn in_rounds(mut result: ProbeResult, rounds: u32) -> ProbeResult {
+    result.options.repeat /= rounds;
+    result.options.rounds = rounds;
+    result
+}
+
 /// A result for `https://example.com/path?q=1` with these runs, made in one
 /// round (attempt 1 opens the connection, later ones reuse it in warm mode).
 pub(crate) fn result(runs: Vec<ProtocolRun>) -> ProbeResult {

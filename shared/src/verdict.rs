@@ -17,7 +17,7 @@
 use crate::chain::{Chain, ConnState, all_chains};
 use crate::format::ms;
 use crate::json::ReadJson;
-use crate::schema::{Micros, Phase, ProbeResult, Protocol};
+use crate::schema::{ConnectionMode, Micros, Phase, ProbeResult, Protocol};
 use crate::stats::percentile;
 use serde::{Deserialize, Serialize};
 
@@ -229,7 +229,7 @@ pub fn verdict(result: &ProbeResult) -> Verdict {
         .filter(|(_, s)| s.len() > 1)
         .map(|(state, samples)| compare(state, samples))
         .collect();
-    let too_few = too_few(&comparisons);
+    let too_few = too_few(&comparisons, result.options.mode);
     if comparisons.iter().all(|c| !c.enough()) {
         return make(
             VerdictKind::NotComparable,
@@ -286,8 +286,11 @@ pub fn verdict(result: &ProbeResult) -> Verdict {
 
 /// What could not be told for want of samples, e.g. "Too few new
 /// connections to tell the protocols apart (1 per protocol; a difference
-/// needs 4): measure more rounds."; empty when every state had enough.
-fn too_few(comparisons: &[StateComparison]) -> String {
+/// needs 4): measure more rounds."; empty when every state had enough. The
+/// advice is one that can help under the probe's connection `mode`: under
+/// `--resumed` one session spans the rounds, so more rounds never add a
+/// full handshake.
+fn too_few(comparisons: &[StateComparison], mode: ConnectionMode) -> String {
     let short: Vec<&StateComparison> = comparisons.iter().filter(|c| !c.enough()).collect();
     if short.is_empty() {
         return String::new();
@@ -303,10 +306,15 @@ fn too_few(comparisons: &[StateComparison]) -> String {
             format!("{noun} ({} per protocol)", c.fewest())
         })
         .collect();
-    let more = if short.iter().any(|c| c.state == ConnState::Reused) {
-        "measure more rounds or more attempts per round"
-    } else {
-        "measure more rounds"
+    let short_of = |state| short.iter().any(|c| c.state == state);
+    let new_short = short_of(ConnState::New);
+    let more = match mode {
+        ConnectionMode::Resumed if new_short => {
+            "--resumed keeps one TLS session across rounds, so more rounds add no full handshake; \
+             compare new connections with --cold"
+        }
+        ConnectionMode::Warm if !short_of(ConnState::Reused) => "measure more rounds",
+        _ => "measure more rounds or more attempts per round",
     };
     format!(
         "Too few {} to tell the protocols apart (a difference needs {MIN_SAMPLES} of each): {more}.",
@@ -464,6 +472,20 @@ fn weigh(
 /// (nothing is called without one).
 pub fn significant(gap: Micros, faster: Micros, noise: Option<Micros>, fewest: usize) -> bool {
     fewest >= MIN_SAMPLES && noise.is_some_and(|noise| gap > floor(faster) && gap > noise)
+}
+
+/// What `after` saves against `before` (each a sample of one kind of attempt: full handshakes
+/// against resumed ones, new connections against reused ones), when the saving is called under
+/// [`SIGNIFICANCE_RULE`]: [`MIN_SAMPLES`] a side, over the floor of `after`'s median and over
+/// [`NOISE_FACTOR`] times the larger spread. One slow first handshake is never a saving.
+pub fn saving(before: &ProtocolSample, after: &ProtocolSample) -> Option<Micros> {
+    let gap = before.median.saturating_sub(after.median);
+    let noise = before
+        .spread()
+        .max(after.spread())
+        .map(|spread| Micros(spread.0 * NOISE_FACTOR));
+    let fewest = before.count.min(after.count);
+    significant(gap, after.median, noise, fewest).then_some(gap)
 }
 
 /// The smallest difference from a `faster` median that can be called:
@@ -816,6 +838,19 @@ mod tests {
             v.summary
         );
         assert!(!v.comparisons[0].differs() && !v.comparisons[0].enough());
+
+        // Under --resumed one session spans the rounds: more rounds add no full handshake.
+        let mut resumed = r.clone();
+        resumed.options.mode = ConnectionMode::Resumed;
+        let v = verdict(&resumed);
+        assert!(
+            v.summary.contains(
+                "(a difference needs 4 of each): --resumed keeps one TLS session across rounds, so \
+                 more rounds add no full handshake; compare new connections with --cold."
+            ) && !v.summary.contains("measure more rounds"),
+            "{}",
+            v.summary
+        );
     }
 
     #[test]

@@ -4,8 +4,7 @@ use super::*;
 use crate::chain::ConnState;
 use crate::format::ms;
 use crate::schema::ConnectionMode;
-use crate::stats::percentile;
-use crate::verdict::{NOISE_FACTOR, ProtocolSample, floor};
+use crate::verdict::{MIN_SAMPLES, ProtocolSample, saving};
 
 /// Whether an attempt set up a new connection (or tried to).
 fn opened_new(a: &Attempt) -> bool {
@@ -128,10 +127,30 @@ pub(super) fn reuse(result: &ProbeResult, run: &ProtocolRun, out: &mut Vec<Findi
     }
 }
 
+/// The totals of a run's successful first hops in one connection state, as a sample.
+fn totals(run: &ProtocolRun, state: ConnState) -> Option<ProtocolSample> {
+    sample_of(run, state, |a| a.phases.total.duration())
+}
+
+/// One figure of a run's successful first hops in one connection state, as a sample.
+fn sample_of(
+    run: &ProtocolRun,
+    state: ConnState,
+    figure: impl Fn(&Attempt) -> Micros,
+) -> Option<ProtocolSample> {
+    let values = run
+        .attempts
+        .iter()
+        .filter(|a| a.hop == 0 && a.failure.is_none() && ConnState::of(a) == state)
+        .map(figure)
+        .collect();
+    ProtocolSample::of(run.protocol, values)
+}
+
 /// What reuse saved on one protocol: its attempts on new connections (full handshakes) against
-/// its reused ones, called only when the difference of medians clears the verdict's floor and
-/// noise ([`crate::verdict::SIGNIFICANCE_RULE`]), so a saving a busy machine's jitter could
-/// have made is never reported.
+/// its reused ones, called only under the verdict's rule ([`crate::verdict::SIGNIFICANCE_RULE`]:
+/// enough of each, the floor and the spread), so neither one slow first connection nor a busy
+/// machine's jitter is ever reported as a saving.
 struct ReuseSaving {
     protocol: Protocol,
     new: ProtocolSample,
@@ -140,26 +159,15 @@ struct ReuseSaving {
 }
 
 impl ReuseSaving {
-    /// The saving of one run, when its reused attempts took less than its new connections by
-    /// more than the floor and the attempts' spread.
+    /// The saving of one run, when its reused attempts took less than its new connections under
+    /// the verdict's rule ([`saving`]: enough of each, the floor and the spread).
     fn of(run: &ProtocolRun) -> Option<ReuseSaving> {
-        let totals = |state: ConnState| {
-            let totals = run
-                .attempts
-                .iter()
-                .filter(|a| a.hop == 0 && a.failure.is_none() && ConnState::of(a) == state)
-                .map(|a| a.phases.total.duration())
-                .collect();
-            ProtocolSample::of(run.protocol, totals)
-        };
-        let (new, reused) = (totals(ConnState::New)?, totals(ConnState::Reused)?);
-        let saving = new.median.saturating_sub(reused.median);
-        let noise = new
-            .spread()
-            .max(reused.spread())
-            .map(|spread| Micros(spread.0 * NOISE_FACTOR));
-        let clears = saving > floor(reused.median) && noise.is_some_and(|noise| saving > noise);
-        clears.then_some(ReuseSaving {
+        let (new, reused) = (
+            totals(run, ConnState::New)?,
+            totals(run, ConnState::Reused)?,
+        );
+        let saving = saving(&new, &reused)?;
+        Some(ReuseSaving {
             protocol: run.protocol,
             new,
             reused,
@@ -225,34 +233,20 @@ pub(super) fn join_and(items: &[String]) -> String {
     }
 }
 
-/// Resumed mode: what resuming the TLS session (and 0-RTT) saved on setup (`resumption_saving`).
-pub(super) fn resumption_saving(run: &ProtocolRun, out: &mut Vec<Finding>) {
-    use crate::chain::ConnState;
-    let ok = |a: &&Attempt| a.hop == 0 && a.failure.is_none();
-    let Some(first) = run
-        .attempts
-        .iter()
-        .filter(ok)
-        .find(|a| ConnState::of(a) == ConnState::New)
-    else {
+/// Resumed connections: what resuming the TLS session (and 0-RTT) saved on setup
+/// (`resumption_saving`), its full handshakes' setups against its resumed ones under the
+/// verdict's rule; where the rule cannot call one (`--resumed` keeps one session across rounds,
+/// so a probe has a single full handshake), what was resumed without a figure (`resumption_seen`)
+/// and what would measure the saving.
+pub(super) fn resumption_saving(result: &ProbeResult, run: &ProtocolRun, out: &mut Vec<Finding>) {
+    let setups = |state| sample_of(run, state, |a| setup(a).0);
+    let Some(resumed) = setups(ConnState::Resumed) else {
         return;
     };
-    let resumed: Vec<&Attempt> = run
+    let zero_rtt = run
         .attempts
         .iter()
-        .filter(ok)
-        .filter(|a| ConnState::of(a) == ConnState::Resumed)
-        .collect();
-    if resumed.is_empty() {
-        return;
-    }
-    let mut setups: Vec<Micros> = resumed.iter().map(|a| setup(a).0).collect();
-    setups.sort_unstable();
-    let median = percentile(&setups, 50);
-    let full = setup(first).0;
-    let saving = full.saturating_sub(median);
-    let zero_rtt = resumed
-        .iter()
+        .filter(|a| a.hop == 0 && a.failure.is_none() && ConnState::of(a) == ConnState::Resumed)
         .filter(|a| a.quic.as_ref().and_then(|q| q.zero_rtt_accepted) == Some(true))
         .count();
     let zero_rtt_note = if zero_rtt > 0 {
@@ -262,31 +256,83 @@ pub(super) fn resumption_saving(run: &ProtocolRun, out: &mut Vec<Finding>) {
     } else {
         String::new()
     };
+    let full = setups(ConnState::New);
+    let figures = format!(
+        "{} full handshake(s) took a median {} of setup; the {} resumed connection(s) a median {}.{zero_rtt_note}",
+        full.as_ref().map_or(0, |f| f.count),
+        full.as_ref()
+            .map_or_else(|| "nothing".into(), |f| ms(f.median)),
+        resumed.count,
+        ms(resumed.median)
+    );
+    let evidence = |duration| Evidence {
+        protocol: run.protocol,
+        attempt: run
+            .attempts
+            .iter()
+            .find(|a| a.hop == 0 && ConnState::of(a) == ConnState::Resumed)
+            .map(|a| a.attempt),
+        phase: None,
+        duration,
+        detail: String::new(),
+    };
+    if let Some(saved) = full.as_ref().and_then(|full| saving(full, &resumed)) {
+        out.push(finding(
+            "resumption_saving",
+            Severity::Info,
+            format!(
+                "{}: session resumption saves {} of connection setup",
+                run.protocol,
+                ms(saved)
+            ),
+            Evidence {
+                detail: format!("The {figures}"),
+                ..evidence(Some(saved))
+            },
+            "Resumption needs the server to issue session tickets and the client to keep them: \
+             check with `openssl s_client -sess_out s.pem` then `-sess_in s.pem` (look for \"Reused\"). \
+             Reuse of one connection saves more still."
+                .into(),
+        ));
+        return;
+    }
+    let full_count = full.as_ref().map_or(0, |f| f.count);
+    let why = if full_count < MIN_SAMPLES {
+        format!(
+            "Too few full handshakes to say what resumption saves (a saving is stated with {MIN_SAMPLES} of each, \
+             beyond the floor and the spread): the "
+        )
+    } else {
+        "No saving beyond the floor and the spread of the handshakes: the ".to_string()
+    };
+    let next_step = if full_count < MIN_SAMPLES && result.options.mode == ConnectionMode::Resumed {
+        format!(
+            "`--resumed` keeps one session across rounds, so more rounds still make one full handshake. \
+             Measure full handshakes and resumed ones side by side with \
+             `h123 probe --arms cold,resumed --rounds {MIN_SAMPLES} {}`.",
+            shell_quote(&result.options.url)
+        )
+    } else if full_count < MIN_SAMPLES {
+        "Measure more rounds: each round opens a connection with a full handshake.".to_string()
+    } else {
+        "Resumption saves little here: the full handshake is already fast. Reuse of one connection \
+         saves its whole setup."
+            .to_string()
+    };
     out.push(finding(
-        "resumption_saving",
+        "resumption_seen",
         Severity::Info,
         format!(
-            "{}: session resumption saves {} of connection setup",
+            "{}: {} connection(s) resumed the TLS session{}",
             run.protocol,
-            ms(saving)
+            resumed.count,
+            if zero_rtt > 0 { ", with 0-RTT" } else { "" }
         ),
         Evidence {
-            protocol: run.protocol,
-            attempt: Some(first.attempt),
-            phase: None,
-            duration: Some(saving),
-            detail: format!(
-                "The full handshake of attempt {} took {} of setup; the {} resumed connection(s) a median {}.{zero_rtt_note}",
-                first.attempt,
-                ms(full),
-                resumed.len(),
-                ms(median)
-            ),
+            detail: format!("{why}{figures}"),
+            ..evidence(None)
         },
-        "Resumption needs the server to issue session tickets and the client to keep them: \
-         check with `openssl s_client -sess_out s.pem` then `-sess_in s.pem` (look for \"Reused\"). \
-         Reuse of one connection saves more still."
-            .into(),
+        next_step,
     ));
 }
 
@@ -294,7 +340,7 @@ pub(super) fn resumption_saving(run: &ProtocolRun, out: &mut Vec<Finding>) {
 mod tests {
     use super::super::test_support::*;
     use super::*;
-    use crate::fixture::{failed, fresh, result, reused, run};
+    use crate::fixture::{failed, fresh, result, reused, run, warm_rounds};
     use crate::schema::FailureKind;
 
     #[test]
@@ -366,35 +412,15 @@ mod tests {
 
     #[test]
     fn one_reuse_saving_for_every_protocol_that_shows_one() {
+        let steady = [1_000, 1_100, 1_000, 1_050];
         let r = result(vec![
-            run(
-                Protocol::H1,
-                vec![
-                    fresh(1, 0, 1_000, 1_000, 1_000),
-                    reused(2, 1_000),
-                    reused(3, 1_200),
-                ],
-            ),
-            // Attempt 1 failed: nothing to compare with.
+            warm_rounds(Protocol::H1, [1_000, 1_100, 1_000, 1_050], steady),
+            // One round: one new connection is no sample, however slow.
             run(
                 Protocol::H2,
-                vec![
-                    failed(
-                        fresh(1, 0, 1_000, 1_000, 1_000),
-                        Phase::Receive,
-                        FailureKind::Reset,
-                    ),
-                    fresh(2, 0, 1_000, 1_000, 1_000),
-                ],
+                vec![fresh(1, 0, 1_000, 9_000, 1_000), reused(2, 1_000)],
             ),
-            run(
-                Protocol::H3,
-                vec![
-                    fresh(1, 0, 3_000, 1_000, 1_000),
-                    reused(2, 1_000),
-                    reused(3, 1_200),
-                ],
-            ),
+            warm_rounds(Protocol::H3, [3_000, 3_100, 3_000, 3_050], steady),
         ]);
         let f = diagnose(&r);
         let savings: Vec<&Finding> = f.iter().filter(|f| f.id == "reuse_saving").collect();
@@ -412,21 +438,40 @@ mod tests {
     }
 
     #[test]
-    fn no_reuse_saving_inside_the_floor_the_spread_or_without_one() {
-        // Each new connection costs 2 ms more than the reused median (3.55 against 1.55 ms).
-        let probe = |reused_waits: &[u64]| {
-            let mut attempts = vec![fresh(1, 0, 1_000, 1_000, 1_000)];
-            attempts.extend((2..).zip(reused_waits).map(|(n, wait)| reused(n, *wait)));
-            let f = diagnose(&result(vec![run(Protocol::H1, attempts)]));
-            ids(&f).contains(&"reuse_saving")
+    fn no_reuse_saving_inside_the_floor_the_spread_or_without_enough() {
+        // Each new connection costs about 2 ms more than a reused attempt.
+        let probe = |waits: [u64; 4]| {
+            let r = result(vec![warm_rounds(
+                Protocol::H1,
+                [1_000, 1_000, 1_000, 1_000],
+                waits,
+            )]);
+            ids(&diagnose(&r)).contains(&"reuse_saving")
         };
-        assert!(probe(&[1_000, 1_200]), "2 ms clears a spread of 0.2 ms");
-        assert!(!probe(&[1_000]), "one reused attempt has no spread");
         assert!(
-            !probe(&[1_000, 2_100]),
+            probe([1_000, 1_200, 1_100, 1_000]),
+            "2 ms clears a spread of 0.2 ms"
+        );
+        assert!(
+            !probe([1_000, 2_100, 1_000, 2_100]),
             "2 ms is inside twice a spread of 1.1 ms"
         );
-        assert!(!probe(&[2_600, 2_700]), "0.45 ms is under the 0.5 ms floor");
+        assert!(
+            !probe([2_600, 2_700, 2_600, 2_700]),
+            "0.45 ms is under the 0.5 ms floor"
+        );
+        // One new connection, however slow against three reused attempts, is not a sample.
+        let one_new = result(vec![run(
+            Protocol::H1,
+            vec![
+                fresh(1, 0, 1_000, 4_000, 1_000),
+                reused(2, 1_000),
+                reused(3, 1_100),
+                reused(4, 1_000),
+                reused(5, 1_050),
+            ],
+        )]);
+        assert!(!ids(&diagnose(&one_new)).contains(&"reuse_saving"));
     }
 
     #[test]
@@ -438,27 +483,94 @@ mod tests {
         assert_eq!(join_and(&items(3)), "1, 2 and 3");
     }
 
-    #[test]
-    fn resumption_saving_counts_zero_rtt() {
-        let mut resumed = fresh(2, 0, 0, 0, 1_000);
-        resumed.phases.quic = crate::fixture::span(0, 300);
+    /// A QUIC connection that resumed with 0-RTT accepted and took `quic` of setup.
+    fn zero_rtt(n: u32, quic: u64) -> Attempt {
+        let mut resumed = fresh(n, 0, 0, 0, 1_000);
+        resumed.phases.quic = crate::fixture::span(0, quic);
         resumed.quic = Some(crate::schema::QuicInfo {
             zero_rtt_accepted: Some(true),
             ..crate::schema::QuicInfo::default()
         });
+        resumed
+    }
+
+    #[test]
+    fn one_full_handshake_is_no_resumption_saving() {
+        // --resumed: one full handshake (3 ms of setup), then resumed connections at 0.3 ms.
         let mut r = result(vec![run(
             Protocol::H3,
-            vec![fresh(1, 0, 1_000, 2_000, 1_000), resumed],
+            vec![
+                fresh(1, 0, 1_000, 2_000, 1_000),
+                zero_rtt(2, 300),
+                zero_rtt(3, 310),
+                zero_rtt(4, 290),
+                zero_rtt(5, 300),
+            ],
         )]);
-        r.options.mode = crate::schema::ConnectionMode::Resumed;
+        r.options.mode = ConnectionMode::Resumed;
+        let f = diagnose(&r);
+        assert!(!ids(&f).contains(&"resumption_saving"), "{:?}", ids(&f));
+        let seen = find(&f, "resumption_seen");
+        assert_eq!(
+            seen.title,
+            "h3: 4 connection(s) resumed the TLS session, with 0-RTT"
+        );
+        assert_eq!(seen.evidence.duration, None, "no figure is a saving");
+        let detail = &seen.evidence.detail;
+        assert!(detail.starts_with("Too few full handshakes"), "{detail}");
+        assert!(
+            detail.contains("1 full handshake(s) took a median 3.00 ms"),
+            "{detail}"
+        );
+        assert!(
+            detail.contains("4 of them sent the request in 0-RTT"),
+            "{detail}"
+        );
+        assert!(
+            seen.next_step.contains("--arms cold,resumed")
+                && !seen.next_step.contains("more rounds:"),
+            "advice that can help under --resumed: {}",
+            seen.next_step
+        );
+    }
+
+    #[test]
+    fn resumption_saving_over_enough_full_handshakes() {
+        // Four full handshakes of about 3 ms against resumed ones of about 0.3 ms.
+        let mut attempts: Vec<Attempt> = [2_000, 2_100, 1_900, 2_000]
+            .into_iter()
+            .zip(1..)
+            .map(|(tls, n)| fresh(n, 0, 1_000, tls, 1_000))
+            .collect();
+        attempts.extend(
+            [300, 310, 290, 305]
+                .into_iter()
+                .zip(5..)
+                .map(|(q, n)| zero_rtt(n, q)),
+        );
+        let r = result(vec![run(Protocol::H3, attempts)]);
         let f = diagnose(&r);
         let saving = find(&f, "resumption_saving");
         assert_eq!(saving.evidence.duration, Some(Micros(2_700)));
+        assert!(saving.evidence.detail.contains("4 full handshake(s)"));
         assert!(
             saving
                 .evidence
                 .detail
-                .contains("1 of them sent the request in 0-RTT")
+                .contains("4 of them sent the request in 0-RTT")
+        );
+
+        // The same handshakes with a spread larger than half the difference: seen, no figure.
+        let mut noisy = r.clone();
+        noisy.runs[0].attempts[1] = fresh(2, 0, 1_000, 600, 1_000);
+        noisy.runs[0].attempts[2] = fresh(3, 0, 1_000, 4_000, 1_000);
+        let f = diagnose(&noisy);
+        assert!(!ids(&f).contains(&"resumption_saving"), "{:?}", ids(&f));
+        assert!(
+            find(&f, "resumption_seen")
+                .evidence
+                .detail
+                .starts_with("No saving beyond the floor and the spread")
         );
     }
 }
