@@ -137,6 +137,7 @@ impl Bencher {
                 trust: self.trust.clone(),
                 insecure: plan.options().insecure,
                 phase_limit: plan.timeout,
+                quic_limit: None,
                 sessions: None,
                 qlog_dir: None,
                 proxy: None,

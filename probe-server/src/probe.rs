@@ -18,6 +18,7 @@ pub mod h2;
 pub mod h2_frames;
 pub mod h3;
 pub mod http;
+pub mod icmp;
 pub mod keylog;
 pub mod lanes;
 pub mod load;
@@ -99,6 +100,7 @@ impl Engine {
             trust: self.trust.clone(),
             insecure: plan.options.insecure,
             phase_limit: plan.phase_limit,
+            quic_limit: None,
             sessions: None,
             qlog_dir: self.qlog_dir.clone(),
             proxy: self.proxy.clone(),

@@ -7,8 +7,8 @@
 use crate::chain::{Chain, all_chains};
 use crate::diagnosis::{Finding, diagnose};
 use crate::json::ReadJson;
-use crate::schema::{H3Outcome, ProbeResult, Protocol};
-use crate::verdict::{Verdict, verdict};
+use crate::schema::{H3Discovery, H3Outcome, H3Via, ProbeResult, Protocol, ProtocolRun};
+use crate::verdict::{Verdict, list, verdict};
 use serde::{Deserialize, Serialize};
 
 /// How a probe went, as its badge says.
@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 pub enum Outcome {
     /// Every attempt got an answer below 400.
     Done,
-    /// Some attempts failed or answered 4xx/5xx; some succeeded.
+    /// Some attempts failed or answered 4xx/5xx, or an advertised HTTP/3
+    /// endpoint failed beside them; some succeeded.
     DoneWithErrors,
     /// Nothing succeeded: every attempt failed or answered with an HTTP error.
     Failed,
@@ -57,6 +58,12 @@ pub struct Analysis {
     pub outcome: Outcome,
     /// The attempts behind the outcome.
     pub counts: AttemptCounts,
+    /// The outcome in one line, the CLI's first: the label, what the counted
+    /// attempts did and for which protocols, and beside them an HTTP/3 run
+    /// set apart or why nothing was measured (empty in records analysed
+    /// before it existed).
+    #[serde(default)]
+    pub headline: String,
     /// The answer to "which protocol is faster, and why".
     pub verdict: Verdict,
     /// What is slow or broken, most severe first.
@@ -66,9 +73,10 @@ pub struct Analysis {
 /// Analyses a result.
 pub fn analyze(result: &ProbeResult) -> Analysis {
     let counts = counts(result);
+    let h3_failed = h3_apart(result).is_some_and(|(_, d)| advertised_h3_failed(d));
     let outcome = if counts.succeeded == 0 {
         Outcome::Failed
-    } else if counts.succeeded == counts.attempts {
+    } else if counts.succeeded == counts.attempts && !h3_failed {
         Outcome::Done
     } else {
         Outcome::DoneWithErrors
@@ -76,6 +84,7 @@ pub fn analyze(result: &ProbeResult) -> Analysis {
     Analysis {
         outcome,
         counts,
+        headline: headline(result, outcome, counts),
         verdict: verdict(result),
         findings: diagnose(result),
     }
@@ -94,21 +103,102 @@ pub fn analyzed(mut result: ProbeResult) -> ProbeResult {
     result
 }
 
-/// Counts attempts as chains. An HTTP/3 run that discovery found unavailable
-/// is a finding, not an error, and is not counted unless it was all that ran.
-fn counts(result: &ProbeResult) -> AttemptCounts {
-    let h3_unavailable = result.runs.iter().any(|r| {
-        r.protocol == Protocol::H3
-            && r.discovery
-                .as_ref()
-                .is_some_and(|d| d.outcome != H3Outcome::Ok)
+/// The HTTP/3 run set apart from the count: one whose discovery found
+/// HTTP/3 unavailable, beside other protocols (alone, it is all there is).
+/// Its story is told beside the count, and by [`advertised_h3_failed`].
+pub fn h3_apart(result: &ProbeResult) -> Option<(&ProtocolRun, &H3Discovery)> {
+    if result.runs.iter().all(|r| r.protocol == Protocol::H3) {
+        return None;
+    }
+    result
+        .runs
+        .iter()
+        .filter(|r| r.protocol == Protocol::H3)
+        .find_map(|r| Some((r, r.discovery.as_ref()?)))
+        .filter(|(_, d)| d.outcome != H3Outcome::Ok)
+}
+
+/// Whether something advertised the endpoint (an `Alt-Svc` header, an
+/// HTTPS record) that then failed: the site's error, exit code 7, though
+/// its attempts stay out of the count. One tried only because asked
+/// (`--h3-direct`), or refused by the safety policy, is a fact instead.
+pub fn advertised_h3_failed(d: &H3Discovery) -> bool {
+    matches!(d.via, Some(H3Via::AltSvc | H3Via::HttpsRecord))
+        && !matches!(
+            d.outcome,
+            H3Outcome::Ok | H3Outcome::NotAdvertised | H3Outcome::Blocked
+        )
+}
+
+/// The chains the outcome counts: every run's, less an HTTP/3 run set
+/// apart ([`h3_apart`]).
+pub fn counted(result: &ProbeResult) -> impl Iterator<Item = Chain<'_>> {
+    let apart = h3_apart(result).is_some();
+    all_chains(result).filter(move |c| !(apart && c.protocol == Protocol::H3))
+}
+
+/// Why nothing was measured when the server offers none of the protocols
+/// asked for (every run not offered or, HTTP/3, not available): the runs'
+/// own reasons. `None` when some run has an attempt, or a run was skipped
+/// for another reason.
+pub fn nothing_measured(result: &ProbeResult) -> Option<String> {
+    let unoffered = result.runs.iter().any(|r| r.not_offered.is_some());
+    let quiet = result.runs.iter().all(|r| {
+        r.attempts.is_empty()
+            && (r.not_offered.is_some()
+                || r.discovery
+                    .as_ref()
+                    .is_some_and(|d| d.outcome == H3Outcome::NotAdvertised))
     });
-    let only_h3 = result.runs.iter().all(|r| r.protocol == Protocol::H3);
+    (unoffered && quiet).then(|| {
+        let reasons: Vec<&str> = result
+            .runs
+            .iter()
+            .filter_map(|r| r.skipped.as_deref())
+            .collect();
+        reasons.join("; ")
+    })
+}
+
+/// The outcome's line (see [`Analysis::headline`]), e.g. "done with errors ·
+/// 16 of 16 HTTP/1.1 and HTTP/2 attempts succeeded · HTTP/3 failed: ...".
+fn headline(result: &ProbeResult, outcome: Outcome, c: AttemptCounts) -> String {
+    let label = outcome.label();
+    if let Some(why) = nothing_measured(result) {
+        return format!("{label} · nothing measured: {why}");
+    }
+    let mut protocols: Vec<Protocol> = counted(result).map(|c| c.protocol).collect();
+    protocols.dedup();
+    let versions: Vec<&str> = protocols.iter().map(|p| p.http_version()).collect();
+    let mut line = format!(
+        "{label} · {} of {} {} attempt(s) succeeded",
+        c.succeeded,
+        c.attempts,
+        list(&versions)
+    )
+    .replace("  ", " ");
+    if c.http_errors > 0 {
+        line.push_str(&format!(", {} HTTP error(s)", c.http_errors));
+    }
+    if c.failed > 0 {
+        line.push_str(&format!(", {} failed", c.failed));
+    }
+    if let Some((_, d)) = h3_apart(result) {
+        let aside = match d.outcome {
+            H3Outcome::NotAdvertised => "HTTP/3 not advertised".to_owned(),
+            _ if advertised_h3_failed(d) => format!("HTTP/3 failed: {}", d.detail),
+            _ => format!("no HTTP/3: {}", d.detail),
+        };
+        line.push_str(" · ");
+        line.push_str(&aside);
+    }
+    line
+}
+
+/// Counts attempts as chains ([`counted`]).
+fn counts(result: &ProbeResult) -> AttemptCounts {
     let mut counts = AttemptCounts::default();
-    for chain in all_chains(result) {
-        if h3_unavailable && !only_h3 && chain.protocol == Protocol::H3 {
-            continue;
-        }
+    for chain in counted(result) {
         counts.attempts += 1;
         if chain.failure().is_some() {
             counts.failed += 1;
@@ -190,6 +280,7 @@ mod tests {
             endpoint: None,
             outcome: H3Outcome::UdpSilent,
             detail: "silent".into(),
+            quic_budget_ms: None,
         });
         let r = result(vec![
             run(Protocol::H2, vec![fresh(1, 0, 1, 1, 1)]),

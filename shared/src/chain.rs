@@ -107,6 +107,17 @@ impl<'a> Chain<'a> {
         )
     }
 
+    /// The waits of its hops' QUIC handshakes on a name's other addresses
+    /// before the one that answered (zero when none waited).
+    pub fn address_wait(&self) -> Micros {
+        Micros(
+            self.hops
+                .iter()
+                .filter_map(|(a, _)| a.quic.as_ref()?.address_wait_us.map(|w| w.0))
+                .sum(),
+        )
+    }
+
     /// Time to first byte of the final answer, from the chain's start.
     pub fn ttfb(&self) -> Option<Micros> {
         let (last, start) = self.hops[self.hops.len() - 1];

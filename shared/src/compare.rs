@@ -120,7 +120,7 @@ pub struct MetricDiff {
 impl MetricDiff {
     /// What the row says: the faster side and by how much ("B faster by 12.0 ms"), or why nothing
     /// is called, with the bar it did not clear: the floor and the noise side by side ("under the
-    /// 0.50 ms floor (noise 0.05 ms)", "within noise (0.95 ms; floor 0.50 ms)"), too few
+    /// 0.50 ms floor plus half the noise (0.05 ms)", "within noise (1.20 ms; floor 0.50 ms)"), too few
     /// attempts ("too few to tell (2 and 5; 4 each needed)"), "only in A".
     pub fn said(&self) -> String {
         let (x, y) = match (self.faster, self.gap, self.a, self.b) {
@@ -142,10 +142,15 @@ impl MetricDiff {
             .unwrap_or_else(|| crate::verdict::floor(x.median.min(y.median)));
         match self.noise {
             None => format!("no spread measured (floor {})", ms(floor)),
-            Some(noise) if noise > floor => {
+            // The bar is the noise and the floor plus half the noise, whichever is higher.
+            Some(noise) if noise.0 >= floor.0 + noise.0 / 2 => {
                 format!("within noise ({}; floor {})", ms(noise), ms(floor))
             }
-            Some(noise) => format!("under the {} floor (noise {})", ms(floor), ms(noise)),
+            Some(noise) => format!(
+                "under the {} floor plus half the noise ({})",
+                ms(floor),
+                ms(noise)
+            ),
         }
     }
 }
@@ -635,14 +640,20 @@ mod tests {
         assert_eq!(c.kind, ComparisonKind::NoDifference, "{}", c.summary);
         assert!(c.rule_applies());
         let total = c.groups[0].total().unwrap();
-        assert_eq!(total.said(), "under the 0.74 ms floor (noise 0.03 ms)");
+        assert_eq!(
+            total.said(),
+            "under the 0.74 ms floor plus half the noise (0.03 ms)"
+        );
         // A part of the request is held to its total's floor: 0.17 ms of TLS is not 0.5 ms.
         let tls = c.groups[0]
             .metrics
             .iter()
             .find(|m| m.metric == Metric::Tls)
             .unwrap();
-        assert_eq!(tls.said(), "under the 0.74 ms floor (noise 0.03 ms)");
+        assert_eq!(
+            tls.said(),
+            "under the 0.74 ms floor plus half the noise (0.03 ms)"
+        );
         let a = tls_times(&[10_000, 14_000, 12_000, 12_500]);
         let b = tls_times(&[11_000, 13_000, 12_900, 12_950]);
         let total = compare(&a, &b).groups[0].total().cloned().unwrap();
@@ -680,7 +691,10 @@ mod tests {
             .find(|m| m.metric == Metric::Send)
             .unwrap();
         assert_eq!((send.faster, send.gap), (None, None), "{send:?}");
-        assert_eq!(send.said(), "within noise (1.50 ms; floor 0.86 ms)");
+        assert_eq!(
+            send.said(),
+            "under the 0.86 ms floor plus half the noise (1.50 ms)"
+        );
     }
 
     #[test]

@@ -107,6 +107,7 @@ pub fn diagnose(result: &ProbeResult) -> Vec<Finding> {
     offered::not_offered(result, &mut findings);
     addresses::families(result, &mut findings);
     quic_race::silent_addresses(result, &mut findings);
+    quic_race::refused_addresses(result, &mut findings);
     truncated(result, &mut findings);
     capped(result, &mut findings);
     migration::migration(result, &mut findings);

@@ -27,6 +27,7 @@ pub mod timeline;
 
 pub mod curl;
 pub mod diagnosis;
+pub mod exit;
 #[cfg(test)]
 mod fixture;
 pub mod format;
@@ -42,6 +43,7 @@ pub mod monitor_chart;
 pub mod monitor_status;
 pub mod network;
 pub mod palette;
+pub mod quic_budget;
 pub mod redact;
 pub mod route;
 pub mod server_timing;

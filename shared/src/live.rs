@@ -265,6 +265,7 @@ mod tests {
                 endpoint: Some("[2001:db8::1]:8443".into()),
                 outcome: crate::schema::H3Outcome::NotAdvertised,
                 detail: "not tried yet".into(),
+                quic_budget_ms: None,
             }),
         });
         live.apply(phase(Protocol::H3, 1, TraceEvent::QuicStart, 40));

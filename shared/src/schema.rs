@@ -335,6 +335,11 @@ pub struct ProbeOptions {
     pub timeout_ms: u64,
     /// Limit on any single phase, in milliseconds.
     pub phase_timeout_ms: u64,
+    /// Limit on a QUIC handshake, in milliseconds (at most the phase limit);
+    /// none: 2 s plus 10 TCP round trips to the host, at most 3 s
+    /// ([`crate::quic_budget`]), what a browser spends before falling back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quic_timeout_ms: Option<u64>,
     /// Body bytes read at most; the rest is cut and `truncated` set.
     pub max_body_bytes: u64,
     /// Whether certificate verification was turned off (like curl -k).
@@ -515,6 +520,7 @@ impl Default for ProbeOptions {
             headers: Vec::new(),
             timeout_ms: 30_000,
             phase_timeout_ms: 10_000,
+            quic_timeout_ms: None,
             max_body_bytes: 10 * 1024 * 1024,
             insecure: false,
             resolve: Vec::new(),
@@ -645,6 +651,11 @@ pub struct NotOffered {
     /// it chose none or refused them all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chosen: Option<String>,
+    /// Whether the handshake completed agreeing on none, and the server then
+    /// closed the connection without answering the request (an HTTP/2-only
+    /// server asked for HTTP/1.1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed: bool,
 }
 
 impl NotOffered {
@@ -654,6 +665,9 @@ impl NotOffered {
         let offered = crate::verdict::list(&self.offered);
         let answer = match &self.chosen {
             Some(chosen) => format!("it chose {chosen}"),
+            None if self.closed => {
+                "it agreed to none of them and closed the connection without answering".to_string()
+            }
             None => "it agreed to none of them".to_string(),
         };
         format!(
@@ -705,6 +719,10 @@ pub struct H3Discovery {
     pub outcome: H3Outcome,
     /// The outcome in a sentence.
     pub detail: String,
+    /// How long each QUIC handshake was given, in milliseconds, once an
+    /// endpoint was to be tried ([`crate::quic_budget`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quic_budget_ms: Option<u64>,
 }
 
 /// What pointed h123 at an HTTP/3 endpoint.
@@ -731,6 +749,9 @@ pub enum H3Outcome {
     NotAdvertised,
     /// Datagrams went out and nothing came back within the bounded wait.
     UdpSilent,
+    /// Nothing listens on the endpoint's UDP port: the host answered the
+    /// datagrams with ICMP port unreachable, at once.
+    UdpRefused,
     /// The endpoint's name (an `Alt-Svc` or HTTPS-record target) did not
     /// resolve: no datagram was sent.
     NameUnresolved,
@@ -1241,6 +1262,16 @@ pub struct QuicInfo {
     /// when this connection's did (each had 250 ms before the next started).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub silent_addresses: Vec<String>,
+    /// The name's other addresses that refused the QUIC handshake before
+    /// this connection's answered: nothing listens on their UDP port (ICMP
+    /// port unreachable), which ends their turn at once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_addresses: Vec<String>,
+    /// How long the handshake waited on those addresses (silent or
+    /// refused) before it dialled the one that answered: the client's
+    /// address order, left out of the protocol verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address_wait_us: Option<Micros>,
 }
 
 /// Response facts.

@@ -134,8 +134,11 @@ pub fn layout(result: &ProbeResult) -> Waterfall {
 
 /// The time the axis of `results` must show: their longest attempt that
 /// worked (a failure that waited out a 10 s timeout would flatten every
-/// 20 ms bar; it is drawn cut at the end), else their longest attempt, else
-/// [`EMPTY_AXIS`].
+/// 20 ms bar; it is drawn cut at the end), and room for where each failed
+/// attempt's failing phase starts, a quarter of the axis left for that
+/// phase (a 10 s QUIC timeout after a 3.7 ms lookup is drawn as a lookup,
+/// then QUIC cut at the end, never as a lookup alone); else their longest
+/// attempt, else [`EMPTY_AXIS`].
 pub fn fitted_span<'a>(results: impl IntoIterator<Item = &'a ProbeResult>) -> Micros {
     let all: Vec<Chain> = results
         .into_iter()
@@ -148,9 +151,22 @@ pub fn fitted_span<'a>(results: impl IntoIterator<Item = &'a ProbeResult>) -> Mi
             .max()
             .filter(|m| m.0 > 0)
     };
+    let failing_from = all
+        .iter()
+        .filter_map(failing_phase_start)
+        .map(|start| Micros(start.0.saturating_add(start.0 / 3)))
+        .max();
     longest_of(false)
+        .map(|ok| ok.max(failing_from.unwrap_or(Micros(0))))
         .or_else(|| longest_of(true))
         .unwrap_or(EMPTY_AXIS)
+}
+
+/// Where, on its chain's clock, a failed chain's failing phase started.
+fn failing_phase_start(chain: &Chain) -> Option<Micros> {
+    let &(last, start) = chain.hops.last()?;
+    let span = last.phases.get(last.failure.as_ref()?.phase)?;
+    Some(Micros(start.0 + span.start_us.0))
 }
 
 /// Lays out a result on an axis that shows `longest` (rounded up to whole
@@ -228,8 +244,9 @@ pub fn nice_step(span: Micros, max_intervals: u64) -> Micros {
 
 /// Character counts per phase for a text bar `width_chars` wide for the whole
 /// axis. The counts sum to exactly the row's share of it
-/// (`round(row.width * width_chars)`), split in proportion to the phase
-/// durations by largest-remainder rounding (ties go to the earlier phase).
+/// (`round(row.width * width_chars)`), split in proportion to the phases'
+/// drawn widths (their durations, a phase cut at the axis's end as far as
+/// it shows) by largest-remainder rounding (ties go to the earlier phase).
 /// When there are at least as many characters as phases, every phase gets at
 /// least one, taken from the phase with the most. Gaps between phases are not
 /// drawn. Empty when the row has no phases.
@@ -238,10 +255,11 @@ pub fn text_bar(row: &Row, width_chars: usize) -> Vec<(Phase, usize)> {
         return Vec::new();
     }
     let target = (row.width.clamp(0.0, 1.0) * width_chars as f64).round() as usize;
+    // Widths in billionths of the axis: a cut phase weighs what it shows.
     let mut weights: Vec<u128> = row
         .bars
         .iter()
-        .map(|b| u128::from(b.end_us.saturating_sub(b.start_us).0))
+        .map(|b| (b.width.max(0.0) * 1e9).round() as u128)
         .collect();
     if weights.iter().all(|w| *w == 0) {
         weights.iter_mut().for_each(|w| *w = 1);
@@ -687,5 +705,34 @@ mod tests {
         assert_eq!(cut.label, "h3 #1 (failed) (cut: 10.0 s)");
         assert!(cut.bars.iter().all(|b| b.x + b.width <= 1.0 + 1e-9));
         assert!(!w.rows[0].clipped);
+    }
+
+    #[test]
+    fn a_timeout_after_a_long_lookup_is_drawn_after_the_lookup() {
+        // A 3.74 ms lookup, then QUIC silent for 10 s, beside 1 ms answers.
+        let silent = failed(
+            attempt(1, &[(Phase::Dns, 3_740), (Phase::Quic, 10_000_000)], false),
+            Phase::Quic,
+            FailureKind::Timeout,
+        );
+        let w = layout(&result(vec![
+            run(Protocol::H1, vec![fresh(1, 0, 100, 200, 1_000)]),
+            run(Protocol::H3, vec![silent]),
+        ]));
+        assert!(w.axis_us.0 >= 4_986, "{:?}", w.axis_us);
+        assert!(w.axis_us.0 < 10_000, "{:?}", w.axis_us);
+        let cut = &w.rows[1];
+        let phases: Vec<Phase> = cut.bars.iter().map(|b| b.phase).collect();
+        assert_eq!(phases, vec![Phase::Dns, Phase::Quic]);
+        for width in [10, 40, 80] {
+            let text = text_bar(cut, width);
+            let quic = text.iter().find(|(p, _)| *p == Phase::Quic).unwrap().1;
+            let dns = text.iter().find(|(p, _)| *p == Phase::Dns).unwrap().1;
+            assert!(dns > 0 && quic > 0, "{width}: {text:?}");
+            assert!(
+                dns > quic,
+                "the lookup drawn where it is: {width}: {text:?}"
+            );
+        }
     }
 }

@@ -67,6 +67,10 @@ pub struct MeasureArgs {
     /// Limit on each phase, in seconds.
     #[arg(long, default_value_t = 10.0, value_name = "SECS")]
     pub phase_timeout: f64,
+    /// Limit on each QUIC handshake, in seconds (at most the phase limit; by
+    /// default 2 s plus 10 TCP round trips to the host, at most 3 s).
+    #[arg(long, value_name = "SECS")]
+    pub quic_timeout: Option<f64>,
     /// Body bytes read at most; the rest is cut and marked truncated.
     #[arg(long, default_value_t = 10 * 1024 * 1024, value_name = "BYTES")]
     pub max_body: u64,
@@ -191,6 +195,7 @@ impl MeasureArgs {
             headers,
             timeout_ms: seconds_to_ms(self.timeout),
             phase_timeout_ms: seconds_to_ms(self.phase_timeout),
+            quic_timeout_ms: self.quic_timeout.map(seconds_to_ms),
             max_body_bytes: self.max_body,
             insecure: self.insecure,
             resolve,

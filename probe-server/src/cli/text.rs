@@ -356,24 +356,10 @@ fn write_verdict(out: &mut String, analysis: &Analysis, color: bool) {
         Outcome::DoneWithErrors => "33",
         Outcome::Failed => "31;1",
     };
-    let c = analysis.counts;
-    let _ = writeln!(
-        out,
-        "{} · {} of {} attempt(s) succeeded{}{}",
-        paint(analysis.outcome.label(), ansi, color),
-        c.succeeded,
-        c.attempts,
-        if c.http_errors > 0 {
-            format!(", {} HTTP error(s)", c.http_errors)
-        } else {
-            String::new()
-        },
-        if c.failed > 0 {
-            format!(", {} failed", c.failed)
-        } else {
-            String::new()
-        },
-    );
+    // The headline starts with the label, which is painted.
+    let label = analysis.outcome.label();
+    let rest = analysis.headline.strip_prefix(label).unwrap_or_default();
+    let _ = writeln!(out, "{}{rest}", paint(label, ansi, color));
     let _ = writeln!(
         out,
         "verdict: {}",

@@ -55,6 +55,9 @@ pub struct ConnectSettings {
     pub insecure: bool,
     /// Limit on each connection phase.
     pub phase_limit: Duration,
+    /// Limit on a QUIC handshake, when shorter than `phase_limit`
+    /// (`h123_shared::quic_budget`); set per HTTP/3 run.
+    pub quic_limit: Option<Duration>,
     /// Configurations whose sessions are resumed (resumed mode); `None`
     /// makes every handshake a full one.
     pub sessions: Option<Arc<ResumableConfigs>>,

@@ -115,6 +115,7 @@ pub async fn discover(
         endpoint: endpoint.map(|(h, p)| join_host_port(&h, p)),
         outcome: H3Outcome::NotAdvertised,
         detail,
+        quic_budget_ms: None,
     }
 }
 
@@ -172,6 +173,7 @@ pub fn conclude(discovery: &mut H3Discovery, run: &ProtocolRun) {
                 f.phase.as_str()
             ),
         ),
+        Some(f) if f.kind == FailureKind::Refused => (H3Outcome::UdpRefused, f.message.clone()),
         Some(f) if f.kind == FailureKind::Timeout => (
             H3Outcome::UdpSilent,
             format!("no answer to QUIC on UDP {endpoint}: {}", f.message),
@@ -211,6 +213,7 @@ mod tests {
             endpoint: Some("[::1]:8443".into()),
             outcome: H3Outcome::NotAdvertised,
             detail: String::new(),
+            quic_budget_ms: None,
         }
     }
 
@@ -289,6 +292,15 @@ mod tests {
         assert_eq!(
             verdict(Some((Phase::Quic, FailureKind::Timeout, "no handshake"))),
             H3Outcome::UdpSilent
+        );
+        assert_eq!(
+            verdict(Some((
+                Phase::Quic,
+                FailureKind::Refused,
+                "nothing listens on UDP port 443 at ::1"
+            ))),
+            H3Outcome::UdpRefused,
+            "an ICMP refusal is not silence"
         );
         assert_eq!(
             verdict(Some((

@@ -38,6 +38,11 @@ pub struct H3 {
     zero_rtt_accepted: Option<bool>,
     /// The name's addresses still silent when this connection's answered.
     silent_addresses: Vec<String>,
+    /// The name's addresses that refused before it (nothing listens there).
+    refused_addresses: Vec<String>,
+    /// How long the handshake waited on those addresses before it dialled
+    /// the one that answered.
+    address_wait: Micros,
     /// The run's resumable configurations and their count of checked chains
     /// before this handshake (resumed mode): a resumed handshake checks none.
     checks_before: Option<(Arc<ResumableConfigs>, u64)>,
@@ -237,6 +242,8 @@ impl Connection for H3 {
             current_mtu: Some(stats.path.current_mtu),
             lost_bytes: Some(stats.path.lost_bytes),
             silent_addresses: self.silent_addresses.clone(),
+            refused_addresses: self.refused_addresses.clone(),
+            address_wait_us: (self.address_wait.0 > 0).then_some(self.address_wait),
         })
     }
 
@@ -301,6 +308,8 @@ async fn handshake(
         quic,
         zero_rtt_pending,
         silent,
+        refused,
+        waited,
     } = connect(addrs, host, settings, setup).await?;
     trace.record(TraceEvent::QuicDone);
     // The HTTP/3 layer's setup (control and QPACK streams, SETTINGS) is
@@ -330,6 +339,8 @@ async fn handshake(
             zero_rtt_pending,
             zero_rtt_accepted: None,
             silent_addresses: silent.iter().map(SocketAddr::to_string).collect(),
+            refused_addresses: refused.iter().map(SocketAddr::to_string).collect(),
+            address_wait: Micros(waited.as_micros() as u64),
             checks_before,
             verified: !settings.insecure,
             endpoint: setup.endpoint.clone(),
@@ -351,13 +362,28 @@ struct Raced {
     zero_rtt_pending: Option<quinn::ZeroRttAccepted>,
     /// The addresses started before it that had not answered.
     silent: Vec<SocketAddr>,
+    /// The addresses that refused before it answered.
+    refused: Vec<SocketAddr>,
+    /// How long the handshake ran before this address's turn began: the
+    /// wait on the name's other addresses.
+    waited: Duration,
+}
+
+/// How one address's handshake in the race ended.
+enum Branch {
+    Answered(quinn::Connection),
+    Failed(quinn::ConnectionError),
+    /// The host said nothing listens on that UDP port (ICMP port unreachable).
+    Refused,
 }
 
 /// A QUIC connection to the first of `addrs` to complete its handshake, and
 /// where it went. Addresses race as Happy Eyeballs does: each starts when the
-/// one before failed or has been silent for [`NEXT_ADDRESS_AFTER`], and all
-/// share one phase timeout, so a dead UDP port on one family costs a quarter
-/// of a second and on every family the timeout once. With a resumable
+/// one before failed or was refused (nothing listens on its UDP port, which
+/// the host says at once) or has been silent for [`NEXT_ADDRESS_AFTER`], and
+/// all share one phase timeout, so a dead UDP port on one family costs a
+/// quarter of a second (a refusing one a round trip) and on every family the
+/// timeout once (a refusing one a round trip each). With a resumable
 /// session (and a request that may be replayed) the address that issued it
 /// (or a name's only address) takes the request at once, as 0-RTT data, the
 /// handshake finishing alongside: early data cannot wait for a race.
@@ -374,7 +400,8 @@ async fn connect(
             .connect_with(setup.config.clone(), addr, host)
             .map_err(|e| failure(Phase::Quic, FailureKind::Io, e.to_string()))
     };
-    let deadline = tokio::time::Instant::from_std(trace::now() + settings.phase_limit);
+    let limit = settings.quic_limit.unwrap_or(settings.phase_limit);
+    let deadline = tokio::time::Instant::from_std(trace::now() + limit);
     let issuer = settings
         .sessions
         .as_ref()
@@ -386,6 +413,8 @@ async fn connect(
         addrs.retain(|a| *a != early_to);
         addrs.insert(0, early_to);
     }
+    let refusals = setup.endpoint.refusals();
+    refusals.forget(&addrs);
     let mut first = start(addrs[0])?;
     if settings.early_data && early_to.is_some() {
         match first.into_0rtt() {
@@ -395,40 +424,67 @@ async fn connect(
                     quic,
                     zero_rtt_pending: Some(accepted),
                     silent: Vec::new(),
+                    refused: Vec::new(),
+                    waited: Duration::ZERO,
                 });
             }
             Err(connecting) => first = connecting,
         }
     }
-    let arm =
-        |addr: SocketAddr, connecting: quinn::Connecting| async move { (addr, connecting.await) };
+    let arm = |addr: SocketAddr, connecting: quinn::Connecting| {
+        let refusals = refusals.clone();
+        async move {
+            let ended = tokio::select! {
+                biased;
+                done = connecting => match done {
+                    Ok(quic) => Branch::Answered(quic),
+                    Err(e) => Branch::Failed(e),
+                },
+                () = refusals.of(addr) => Branch::Refused,
+            };
+            (addr, ended)
+        }
+    };
+    let began = trace::now();
     let mut racing = FuturesUnordered::new();
     racing.push(arm(addrs[0], first));
     let mut waiting = addrs[1..].iter().copied();
-    let mut started = vec![addrs[0]];
+    // Each address dialled, with when its turn began.
+    let mut started = vec![(addrs[0], Duration::ZERO)];
     let mut answered = Vec::new();
+    let mut refused = Vec::new();
+    let mut failed = None;
     loop {
         let next = tokio::select! {
-            Some((addr, done)) = racing.next() => match done {
-                Ok(quic) => {
+            Some((addr, ended)) = racing.next() => match ended {
+                Branch::Answered(quic) => {
                     if let Some(sessions) = &settings.sessions {
                         sessions.answered_at(addr);
                     }
                     let silent = started
                         .iter()
-                        .filter(|a| **a != addr && !answered.contains(*a))
-                        .copied()
+                        .map(|(a, _)| *a)
+                        .filter(|a| *a != addr && !answered.contains(a))
                         .collect();
-                    return Ok(Raced { addr, quic, zero_rtt_pending: None, silent });
+                    let waited = started
+                        .iter()
+                        .find(|(a, _)| *a == addr)
+                        .map_or(Duration::ZERO, |(_, at)| *at);
+                    return Ok(Raced { addr, quic, zero_rtt_pending: None, silent, refused, waited });
                 }
-                Err(e) => {
+                ended => {
                     answered.push(addr);
+                    match ended {
+                        Branch::Failed(e) => failed = Some(connection_failure(&e)),
+                        _ => refused.push(addr),
+                    }
                     if !racing.is_empty() {
                         continue;
                     }
                     match waiting.next() {
                         Some(next) => next,
-                        None => return Err(connection_failure(&e)),
+                        // A handshake that failed says more than a refusal.
+                        None => return Err(failed.unwrap_or_else(|| nothing_listens(&refused))),
                     }
                 }
             },
@@ -436,26 +492,63 @@ async fn connect(
                 waiting.next().expect("an address waits")
             }
             _ = tokio::time::sleep_until(deadline) => {
-                let silent: Vec<String> = started
+                let silent: Vec<SocketAddr> = started
                     .iter()
+                    .map(|(a, _)| *a)
                     .filter(|a| !answered.contains(a))
-                    .map(SocketAddr::to_string)
                     .collect();
-                return Err(no_handshake(&silent.join(" or "), settings.phase_limit));
+                return Err(no_handshake(&silent, &refused, limit));
             }
         };
         racing.push(arm(next, start(next)?));
-        started.push(next);
+        started.push((next, trace::now().saturating_duration_since(began)));
     }
 }
 
-/// The QUIC handshake with `addresses` did not finish within `limit`.
-fn no_handshake(addresses: &str, limit: Duration) -> Failure {
+/// `addrs` in words: "UDP port 443 at 192.0.2.1 or 2001:db8::1", or each
+/// with its port when the ports differ.
+fn udp_addresses(addrs: &[SocketAddr]) -> String {
+    let port = addrs.first().map(SocketAddr::port);
+    if addrs.iter().all(|a| Some(a.port()) == port) {
+        let ips: Vec<String> = addrs.iter().map(|a| a.ip().to_string()).collect();
+        format!(
+            "UDP port {} at {}",
+            port.unwrap_or_default(),
+            ips.join(" or ")
+        )
+    } else {
+        let each: Vec<String> = addrs.iter().map(SocketAddr::to_string).collect();
+        format!("UDP {}", each.join(" or "))
+    }
+}
+
+/// Every address refused QUIC: the host answered with ICMP port unreachable.
+fn nothing_listens(refused: &[SocketAddr]) -> Failure {
+    failure(
+        Phase::Quic,
+        FailureKind::Refused,
+        format!(
+            "nothing listens on {}: the host answered QUIC with ICMP port unreachable",
+            udp_addresses(refused)
+        ),
+    )
+}
+
+/// The QUIC handshake with the `silent` addresses did not finish within
+/// `limit`, and the `refused` ones had nothing listening.
+fn no_handshake(silent: &[SocketAddr], refused: &[SocketAddr], limit: Duration) -> Failure {
+    let silent: Vec<String> = silent.iter().map(SocketAddr::to_string).collect();
+    let also = if refused.is_empty() {
+        String::new()
+    } else {
+        format!("; nothing listens on {}", udp_addresses(refused))
+    };
     failure(
         Phase::Quic,
         FailureKind::Timeout,
         format!(
-            "no QUIC handshake with {addresses} within {} ms: UDP may be blocked on the path",
+            "no QUIC handshake with {} within {} ms: UDP may be blocked on the path{also}",
+            silent.join(" or "),
             limit.as_millis()
         ),
     )

@@ -73,6 +73,9 @@ pub struct Exchange {
     pub tcp_at_end: Option<TcpInfo>,
     /// What became of the connection when it moved mid-response (HTTP/3).
     pub migration: Option<Migration>,
+    /// Whether the server closed the connection cleanly before any byte of
+    /// a response (curl's "Empty reply from server").
+    pub unanswered: bool,
 }
 
 /// Builds the hyper request for `spec`; hyper adds `Content-Length` for a
@@ -137,7 +140,10 @@ where
         let phase = trace.open_phase().unwrap_or(Phase::Send);
         let response = match sent {
             Err(_) => return Err(timed_out(phase, spec.phase_limit)),
-            Ok(Err(e)) => return Err(from_hyper(phase, &e)),
+            Ok(Err(e)) => {
+                out.unanswered = e.is_incomplete_message() && marks.first_byte.is_none();
+                return Err(from_hyper(phase, &e));
+            }
             Ok(Ok(response)) => response,
         };
         out.ttfb_source = Some(ttfb_source);

@@ -12,7 +12,9 @@ use super::run::ProtocolRunner;
 use super::trace::Progress;
 use super::{addresses, burst, discover, h1, h2, h3};
 use h123_shared::api::ProbeEvent;
+use h123_shared::quic_budget;
 use h123_shared::{Attempt, H3Discovery, Protocol, ProtocolRun};
+use std::time::Duration;
 
 /// What one protocol's run goes through.
 pub struct Lane {
@@ -113,9 +115,13 @@ impl<'a> Runner<'a> {
                         ..ProtocolRun::empty(r.protocol())
                     })
                     .collect();
-                let discovery = discover::discover(plan, &earlier, &lane.resolver).await;
+                let mut discovery = discover::discover(plan, &earlier, &lane.resolver).await;
                 match discover::endpoint(&discovery) {
                     Some(endpoint) => {
+                        let round_trip =
+                            quic_budget::tcp_round_trip(earlier.iter().flat_map(|r| &r.attempts));
+                        let budget = quic_budget::budget_ms(&plan.options, round_trip);
+                        discovery.quic_budget_ms = Some(budget);
                         progress.send(ProbeEvent::Discovery {
                             protocol: Protocol::H3,
                             discovery: Box::new(discovery.clone()),
@@ -123,7 +129,8 @@ impl<'a> Runner<'a> {
                         Runner::H3 {
                             runner: lane
                                 .runner(plan, progress)
-                                .connect_to(Some(endpoint.clone())),
+                                .connect_to(Some(endpoint.clone()))
+                                .quic_limit(Duration::from_millis(budget)),
                             discovery,
                             endpoint,
                         }
@@ -192,6 +199,11 @@ impl<'a> Runner<'a> {
                 endpoint,
             } => {
                 let mut run = runner.finish();
+                // The streams and the side runs shake hands within the run's budget too.
+                let settings = &ConnectSettings {
+                    quic_limit: discovery.quic_budget_ms.map(Duration::from_millis),
+                    ..settings.clone()
+                };
                 run.streams = burst::after::<h3::H3>(plan, settings, &run).await;
                 discover::conclude(&mut discovery, &run);
                 let ips = addresses::others(plan, &run, settings, endpoint.1);

@@ -342,6 +342,9 @@ impl Plan {
             1,
             limits.max_timeout_ms,
         )?;
+        if let Some(quic) = options.quic_timeout_ms {
+            range("quic_timeout_ms", quic, 1, limits.max_timeout_ms)?;
+        }
         // A cap over the limit is lowered to it (the options' default, 10 MiB,
         // is over a server's): the record's options say the cap that applied.
         options.max_body_bytes = options.max_body_bytes.min(limits.max_body_bytes);

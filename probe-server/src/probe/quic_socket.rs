@@ -22,9 +22,15 @@
 //! machine can delay: a send is stamped before the call that sends it, and
 //! a receipt takes the kernel's arrival stamp of the batch's last datagram
 //! (see [`arrival`]) where the socket is not behind an emulated link.
+//!
+//! The socket is not connected (one socket races a name's addresses), so
+//! it asks the kernel to queue ICMP errors ([`icmp`]): [`Refusals`] tells
+//! which destinations refused (nothing listens on that UDP port), which
+//! ends a handshake at once instead of at its timeout.
 
 use super::arrival;
 use super::egress::Egress;
+use super::icmp;
 use super::network::Link;
 use super::network::datagrams::ImpairedSocket;
 use super::trace;
@@ -39,6 +45,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
+use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
 
 /// When the first datagram after [`DatagramTap::arm`] left, and when the
@@ -79,6 +87,102 @@ impl DatagramTap {
     }
 }
 
+/// Most refused destinations a socket remembers: a handshake races a
+/// name's few addresses, and forged ICMP errors could name any.
+const MAX_REFUSED: usize = 16;
+
+/// The destinations of a socket's datagrams that were refused (ICMP port
+/// unreachable), read from its error queue ([`icmp`]).
+#[derive(Debug)]
+pub struct Refusals {
+    /// The socket, to wait for its errors and read them; none where the
+    /// kernel queues none.
+    errors: Option<AsyncFd<OwnedFd>>,
+    /// The destinations refused so far. Its lock is also held across a read
+    /// of datagrams and that read's arrival stamp: reading the error queue
+    /// in between would move the socket's last-receipt stamp.
+    refused: Mutex<Vec<SocketAddr>>,
+}
+
+impl Refusals {
+    /// Asks the kernel to queue `socket`'s ICMP errors, and keeps a copy of
+    /// it to read them (inside the runtime).
+    fn new(socket: &UdpSocket) -> Refusals {
+        Refusals {
+            errors: icmp::watch(socket),
+            refused: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<SocketAddr>> {
+        self.refused.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reads the error queue into `refused`; whether it held any error.
+    fn read(&self, refused: &mut Vec<SocketAddr>) -> bool {
+        let Some(errors) = &self.errors else {
+            return false;
+        };
+        let queued = icmp::read_queue(errors.get_ref());
+        for error in &queued {
+            if error.refused && !refused.contains(&error.to) && refused.len() < MAX_REFUSED {
+                refused.push(error.to);
+            }
+        }
+        !queued.is_empty()
+    }
+
+    /// Whether a failed read of datagrams was an ICMP error's (read into
+    /// `refused`), which quinn would take for its socket's end: the error
+    /// belongs to one datagram sent, and the socket reads on.
+    fn absorbs(&self, error: &io::Error, refused: &mut Vec<SocketAddr>) -> bool {
+        use io::ErrorKind as K;
+        let icmp_kind = matches!(
+            error.kind(),
+            K::ConnectionRefused | K::HostUnreachable | K::NetworkUnreachable
+        );
+        self.read(refused) || icmp_kind
+    }
+
+    /// Reads the error queue, which clears the socket's pending error.
+    fn clear(&self) {
+        if self.errors.is_some() {
+            self.read(&mut self.lock());
+        }
+    }
+
+    /// Forgets earlier refusals of `addrs` (before a new handshake with
+    /// them): what an earlier connection met is not this one's answer.
+    pub fn forget(&self, addrs: &[SocketAddr]) {
+        let mut refused = self.lock();
+        self.read(&mut refused);
+        refused.retain(|a| !addrs.iter().any(|b| icmp::unmapped(*b) == *a));
+    }
+
+    /// Resolves once a datagram to `addr` has been refused; never where the
+    /// kernel queues no errors.
+    pub async fn of(&self, addr: SocketAddr) {
+        let addr = icmp::unmapped(addr);
+        let Some(errors) = &self.errors else {
+            return std::future::pending().await;
+        };
+        loop {
+            {
+                let mut refused = self.lock();
+                self.read(&mut refused);
+                if refused.contains(&addr) {
+                    return;
+                }
+            }
+            match errors.ready(Interest::ERROR).await {
+                // Cleared before the next read: an error after it wakes again.
+                Ok(mut ready) => ready.clear_ready(),
+                Err(_) => return std::future::pending().await,
+            }
+        }
+    }
+}
+
 /// A quinn socket that reports its sends and receipts to a [`DatagramTap`],
 /// and knows when its own first datagram arrived (a moved connection's
 /// first answer on its new path).
@@ -97,6 +201,8 @@ struct TappedSocket {
     /// The probe's byte budget: datagrams are charged to it as they arrive,
     /// and once it is spent the socket is deaf (it drops what comes).
     egress: Option<Arc<Egress>>,
+    /// Where its datagrams were refused.
+    refusals: Arc<Refusals>,
 }
 
 impl TappedSocket {
@@ -124,6 +230,12 @@ impl AsyncUdpSocket for TappedSocket {
     }
 
     fn try_send(&self, transmit: &Transmit) -> io::Result<()> {
+        // A pending ICMP error about an earlier datagram (a refused address's
+        // handshake, or its close) fails the socket's next send, and quinn
+        // drops a datagram whose send failed: this one, perhaps the first of
+        // a handshake with the next address, would wait out QUIC's probe
+        // timeout (about 1 s). Reading the error queue clears it first.
+        self.refusals.clear();
         let began = trace::now();
         self.inner.try_send(transmit)?;
         self.tap.sent(began);
@@ -140,6 +252,7 @@ impl AsyncUdpSocket for TappedSocket {
             // quinn stops polling a previous socket once it reports an error.
             return Poll::Ready(Err(io::Error::other("the endpoint moved off this socket")));
         }
+        let mut refused = self.refusals.lock();
         let count = loop {
             match self.inner.poll_recv(cx, bufs, meta) {
                 Poll::Ready(Ok(count)) => match self.admitted(count, meta) {
@@ -147,6 +260,7 @@ impl AsyncUdpSocket for TappedSocket {
                     0 if count > 0 => continue,
                     kept => break kept,
                 },
+                Poll::Ready(Err(e)) if self.refusals.absorbs(&e, &mut refused) => continue,
                 other => return other,
             }
         };
@@ -158,6 +272,7 @@ impl AsyncUdpSocket for TappedSocket {
                 self.arrived.notify_waiters();
             }
         }
+        drop(refused);
         Poll::Ready(Ok(count))
     }
 
@@ -217,6 +332,11 @@ impl ClientEndpoint {
         })
     }
 
+    /// Where the socket in use had its datagrams refused.
+    pub fn refusals(&self) -> Arc<Refusals> {
+        self.socket.refusals.clone()
+    }
+
     /// The local address of the socket in use.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.socket.local_addr()
@@ -270,6 +390,7 @@ fn tapped(
         None if arrival::stamp_udp(&socket) => socket.try_clone().ok().map(OwnedFd::from),
         _ => None,
     };
+    let refusals = Arc::new(Refusals::new(&socket));
     let inner: Arc<dyn AsyncUdpSocket> = match link {
         Some(link) => Arc::new(ImpairedSocket::new(socket, link.clone())?),
         None => TokioRuntime.wrap_udp_socket(socket)?,
@@ -282,6 +403,7 @@ fn tapped(
         first_received: OnceLock::new(),
         arrived: Notify::new(),
         egress,
+        refusals,
     }))
 }
 

@@ -104,6 +104,25 @@ fn not_offered(failure: &Failure) -> bool {
     failure.phase == Phase::Tls && failure.kind == FailureKind::Unsupported
 }
 
+/// A first request the server closed the connection on, cleanly and without
+/// a byte of answer, after a TLS handshake that agreed on no protocol (ALPN):
+/// the server does not speak the one offered (an HTTP/2-only server asked
+/// for HTTP/1.1: Go's TLS agrees on none rather than refuse, then the server
+/// closes), the mirror of a handshake that chose another. `None` for any
+/// other failure, which stands.
+fn closed_unoffered(failure: &Failure, tls: Option<&TlsInfo>, unanswered: bool) -> Option<Failure> {
+    let agreed_none = tls.is_some_and(|t| t.alpn.is_none());
+    (unanswered && agreed_none).then(|| Failure {
+        phase: Phase::Tls,
+        kind: FailureKind::Unsupported,
+        message: format!(
+            "TLS agreed on no protocol (ALPN) and the server then closed the connection \
+             without answering: {}",
+            failure.message
+        ),
+    })
+}
+
 fn origin_of(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
@@ -148,6 +167,13 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
     /// for TLS: how an `Alt-Svc` or HTTPS-record endpoint is reached.
     pub fn connect_to(mut self, endpoint: Option<(String, u16)>) -> Self {
         self.connect_to = endpoint;
+        self
+    }
+
+    /// Gives each QUIC handshake `limit` instead of the phase limit (the
+    /// HTTP/3 run's budget, `h123_shared::quic_budget`).
+    pub fn quic_limit(mut self, limit: Duration) -> Self {
+        self.settings.quic_limit = Some(limit);
         self
     }
 
@@ -296,6 +322,10 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
                 .map(|p| String::from_utf8_lossy(p).into_owned())
                 .collect(),
             chosen: attempt.tls.as_ref().and_then(|t| t.alpn.clone()),
+            // A handshake that agreed on none, then the request sent and
+            // the connection closed on it (`closed_unoffered`).
+            closed: attempt.tls.as_ref().is_some_and(|t| t.alpn.is_none())
+                && attempt.phases.send.is_some(),
         };
         self.progress.send(ProbeEvent::Skipped {
             protocol: self.protocol,
@@ -367,6 +397,12 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
             }
         };
         let phases = trace.finish();
+        let failure = match failure {
+            Some(f) if number == 1 && hop == 0 => Some(
+                closed_unoffered(&f, found.tls.as_ref(), found.exchange.unanswered).unwrap_or(f),
+            ),
+            other => other,
+        };
         if found.tls.is_none() && failure.as_ref().is_some_and(not_offered) {
             found.tls = trace.agreed().cloned();
         }

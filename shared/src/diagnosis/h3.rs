@@ -5,7 +5,7 @@ use super::*;
 use crate::schema::{H3Discovery, H3Outcome, H3Via};
 
 /// A finding for an h3 run's discovery verdict (`h3_not_advertised`,
-/// `h3_udp_silent`, `h3_name_unresolved`, `h3_handshake_failed`, `h3_version_mismatch`, `h3_blocked`); nothing when
+/// `h3_udp_silent`, `h3_udp_refused`, `h3_name_unresolved`, `h3_handshake_failed`, `h3_version_mismatch`, `h3_blocked`); nothing when
 /// HTTP/3 answered.
 pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) -> Option<Finding> {
     let url = shell_quote(&result.options.url);
@@ -21,6 +21,8 @@ pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) 
         }
         None => String::new(),
     };
+    // Words that say "advertised" only when something advertised it.
+    let was_advertised = matches!(d.via, Some(H3Via::AltSvc | H3Via::HttpsRecord));
     let (id, severity, title, next_step) = match d.outcome {
         H3Outcome::Ok => return None,
         H3Outcome::NotAdvertised => (
@@ -34,7 +36,7 @@ pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) 
                  tick \"Try HTTP/3 directly\" in the form or run `h123 probe --h3-direct`."
             ),
         ),
-        H3Outcome::UdpSilent => (
+        H3Outcome::UdpSilent if was_advertised => (
             "h3_udp_silent",
             Severity::Warning,
             "HTTP/3 advertised but unreachable: UDP is silent".to_owned(),
@@ -42,6 +44,40 @@ pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) 
                 "QUIC packets to {endpoint} got no answer, so clients wait, then fall back to TCP. \
                  Open UDP on that port in the server's and the network's firewalls (check with \
                  `curl --http3-only -v {url}` from outside), or stop advertising h3 until it answers."
+            ),
+        ),
+        H3Outcome::UdpSilent => (
+            "h3_udp_silent",
+            Severity::Warning,
+            "HTTP/3 unreachable: UDP is silent".to_owned(),
+            format!(
+                "QUIC packets to {endpoint} got no answer: UDP to that port is dropped on the way \
+                 or at the server, whether or not an HTTP/3 server listens behind it. If the server \
+                 should speak HTTP/3, open UDP on that port in the server's and the network's \
+                 firewalls and check with `curl --http3-only -v {url}` from outside."
+            ),
+        ),
+        H3Outcome::UdpRefused if was_advertised => (
+            "h3_udp_refused",
+            Severity::Warning,
+            "HTTP/3 advertised but nothing listens on UDP".to_owned(),
+            format!(
+                "The host answered QUIC on {endpoint} with ICMP port unreachable: no HTTP/3 \
+                 server listens on that UDP port, so clients fall back to TCP. Start the HTTP/3 \
+                 server or make it listen on that port (on the server, `ss -ulpn` lists what \
+                 listens on UDP), or stop advertising h3 until it answers; check with \
+                 `curl --http3-only -v {url}`."
+            ),
+        ),
+        H3Outcome::UdpRefused => (
+            "h3_udp_refused",
+            Severity::Info,
+            "No HTTP/3 on this port: nothing listens on UDP".to_owned(),
+            format!(
+                "The host answered QUIC on {endpoint} with ICMP port unreachable: it serves no \
+                 HTTP/3 there, and nothing is blocked. If it should, start its HTTP/3 server on \
+                 that UDP port (on the server, `ss -ulpn` lists what listens on UDP) and advertise \
+                 it with an `Alt-Svc: h3=\":443\"` header."
             ),
         ),
         H3Outcome::NameUnresolved => {
@@ -127,6 +163,7 @@ mod tests {
             endpoint: via.map(|_| "example.com:443".to_owned()),
             outcome,
             detail: "what happened".to_owned(),
+            quic_budget_ms: None,
         }
     }
 
@@ -157,6 +194,10 @@ mod tests {
             Some("h3_udp_silent")
         );
         assert_eq!(
+            id_of(H3Outcome::UdpRefused, Some(H3Via::AltSvc)).as_deref(),
+            Some("h3_udp_refused")
+        );
+        assert_eq!(
             id_of(H3Outcome::NameUnresolved, Some(H3Via::AltSvc)).as_deref(),
             Some("h3_name_unresolved")
         );
@@ -182,6 +223,36 @@ mod tests {
         );
         assert!(f.next_step.contains("curl --http3-only"));
         assert_eq!(f.severity, Severity::Warning);
+    }
+
+    #[test]
+    fn only_an_advertised_endpoint_is_called_advertised() {
+        for outcome in [H3Outcome::UdpSilent, H3Outcome::UdpRefused] {
+            let result = with_h3(discovery(outcome, Some(H3Via::Direct)));
+            let run = &result.runs[0];
+            let f = verdict(&result, run, run.discovery.as_ref().unwrap()).unwrap();
+            let words = format!("{} {} {}", f.title, f.evidence.detail, f.next_step);
+            assert!(!words.contains("advertised"), "{words}");
+            assert!(!words.contains("stop advertising"), "{words}");
+            let result = with_h3(discovery(outcome, Some(H3Via::AltSvc)));
+            let run = &result.runs[0];
+            let f = verdict(&result, run, run.discovery.as_ref().unwrap()).unwrap();
+            assert!(f.title.contains("advertised"), "{}", f.title);
+        }
+    }
+
+    #[test]
+    fn a_refusal_is_not_a_firewall() {
+        let result = with_h3(discovery(H3Outcome::UdpRefused, Some(H3Via::Direct)));
+        let run = &result.runs[0];
+        let f = verdict(&result, run, run.discovery.as_ref().unwrap()).unwrap();
+        assert_eq!(f.severity, Severity::Info);
+        assert!(!f.next_step.contains("firewall"), "{}", f.next_step);
+        assert!(
+            f.next_step.contains("nothing is blocked"),
+            "{}",
+            f.next_step
+        );
     }
 
     #[test]

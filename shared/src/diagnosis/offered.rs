@@ -60,6 +60,7 @@ mod tests {
         let not_offered = NotOffered {
             offered: vec!["h2".into(), "http/1.1".into()],
             chosen: Some("http/1.1".into()),
+            closed: false,
         };
         h2.skipped = Some(not_offered.reason(Protocol::H2));
         h2.not_offered = Some(not_offered);

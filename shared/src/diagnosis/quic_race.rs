@@ -1,6 +1,8 @@
 //! A name's address that never answers QUIC while another does
 //! (`h3_address_silent`): every new HTTP/3 connection waits on it, as a
-//! browser's would, before the race moves on to the next address.
+//! browser's would, before the race moves on to the next address. One
+//! where nothing listens on UDP (`h3_address_refused`) says so at once and
+//! costs a round trip: a fact about the path, not the protocol's time.
 
 use super::*;
 
@@ -64,6 +66,60 @@ pub(super) fn silent_addresses(result: &ProbeResult, out: &mut Vec<Finding>) {
     }
 }
 
+/// One info finding per run whose new HTTP/3 connections passed over
+/// addresses that refused QUIC (nothing listens on their UDP port).
+pub(super) fn refused_addresses(result: &ProbeResult, out: &mut Vec<Finding>) {
+    for run in &result.runs {
+        let new: Vec<&Attempt> = run
+            .attempts
+            .iter()
+            .filter(|a| a.quic.is_some() && !is_reused(a))
+            .collect();
+        let passed: Vec<&Attempt> = new
+            .iter()
+            .copied()
+            .filter(|a| {
+                a.quic
+                    .as_ref()
+                    .is_some_and(|q| !q.refused_addresses.is_empty())
+            })
+            .collect();
+        let Some(first) = passed.first() else {
+            continue;
+        };
+        let refused = first.quic.as_ref().map(|q| q.refused_addresses.join(", "));
+        let refused = refused.unwrap_or_default();
+        let answered = first
+            .connection
+            .as_ref()
+            .map(|c| c.remote_addr.clone())
+            .unwrap_or_default();
+        out.push(finding(
+            "h3_address_refused",
+            Severity::Info,
+            format!("Nothing listens for HTTP/3 on {refused}"),
+            Evidence {
+                protocol: run.protocol,
+                attempt: Some(first.attempt),
+                phase: Some(Phase::Quic),
+                duration: None,
+                detail: format!(
+                    "{} of {} new HTTP/3 connection(s) were refused by {refused} (ICMP port \
+                     unreachable: nothing listens on that UDP port) before {answered} answered; \
+                     the refusal ends that address's turn at once, so it costs a round trip, \
+                     not the protocol's time.",
+                    passed.len(),
+                    new.len(),
+                ),
+            },
+            "Have the server listen for QUIC (UDP) on every address its name resolves to (bind \
+             `[::]` as well as `0.0.0.0`), or stop publishing the address; `h123 probe -4` or \
+             `-6` measures one family alone."
+                .to_owned(),
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +158,29 @@ mod tests {
             "{}",
             f.evidence.detail
         );
+    }
+
+    #[test]
+    fn a_refused_address_is_a_calm_fact_not_a_wait() {
+        let mut a = fresh(1, 0, 0, 0, 1_000);
+        a.quic = Some(QuicInfo {
+            refused_addresses: vec!["[::1]:443".into()],
+            ..QuicInfo::default()
+        });
+        let findings = crate::diagnosis::diagnose(&result(vec![run(Protocol::H3, vec![a])]));
+        let f = findings
+            .iter()
+            .find(|f| f.id == "h3_address_refused")
+            .expect("the finding");
+        assert_eq!(f.severity, Severity::Info);
+        assert!(
+            f.evidence
+                .detail
+                .starts_with("1 of 1 new HTTP/3 connection(s) were refused by [::1]:443"),
+            "{}",
+            f.evidence.detail
+        );
+        assert!(findings.iter().all(|f| f.id != "h3_address_silent"));
     }
 
     #[test]

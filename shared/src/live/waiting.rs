@@ -11,7 +11,8 @@ pub struct Waiting {
     pub phase: Phase,
     /// When it started, from the attempt's start.
     pub since: Micros,
-    /// Its limit: the probe's phase timeout, or the attempt's when that is shorter.
+    /// Its limit: the probe's phase timeout, or the attempt's when that is
+    /// shorter; a QUIC handshake's budget when the discovery says it.
     pub limit_ms: u64,
     /// What it waits on and its limit, e.g. "waiting for the server's first byte; giving up
     /// after 10 s".
@@ -28,8 +29,12 @@ impl Waiting {
         phase: Phase,
         since: Micros,
     ) -> Waiting {
-        let limit_ms = limit_ms(options);
         let chosen = discovery.filter(|_| protocol == Protocol::H3);
+        // A QUIC handshake has its own budget, said by the discovery.
+        let limit_ms = chosen
+            .and_then(|d| d.quic_budget_ms)
+            .filter(|_| phase == Phase::Quic)
+            .unwrap_or_else(|| limit_ms(options));
         let peer = Peer {
             host: chosen
                 .and_then(|d| d.endpoint.as_deref())
@@ -177,6 +182,7 @@ mod tests {
             endpoint: Some("a.test:8443".into()),
             outcome: crate::schema::H3Outcome::NotAdvertised,
             detail: String::new(),
+            quic_budget_ms: None,
         };
         let w = Waiting::new(
             &options,
@@ -188,6 +194,35 @@ mod tests {
         assert_eq!(
             w.sentence,
             "waiting for a QUIC answer over UDP from a.test:8443 (advertised by Alt-Svc); giving up after 10 s"
+        );
+        // With its budget said, the handshake gives up after it; the request's phases do not.
+        let budgeted = H3Discovery {
+            quic_budget_ms: Some(2_010),
+            ..discovery.clone()
+        };
+        let quic = Waiting::new(
+            &options,
+            Protocol::H3,
+            Some(&budgeted),
+            Phase::Quic,
+            Micros(0),
+        );
+        assert!(
+            quic.sentence.ends_with("giving up after 2.01 s"),
+            "{}",
+            quic.sentence
+        );
+        let wait = Waiting::new(
+            &options,
+            Protocol::H3,
+            Some(&budgeted),
+            Phase::Wait,
+            Micros(0),
+        );
+        assert!(
+            wait.sentence.ends_with("giving up after 10 s"),
+            "{}",
+            wait.sentence
         );
         // Another protocol's attempt is not pointed elsewhere by HTTP/3's discovery.
         let w = Waiting::new(

@@ -20,8 +20,15 @@ pub fn summary(record: &ProbeRecord) -> String {
         }
     };
     let (status, class) = status(record);
+    // The outcome's line, as the CLI prints it first.
+    let headline = match &record.result.analysis {
+        Some(a) if record.status == ProbeStatus::Done && !a.headline.is_empty() => {
+            format!(r#" title="{}""#, escape(&a.headline))
+        }
+        _ => String::new(),
+    };
     let mut out = format!(
-        r#"<section class="summary" aria-label="Probe"><h1 class="target">{}</h1><p class="meta"><span class="{class}" role="status">{status}</span> {} · {} × {} × {protocols} · {mode} · {}"#,
+        r#"<section class="summary" aria-label="Probe"><h1 class="target">{}</h1><p class="meta"><span class="{class}" role="status"{headline}>{status}</span> {} · {} × {} × {protocols} · {mode} · {}"#,
         escape(&o.url),
         o.method.as_str(),
         o.rounds,

@@ -179,10 +179,14 @@ async fn a_silent_http3_port_is_tried_once() {
     let stopped = h3.stopped.as_deref().expect("the run says why it stopped");
     assert!(stopped.contains("UDP"), "{stopped}");
     let a = analyze(&result);
-    assert_eq!(
-        a.outcome,
-        Outcome::Done,
-        "unreachable HTTP/3 is a finding, not an error"
+    // Advertised but unreachable: the site's error beside the TCP attempts,
+    // which the first line counts apart (and the exit code is 7).
+    assert_eq!(a.outcome, Outcome::DoneWithErrors, "{}", a.headline);
+    assert!(
+        a.headline
+            .starts_with("done with errors · 12 of 12 HTTP/1.1 and HTTP/2 attempt(s) succeeded · HTTP/3 failed: "),
+        "{}",
+        a.headline
     );
     assert!(ids(&a).contains(&"h3_udp_silent"), "{:?}", ids(&a));
 }
@@ -232,5 +236,80 @@ async fn resumed_mode_says_what_was_resumed_but_no_saving_from_one_handshake() {
             .any(|c| c.state == h123_shared::chain::ConnState::Resumed),
         "{:?}",
         a.verdict
+    );
+}
+
+/// A TLS server that agrees on no application protocol (no ALPN) and closes
+/// each connection cleanly once it has read the request, without a byte of
+/// answer: what an HTTP/2-only server built on Go's TLS (Caddy with
+/// `protocols h2`) does to an HTTP/1.1 client. Its address.
+async fn agrees_none_and_closes(target: &TestTarget) -> std::net::SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let config = target.ca.server_config(&[]).expect("server config");
+    let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let mut buf = [0u8; 4096];
+                let _ = tls.read(&mut buf).await;
+                let _ = tls.shutdown().await;
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_agrees_no_protocol_and_closes_gives_http1_a_calm_not_offered() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig::default()).await.unwrap();
+    let addr = agrees_none_and_closes(&target).await;
+    let result = probe(&target, |o| {
+        o.url = format!("https://{addr}/");
+        o.protocols = vec![Protocol::H1];
+        o.repeat = 2;
+    })
+    .await;
+    let h1 = run(&result, Protocol::H1);
+    let not_offered = h1.not_offered.as_ref().expect("not offered");
+    assert_eq!(
+        (not_offered.chosen.as_deref(), not_offered.closed),
+        (None, true)
+    );
+    assert!(h1.attempts.is_empty(), "{:?}", h1.attempts);
+    assert_eq!(
+        h1.skipped.as_deref(),
+        Some(
+            "this server does not offer HTTP/1.1: offered http/1.1 in TLS (ALPN), it agreed to \
+             none of them and closed the connection without answering"
+        )
+    );
+    let a = analyze(&result);
+    assert!(ids(&a).contains(&"h1_not_offered"), "{:?}", ids(&a));
+    assert!(
+        a.findings.iter().all(|f| f.severity == Severity::Info),
+        "not a reset, not critical: {:?}",
+        a.findings
+    );
+    assert_eq!(a.outcome, Outcome::Failed);
+    assert_eq!(
+        a.headline,
+        "failed · nothing measured: this server does not offer HTTP/1.1: offered http/1.1 in TLS \
+         (ALPN), it agreed to none of them and closed the connection without answering"
+    );
+    assert_eq!(
+        a.verdict.summary,
+        "Nothing was measured: this server does not offer HTTP/1.1."
+    );
+    assert_eq!(
+        h123_shared::exit::Exit::of_result(&result),
+        h123_shared::exit::Exit::HandshakeFailed,
+        "nothing measured: the server offers none of the protocols asked for"
     );
 }

@@ -1,6 +1,7 @@
 //! End-to-end tests of HTTP/3 discovery against the loopback target: found
 //! through Alt-Svc, through an HTTPS DNS record, not advertised, advertised
-//! but UDP silent, tried directly, a failed handshake, an IPv6 endpoint, and
+//! but UDP silent (within the QUIC budget, not the phase timeout), advertised or tried where nothing listens on UDP (refused,
+//! at once), tried directly, a failed handshake, an IPv6 endpoint, and
 //! endpoints the safety policy refuses (private, off the port list); each a typed
 //! outcome, with the h1/h2 results unaffected; and a DNS server that never
 //! answers HTTPS queries, which must not stall HTTP/3.
@@ -10,6 +11,8 @@ use h123::probe::Engine;
 use h123::probe::guard::ConnectPolicy;
 use h123::probe::plan::{Limits, Plan};
 use h123::probe::tls::TrustSettings;
+use h123_shared::analysis::{Outcome, analyzed};
+use h123_shared::exit::Exit;
 use h123_shared::{H3Outcome, H3Via, ProbeOptions, ProbeResult, Protocol};
 use h123_target::{H3Mode, TargetConfig, TestTarget};
 
@@ -206,6 +209,186 @@ async fn blocked_udp_is_advertised_but_silent_within_the_bounded_wait() {
         "bounded wait, took {waited} ms"
     );
     assert_tcp_ok(&result);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_endpoint_costs_the_quic_budget_not_the_phase_timeout() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        h3: H3Mode::BlockUdp,
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    // The default options: a 10 s phase timeout, no QUIC timeout set.
+    let started = h123_target::clock::now();
+    let result = analyzed(probe(&target, |_| {}).await);
+    let took = started.elapsed();
+    let d = discovery(&result);
+    assert_eq!(d.outcome, H3Outcome::UdpSilent, "{}", d.detail);
+    // Loopback's TCP round trip is well under a millisecond: 2 s and a few ms.
+    let budget = d.quic_budget_ms.expect("the budget is said");
+    assert!((2_000..2_100).contains(&budget), "{budget}");
+    let quic = quic_ms(&result);
+    println!(
+        "silent endpoint, default probe: {:.2} s in all, QUIC {quic:.0} ms of a {budget} ms budget",
+        took.as_secs_f64()
+    );
+    assert!(quic >= budget as f64, "{quic:.1} ms");
+    assert!(quic < 10_000.0, "not the phase timeout: {quic:.1} ms");
+    assert!(
+        d.detail.contains(&format!("within {budget} ms")),
+        "the budget is said: {}",
+        d.detail
+    );
+    // --quic-timeout sets it, the phase timeout bounds it.
+    let set = probe(&target, |o| o.quic_timeout_ms = Some(300)).await;
+    assert_eq!(discovery(&set).quic_budget_ms, Some(300));
+    let bounded = probe(&target, |o| {
+        o.quic_timeout_ms = Some(5_000);
+        o.phase_timeout_ms = 400;
+    })
+    .await;
+    assert_eq!(discovery(&bounded).quic_budget_ms, Some(400));
+    assert_tcp_ok(&result);
+}
+
+/// The QUIC phase of the h3 run's first attempt, in ms.
+fn quic_ms(result: &ProbeResult) -> f64 {
+    run(result, Protocol::H3).attempts[0]
+        .phases
+        .quic
+        .expect("a quic phase")
+        .duration()
+        .as_ms()
+}
+
+/// Every finding's words, for what they must and must not say.
+fn words(result: &ProbeResult) -> String {
+    let analysis = result.analysis.as_ref().expect("analysed");
+    let mut text = analysis.headline.clone();
+    for f in &analysis.findings {
+        text.push_str(&format!(
+            "\n{}: {} | {} | {}",
+            f.id, f.title, f.evidence.detail, f.next_step
+        ));
+    }
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_advertised_port_where_nothing_listens_on_udp_is_refused_at_once() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        h3: H3Mode::Off,
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let refused = analyzed(probe(&target, |o| o.repeat = 2).await);
+    let d = discovery(&refused);
+    assert_eq!(
+        (d.via, d.outcome),
+        (Some(H3Via::AltSvc), H3Outcome::UdpRefused),
+        "{}",
+        d.detail
+    );
+    let port = target.https_addr.port();
+    let said = format!("nothing listens on UDP port {port} at 127.0.0.1");
+    assert!(d.detail.starts_with(&said), "{}", d.detail);
+    let quic = quic_ms(&refused);
+    println!("refused: QUIC phase {quic:.2} ms");
+    assert!(quic < 1_000.0, "not the 3 s phase timeout: {quic:.1} ms");
+    let text = words(&refused);
+    assert!(
+        text.contains("h3_udp_refused: HTTP/3 advertised but nothing listens on UDP"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("firewall"),
+        "a refusal is not a firewall: {text}"
+    );
+    let analysis = refused.analysis.as_ref().unwrap();
+    assert_eq!(analysis.outcome, Outcome::DoneWithErrors, "{text}");
+    assert!(
+        analysis
+            .headline
+            .starts_with("done with errors · 4 of 4 HTTP/1.1 and HTTP/2 attempt(s) succeeded · HTTP/3 failed: nothing listens on UDP port"),
+        "{}",
+        analysis.headline
+    );
+    assert_eq!(Exit::of_result(&refused), Exit::HandshakeFailed);
+    assert_tcp_ok(&refused);
+
+    // The same port, read but never answered: silent, and only the timeout ends it.
+    let target = TestTarget::start(TargetConfig {
+        h3: H3Mode::BlockUdp,
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let silent = analyzed(probe(&target, |o| o.phase_timeout_ms = 400).await);
+    let d = discovery(&silent);
+    assert_eq!(d.outcome, H3Outcome::UdpSilent, "{}", d.detail);
+    let quic = quic_ms(&silent);
+    println!("silent: QUIC phase {quic:.2} ms");
+    assert!(quic >= 400.0, "the whole phase timeout: {quic:.1} ms");
+    let text = words(&silent);
+    assert!(
+        text.contains("HTTP/3 advertised but unreachable: UDP is silent"),
+        "{text}"
+    );
+    assert!(!text.contains("nothing listens"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_direct_attempt_where_nothing_listens_is_a_calm_fact_never_advertised() {
+    let _serial = SERIAL.lock().await;
+    let target = TestTarget::start(TargetConfig {
+        h3: H3Mode::Off,
+        advertise_h3: false,
+        ..TargetConfig::default()
+    })
+    .await
+    .unwrap();
+    let result = analyzed(probe(&target, |o| o.h3_direct = true).await);
+    let d = discovery(&result);
+    assert_eq!(
+        (d.via, d.outcome),
+        (Some(H3Via::Direct), H3Outcome::UdpRefused),
+        "{}",
+        d.detail
+    );
+    let text = words(&result);
+    assert!(
+        !text.contains("advertised"),
+        "nothing advertised it: {text}"
+    );
+    assert!(
+        text.contains("h3_udp_refused: No HTTP/3 on this port"),
+        "{text}"
+    );
+    let analysis = result.analysis.as_ref().unwrap();
+    assert_eq!(analysis.outcome, Outcome::Done, "{text}");
+    assert!(
+        analysis.headline.starts_with(
+            "done · 2 of 2 HTTP/1.1 and HTTP/2 attempt(s) succeeded · no HTTP/3: nothing listens"
+        ),
+        "{}",
+        analysis.headline
+    );
+    assert_eq!(Exit::of_result(&result), Exit::Success);
+
+    // HTTP/3 alone: all there is, so it counts, and fails.
+    let only = analyzed(probe(&target, |o| o.protocols = vec![Protocol::H3]).await);
+    assert_eq!(discovery(&only).outcome, H3Outcome::UdpRefused);
+    let text = words(&only);
+    assert!(
+        !text.contains("advertised"),
+        "nothing advertised it: {text}"
+    );
+    assert_eq!(only.analysis.as_ref().unwrap().outcome, Outcome::Failed);
+    assert_eq!(Exit::of_result(&only), Exit::HandshakeFailed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -18,7 +18,7 @@ use h123::probe::tls::TrustSettings;
 use h123_shared::analysis::{Outcome, analyzed};
 use h123_shared::chain::{ConnState, chains};
 use h123_shared::diagnosis::Severity;
-use h123_shared::schema::H3Outcome;
+use h123_shared::schema::{H3Outcome, H3Via};
 use h123_shared::verdict::VerdictKind;
 use h123_shared::{ConnectionMode, Method, ProbeOptions, ProbeResult, Protocol};
 use std::net::{TcpListener, TcpStream, UdpSocket};
@@ -58,12 +58,19 @@ enum Setup {
     Nginx,
     /// nginx with `http2` on the listener.
     NginxH2,
+    /// nginx with `http2`, advertising HTTP/3 (`Alt-Svc: h3=":PORT"`) on
+    /// its own port number, where nothing listens on UDP.
+    NginxAltSvc,
     /// Apache as Debian ships it: mod_ssl, no mod_http2.
     Apache,
     /// Apache with mod_http2 and `Protocols h2 http/1.1`.
     ApacheH2,
     /// Caddy as it comes: HTTP/1.1, HTTP/2 and HTTP/3 (advertised by `Alt-Svc`).
     Caddy,
+    /// Caddy with `protocols h2 h3`: no HTTP/1.1. Its TLS (Go's) agrees on no
+    /// protocol with an HTTP/1.1 client rather than refuse it, then the
+    /// server closes the connection without answering.
+    CaddyH2,
     /// h2o as Debian ships it (2.2): HTTP/1.1 and HTTP/2, serving files.
     H2o,
     /// Hypercorn with a small ASGI app: HTTP/1.1, HTTP/2, and HTTP/3 over
@@ -82,11 +89,11 @@ fn interop_dir() -> PathBuf {
 impl Setup {
     fn program(self) -> String {
         match self {
-            Setup::Nginx | Setup::NginxH2 => "/usr/sbin/nginx".to_owned(),
+            Setup::Nginx | Setup::NginxH2 | Setup::NginxAltSvc => "/usr/sbin/nginx".to_owned(),
             Setup::Apache | Setup::ApacheH2 => "/usr/sbin/apache2".to_owned(),
             Setup::H2o => "/usr/bin/h2o".to_owned(),
             // scripts/test installs these from PyPI into tools/interop.
-            Setup::Caddy => interop_dir().join("bin/caddy").display().to_string(),
+            Setup::Caddy | Setup::CaddyH2 => interop_dir().join("bin/caddy").display().to_string(),
             Setup::Hypercorn => interop_dir().join("bin/hypercorn").display().to_string(),
             Setup::Aioquic => interop_dir()
                 .join("aioquic/examples/http3_server.py")
@@ -97,7 +104,10 @@ impl Setup {
 
     /// Whether the server listens on UDP (HTTP/3), so its start waits for that port too.
     fn quic(self) -> bool {
-        matches!(self, Setup::Caddy | Setup::Hypercorn | Setup::Aioquic)
+        matches!(
+            self,
+            Setup::Caddy | Setup::CaddyH2 | Setup::Hypercorn | Setup::Aioquic
+        )
     }
 
     /// Whether it listens on TCP.
@@ -108,7 +118,13 @@ impl Setup {
     /// The path that answers 200 with a small body.
     fn path(self) -> &'static str {
         match self {
-            Setup::Nginx | Setup::NginxH2 | Setup::Caddy | Setup::Hypercorn | Setup::Aioquic => "/",
+            Setup::Nginx
+            | Setup::NginxH2
+            | Setup::NginxAltSvc
+            | Setup::Caddy
+            | Setup::CaddyH2
+            | Setup::Hypercorn
+            | Setup::Aioquic => "/",
             Setup::Apache | Setup::ApacheH2 | Setup::H2o => "/index.html",
         }
     }
@@ -116,15 +132,20 @@ impl Setup {
     fn config(self, dir: &Path, port: u16) -> String {
         let d = dir.display();
         match self {
-            Setup::Nginx | Setup::NginxH2 => format!(
+            Setup::Nginx | Setup::NginxH2 | Setup::NginxAltSvc => format!(
                 "daemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\nevents {{}}\nhttp {{\n  \
                  access_log off;\n  client_body_temp_path {d};\n  server {{\n    listen 127.0.0.1:{port} ssl{};\n    \
-                 ssl_certificate {d}/cert.pem;\n    ssl_certificate_key {d}/key.pem;\n    \
+                 ssl_certificate {d}/cert.pem;\n    ssl_certificate_key {d}/key.pem;\n    {}\
                  location / {{ return 200 \"ok\\n\"; }}\n  }}\n}}\n",
-                if matches!(self, Setup::NginxH2) {
-                    " http2"
-                } else {
+                if matches!(self, Setup::Nginx) {
                     ""
+                } else {
+                    " http2"
+                },
+                if matches!(self, Setup::NginxAltSvc) {
+                    format!("add_header Alt-Svc 'h3=\":{port}\"' always;\n    ")
+                } else {
+                    String::new()
                 }
             ),
             Setup::Apache | Setup::ApacheH2 => {
@@ -148,10 +169,15 @@ impl Setup {
                 )
             }
             // Caddy opens a plain-HTTP port too: another free one.
-            Setup::Caddy => format!(
-                "{{\n  admin off\n  auto_https off\n  http_port {}\n  storage file_system {d}/data\n}}\n\
+            Setup::Caddy | Setup::CaddyH2 => format!(
+                "{{\n  admin off\n  auto_https off\n  http_port {}\n  storage file_system {d}/data\n{}}}\n\
                  https://localhost:{port} {{\n  tls {d}/cert.pem {d}/key.pem\n  respond \"ok\" 200\n}}\n",
-                free_port()
+                free_port(),
+                if matches!(self, Setup::CaddyH2) {
+                    "  servers {\n    protocols h2 h3\n  }\n"
+                } else {
+                    ""
+                }
             ),
             // Run as root (as the tests are), h2o would switch to `nobody`, who cannot write here.
             Setup::H2o => format!(
@@ -210,9 +236,9 @@ impl Setup {
             _ => Command::new(self.program()),
         };
         match self {
-            Setup::Nginx | Setup::NginxH2 => command.arg("-c").arg(&config),
+            Setup::Nginx | Setup::NginxH2 | Setup::NginxAltSvc => command.arg("-c").arg(&config),
             Setup::Apache | Setup::ApacheH2 => command.arg("-f").arg(&config).arg("-DFOREGROUND"),
-            Setup::Caddy => command
+            Setup::Caddy | Setup::CaddyH2 => command
                 .args(["run", "--adapter", "caddyfile", "--config"])
                 .arg(&config)
                 .env("HOME", dir.path())
@@ -401,6 +427,55 @@ async fn nginx_with_http2_answers_both() {
     answered(&result, Protocol::H2, "h2");
 }
 
+/// nginx advertising HTTP/3 where nothing listens on UDP, on a name with
+/// two addresses (`localhost`): both refuse QUIC at once (ICMP port
+/// unreachable), which is neither silence nor a wait, and the first line,
+/// the exit code and the finding say the same.
+#[tokio::test]
+async fn an_advertised_udp_port_where_nothing_listens_is_refused_not_silent() {
+    let Some(server) = Setup::NginxAltSvc.start() else {
+        return;
+    };
+    let result = probe(Setup::NginxAltSvc, &server, &Protocol::ALL).await;
+    answered(&result, Protocol::H1, "http/1.1");
+    answered(&result, Protocol::H2, "h2");
+    let h3 = run(&result, Protocol::H3);
+    let discovery = h3.discovery.as_ref().expect("discovery");
+    assert_eq!(
+        (discovery.via, discovery.outcome),
+        (Some(H3Via::AltSvc), H3Outcome::UdpRefused),
+        "{}",
+        discovery.detail
+    );
+    let quic: f64 = h3
+        .attempts
+        .iter()
+        .filter_map(|a| a.phases.quic.map(|q| q.duration().as_ms()))
+        .sum();
+    println!("nginx, refused UDP: {quic:.2} ms of QUIC in all; {}", discovery.detail);
+    assert!(quic < 50.0, "refused at once, not waited on: {quic:.1} ms");
+    let analysis = result.analysis.as_ref().unwrap();
+    assert!(
+        analysis.headline.starts_with(
+            "done with errors · 16 of 16 HTTP/1.1 and HTTP/2 attempt(s) succeeded · HTTP/3 failed: nothing listens on UDP port"
+        ),
+        "{}",
+        analysis.headline
+    );
+    let finding = analysis
+        .findings
+        .iter()
+        .find(|f| f.id == "h3_udp_refused")
+        .expect("the refusal's finding");
+    assert_eq!(finding.title, "HTTP/3 advertised but nothing listens on UDP");
+    assert!(!finding.next_step.contains("firewall"), "{}", finding.next_step);
+    assert!(analysis.findings.iter().all(|f| f.id != "h3_udp_silent"));
+    assert_eq!(
+        h123_shared::exit::Exit::of_result(&result),
+        h123_shared::exit::Exit::HandshakeFailed
+    );
+}
+
 #[tokio::test]
 async fn stock_apache_gives_http2_a_calm_not_offered() {
     let Some(server) = Setup::Apache.start() else {
@@ -431,6 +506,40 @@ async fn caddy_answers_every_protocol() {
     answered(&result, Protocol::H2, "h2");
     answered(&result, Protocol::H3, "h3");
     compared(&result);
+}
+
+/// Caddy without HTTP/1.1: HTTP/1.1's run is the calm mirror of an
+/// HTTP/1.1-only server's HTTP/2 run, never "connection reset", and the
+/// probe is a success that says so.
+#[tokio::test]
+async fn caddy_without_http1_gives_http1_a_calm_not_offered() {
+    let Some(server) = Setup::CaddyH2.start() else {
+        return;
+    };
+    let result = probe(Setup::CaddyH2, &server, &Protocol::ALL).await;
+    not_offered(&result, Protocol::H1, None);
+    assert!(
+        run(&result, Protocol::H1)
+            .not_offered
+            .as_ref()
+            .unwrap()
+            .closed
+    );
+    answered(&result, Protocol::H2, "h2");
+    answered(&result, Protocol::H3, "h3");
+    compared(&result);
+    let analysis = result.analysis.as_ref().unwrap();
+    assert!(
+        analysis
+            .headline
+            .starts_with("done · 16 of 16 HTTP/2 and HTTP/3 attempt(s) succeeded"),
+        "{}",
+        analysis.headline
+    );
+    assert_eq!(
+        h123_shared::exit::Exit::of_result(&result),
+        h123_shared::exit::Exit::Success
+    );
 }
 
 /// Each protocol's resumption per attempt over one resumed round of 5
@@ -528,18 +637,23 @@ async fn hypercorn_answers_every_protocol() {
     answered(&result, Protocol::H2, "h2");
     answered(&result, Protocol::H3, "h3");
     // `localhost` may resolve to [::1] too, where nothing listens for QUIC:
-    // the race passes over it and the findings say so.
+    // the host refuses it at once, the race passes over it, and the findings
+    // say so calmly (it is not silent, and costs no wait).
     let resolved = run(&result, Protocol::H1).attempts[0]
         .dns
         .as_ref()
         .map(|d| d.addresses.clone())
         .unwrap_or_default();
     let findings = &result.analysis.as_ref().unwrap().findings;
-    let silent = findings.iter().any(|f| f.id == "h3_address_silent");
+    let refused = findings.iter().any(|f| f.id == "h3_address_refused");
     assert_eq!(
-        silent,
+        refused,
         resolved.iter().any(|a| a.contains(':')),
         "resolved {resolved:?}: {findings:?}"
+    );
+    assert!(
+        findings.iter().all(|f| f.id != "h3_address_silent"),
+        "{findings:?}"
     );
 }
 

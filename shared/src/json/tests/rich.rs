@@ -129,6 +129,8 @@ pub(super) fn attempt(n: u32) -> Attempt {
             current_mtu: Some(1_452),
             lost_bytes: Some(1_200),
             silent_addresses: vec!["[::1]:443".into()],
+            refused_addresses: vec!["192.0.2.1:443".into()],
+            address_wait_us: Some(Micros(250_000)),
         }),
         failure: Some(failure("reset by the proxy 日本")),
         tcp_info: Some(TcpInfoSnapshots {
@@ -175,6 +177,7 @@ pub(super) fn options() -> ProbeOptions {
         }],
         timeout_ms: 5_000,
         phase_timeout_ms: 2_000,
+        quic_timeout_ms: Some(1_500),
         max_body_bytes: 1_024,
         insecure: true,
         resolve: vec![ResolveOverride {
@@ -226,6 +229,7 @@ fn analysis() -> Analysis {
             http_errors: 1,
             failed: 1,
         },
+        headline: "done with errors · 4 of 6 HTTP/2 attempt(s) succeeded".into(),
         verdict: Verdict {
             kind: VerdictKind::Faster,
             summary: "HTTP/3 is faster".into(),
@@ -274,6 +278,7 @@ pub(super) fn result(vantage_name: &str) -> ProbeResult {
             not_offered: Some(crate::schema::NotOffered {
                 offered: vec!["h2".into(), "http/1.1".into()],
                 chosen: Some("http/1.1".into()),
+                closed: true,
             }),
             stopped: Some("stopped early".into()),
             cut_short: Some("record cap".into()),
@@ -298,6 +303,7 @@ pub(super) fn result(vantage_name: &str) -> ProbeResult {
                 endpoint: Some("example.com:443".into()),
                 outcome: H3Outcome::VersionMismatch,
                 detail: "no common version".into(),
+                quic_budget_ms: Some(2_010),
             }),
             other_addresses: vec![AddressRun {
                 address: "::1".into(),
