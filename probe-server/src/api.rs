@@ -18,6 +18,7 @@ pub mod events;
 pub mod extract;
 pub mod health;
 pub mod metrics;
+pub mod monitor_cache;
 pub mod monitor_page;
 pub mod monitors;
 pub mod openapi;

@@ -302,6 +302,8 @@ pub struct Shared {
     pub views: crate::api::view::feed::Feeds,
     /// The link preview pictures drawn so far, and the places to draw more.
     pub previews: crate::api::preview::Previews,
+    /// Monitors' statuses and pages' series, kept until their next run (at most 10 s).
+    pub monitor_cache: crate::api::monitor_cache::MonitorCache,
     /// Counters for `/metrics`.
     pub metrics: Metrics,
     /// Running slots, shared fairly between clients; a probe waits for one in its client's queue.
@@ -353,6 +355,7 @@ impl AppState {
                 ),
                 views: crate::api::view::feed::Feeds::default(),
                 previews: crate::api::preview::Previews::default(),
+                monitor_cache: Default::default(),
                 slots: FairSlots::new(config.max_running, config.reserved_slots),
                 egress_quota: egress_quota::EgressQuota::new(config.client_bytes_per_minute),
                 monitor_egress: egress_quota::EgressQuota::new(config.monitors.bytes_per_minute),

@@ -4,6 +4,7 @@
 //! PostgreSQL (async, for several server instances on one database).
 
 pub mod codec;
+pub mod history;
 pub mod location;
 pub mod monitor_rows;
 pub mod postgres;
@@ -15,6 +16,7 @@ use h123_shared::alert::AlertState;
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use h123_shared::browser::BrowserRun;
 use h123_shared::monitor::MonitorPoint;
+use h123_shared::monitor_rollup::{Cell, CellKey};
 use location::DbLocation;
 use monitor_rows::{DeliveryLog, StoredMonitor};
 use postgres::{PostgresSettings, PostgresStore};
@@ -319,6 +321,13 @@ pub trait Store: Send + Sync + 'static {
         to: u64,
         protocol: Option<Protocol>,
     ) -> Result<Vec<MonitorPoint>>;
+
+    /// Monitor `id`'s rollup cells `width_ms` wide (an hour or a day) starting in `[from, to)`,
+    /// oldest first.
+    ///
+    /// # Errors
+    /// When the database fails or a cell is unreadable.
+    fn cells(&self, id: &str, width_ms: u64, from: u64, to: u64) -> Result<Vec<(CellKey, Cell)>>;
 
     /// Replaces monitor `id`'s alert state with `new` if it is still `expected` (the check and
     /// the write are one transaction); whether it did.
@@ -751,6 +760,22 @@ impl SharedStore {
     ) -> Result<Vec<MonitorPoint>> {
         dispatch!(self, |s| s.points(&id, from, to, protocol), |pg| {
             postgres::monitors::points(&*pg.client().await?, &id, from, to, protocol).await
+        })
+    }
+
+    /// Monitor `id`'s rollup cells `width_ms` wide starting in `[from, to)`, oldest first.
+    ///
+    /// # Errors
+    /// When the database fails or a cell is unreadable.
+    pub async fn cells(
+        &self,
+        id: String,
+        width_ms: u64,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<(CellKey, Cell)>> {
+        dispatch!(self, |s| s.cells(&id, width_ms, from, to), |pg| {
+            postgres::rollups::cells(&*pg.client().await?, &id, width_ms, from, to).await
         })
     }
 

@@ -40,6 +40,7 @@ pub mod markup;
 pub mod migration;
 pub mod monitor;
 pub mod monitor_chart;
+pub mod monitor_rollup;
 pub mod monitor_status;
 pub mod network;
 pub mod palette;

@@ -855,8 +855,18 @@ pub fn window_verdict<'a>(
     }
     let (leader, mut lead) = leads.into_iter().max_by_key(|(_, l)| l.len())?;
     lead.sort_unstable();
-    let share_percent = (lead.len() as u64 * 100 / u64::from(compared)) as u32;
-    let median_lead = percentile(&lead, 50);
+    Some(verdict_of(
+        compared,
+        leader,
+        lead.len() as u32,
+        percentile(&lead, 50),
+    ))
+}
+
+/// The verdict of a window where `leader` was fastest in `led` of `compared` runs, by a median
+/// `median_lead` in those (`compared` at least 1).
+pub fn verdict_of(compared: u32, leader: Protocol, led: u32, median_lead: Micros) -> WindowVerdict {
+    let share_percent = (u64::from(led) * 100 / u64::from(compared.max(1))) as u32;
     let consistent = u64::from(share_percent) >= CONSISTENT_SHARE_PERCENT;
     let runs_word = if compared == 1 { "run" } else { "runs" };
     let sentence = if consistent {
@@ -871,14 +881,14 @@ pub fn window_verdict<'a>(
             leader.http_version()
         )
     };
-    Some(WindowVerdict {
+    WindowVerdict {
         runs: compared,
         leader,
         share_percent,
         median_lead,
         consistent,
         sentence,
-    })
+    }
 }
 
 /// Lateness of the runs among `points` (start less slot), one per slot and vantage.

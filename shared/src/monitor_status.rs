@@ -1,22 +1,25 @@
 //! A monitor's status at a glance: each protocol's last run at each vantage, and its uptime and
 //! p95 total over the last day, week and month (the status page and
 //! `GET /api/v1/monitors/{id}/status`). A run is up when every attempt answered without an
-//! HTTP error; failed, erroring and skipped runs are down; missed slots are counted apart.
+//! HTTP error; failed, erroring and skipped runs are down; missed slots are counted apart. The
+//! server draws it from rollups (`monitor_rollup::status`); `status` here, from points, is the
+//! exact reference that is checked against.
 
 use crate::json::ReadJson;
-use crate::monitor::{MonitorPoint, PointState};
+#[cfg(test)]
+use crate::monitor::MonitorPoint;
+use crate::monitor::PointState;
 use crate::schema::{Micros, Protocol};
+#[cfg(test)]
 use crate::stats::percentile;
 use serde::{Deserialize, Serialize};
+#[cfg(test)]
 use std::collections::BTreeMap;
 
 const DAY_MS: u64 = 24 * 3600 * 1000;
 
-/// The windows a status covers, by name and length; the longest is the one to read points for.
+/// The windows a status covers, by name and length, shortest first.
 pub const WINDOWS: [(&str, u64); 3] = [("24h", DAY_MS), ("7d", 7 * DAY_MS), ("30d", 30 * DAY_MS)];
-
-/// The longest window, in milliseconds.
-pub const LONGEST_WINDOW_MS: u64 = 30 * DAY_MS;
 
 /// A protocol's last run at one vantage.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
@@ -105,7 +108,10 @@ pub struct MonitorStatus {
     pub missed: Vec<WindowMissed>,
 }
 
-/// The status at `now` of a monitor every `every_ms` from its points of the last 30 days.
+/// The status at `now` of a monitor every `every_ms` from its points of the last 30 days, exactly:
+/// the reference `monitor_rollup::status` (what the server answers, from rollups) is checked
+/// against.
+#[cfg(test)]
 pub fn status(points: &[MonitorPoint], now: u64, every_ms: u64) -> MonitorStatus {
     let mut rows: BTreeMap<(Protocol, &str), Vec<&MonitorPoint>> = BTreeMap::new();
     for point in points {
@@ -152,6 +158,7 @@ pub fn status(points: &[MonitorPoint], now: u64, every_ms: u64) -> MonitorStatus
 }
 
 /// The figures of `runs` from `since` on.
+#[cfg(test)]
 fn window(name: &str, runs: &[&MonitorPoint], since: u64) -> WindowFigures {
     let inside: Vec<&&MonitorPoint> = runs.iter().filter(|p| p.slot_unix_ms >= since).collect();
     let mut totals: Vec<Micros> = inside
@@ -169,6 +176,7 @@ fn window(name: &str, runs: &[&MonitorPoint], since: u64) -> WindowFigures {
 }
 
 /// Slots of the missed stretches among `points` from `since` on.
+#[cfg(test)]
 fn missed_since(points: &[MonitorPoint], since: u64, every_ms: u64) -> u64 {
     let every = every_ms.max(1);
     points

@@ -1,32 +1,48 @@
 //! `GET /metrics` (Prometheus text), and the middleware that counts every request.
 
+use super::encoding;
 use crate::server::AppState;
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use h123_shared::api::ApiError as ErrorBody;
 
 /// Prometheus metrics: probes by protocol and outcome, phase durations, API requests and latency,
-/// rejections, and each monitor's phase histograms and runs (at most 200 monitors by id).
+/// rejections, and each public monitor's phase histograms and runs (at most 200 by id; unlisted
+/// ones only under `_other`); gzipped for a client that accepts it.
 #[utoipa::path(
     get,
     path = "/metrics",
     tag = "operations",
     responses(
-        (status = 200, description = "Prometheus text exposition format 0.0.4", body = String,
+        (status = 200, description = "Prometheus text exposition format 0.0.4 (gzip when `Accept-Encoding` allows it); monitors labelled by id only when public, unlisted ones summed under `monitor=\"_other\"`", body = String,
         content_type = "text/plain"),
         (status = 429, description = "Too many light requests from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
-pub async fn metrics_get(State(state): State<AppState>) -> Response {
+pub async fn metrics_get(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let text = state.metrics.render(state.gauges());
-    let mut response = text.into_response();
-    response.headers_mut().insert(
+    let gzipped = encoding::wants_gzip(&headers, text.len())
+        .then(|| encoding::gzip(text.as_bytes()))
+        .flatten();
+    let mut response = match gzipped {
+        Some(body) => {
+            let mut response = body.into_response();
+            response
+                .headers_mut()
+                .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            response
+        }
+        None => text.into_response(),
+    };
+    let headers = response.headers_mut();
+    headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     response
 }
 

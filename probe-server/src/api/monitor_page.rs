@@ -1,23 +1,27 @@
 //! A monitor's pages, drawn whole by the server (no WebAssembly: `index.html`'s loader loads no
 //! bundle under `/m/`): `/m/{id}` (its status, a chart per metric over a window with a table
 //! each, its alert deliveries and badges; `?range=1h|6h|24h|7d|30d`) and `/m/{id}/status` (a
-//! public monitor's status page). Read under the API's read limits, as a permalink's page is;
+//! public monitor's status page). Read under the API's read limits, as a permalink's page is,
+//! from the monitor's rollups (`store::history`: a bounded number of rows) and kept until its
+//! next run, at most 10 s (`api::monitor_cache`);
 //! an unknown monitor, an unlisted one's status page, a bad window or a busy server get a page
 //! saying so with its HTTP status.
 
 mod chart;
 mod markup;
 
+use super::monitor_cache::{Kept, Key};
 use super::permalink_page::{self, Preview};
 use crate::server::AppState;
+use crate::store::history::Lines;
 use crate::store::monitor_rows::StoredMonitor;
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use h123_shared::Visibility;
-use h123_shared::monitor::{self, MonitorPoint, Series, SeriesMetric};
-use h123_shared::monitor_status::{self, LONGEST_WINDOW_MS, MonitorStatus};
+use h123_shared::monitor::SeriesMetric;
+use h123_shared::monitor_status::MonitorStatus;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -44,15 +48,14 @@ pub async fn monitor_page(
             return problem(&root, &parts, StatusCode::BAD_REQUEST, "Not a window", &why).await;
         }
     };
-    let loaded = match load(&state, id, &parts).await {
+    let loaded = match load(&state, id, &parts, Some(range)).await {
         Ok(loaded) => loaded,
         Err((status, why)) => return problem(&root, &parts, status, "No monitor here", &why).await,
     };
     let Loaded {
         stored,
-        points,
         firing,
-        status,
+        kept,
     } = loaded;
     let deliveries = state
         .store
@@ -60,22 +63,17 @@ pub async fn monitor_page(
         .await
         .unwrap_or_default();
     let monitor = stored.redacted();
-    let now = status.at_unix_ms;
-    let (name, length) = range;
-    let window = (now.saturating_sub(length), now + 1);
-    let series: Vec<Series> = SeriesMetric::ALL
-        .into_iter()
-        .map(|metric| monitor::series(&points, metric, window, monitor.spec.every_ms, PAGE_BUCKETS))
-        .collect();
+    let status = &kept.status;
+    let series = kept.series.as_ref().clone();
     let body = markup::monitor_page(&markup::MonitorPage {
         monitor: &monitor,
         firing,
-        status: &status,
-        range: name,
+        status,
+        range: range.0,
         series,
         deliveries: &deliveries,
     });
-    let preview = preview(&monitor, &status, format!("/m/{}", monitor.id));
+    let preview = preview(&monitor, status, format!("/m/{}", monitor.id));
     page(&root, &parts, StatusCode::OK, &preview, &body).await
 }
 
@@ -91,7 +89,7 @@ pub async fn status_page(
         .strip_prefix("/m/")
         .and_then(|rest| rest.strip_suffix("/status"))
         .unwrap_or_default();
-    let Loaded { stored, status, .. } = match load(&state, id, &parts).await {
+    let Loaded { stored, kept, .. } = match load(&state, id, &parts, None).await {
         Ok(loaded) => loaded,
         Err((status, why)) => return problem(&root, &parts, status, "No monitor here", &why).await,
     };
@@ -100,22 +98,27 @@ pub async fn status_page(
         let why = "This monitor is unlisted: only public monitors have a status page. Its owner can see it at its /m/ link.";
         return problem(&root, &parts, StatusCode::NOT_FOUND, "No status page", why).await;
     }
-    let body = markup::status_page(&monitor, &status);
-    let preview = preview(&monitor, &status, format!("/m/{}/status", monitor.id));
+    let body = markup::status_page(&monitor, &kept.status);
+    let preview = preview(&monitor, &kept.status, format!("/m/{}/status", monitor.id));
     page(&root, &parts, StatusCode::OK, &preview, &body).await
 }
 
-/// A monitor with its last 30 days, read for a page.
+/// A monitor with its status (and its series, for a page), read for a page.
 struct Loaded {
     stored: StoredMonitor,
-    points: Vec<MonitorPoint>,
     firing: Vec<String>,
-    status: MonitorStatus,
+    kept: Kept,
 }
 
-/// Reads monitor `id` and its last 30 days under the read limits, or the status and reason to
+/// Reads monitor `id`, its status and, for a page over `range`, its series (kept, or read from
+/// its rollups: a bounded number of rows) under the read limits, or the status and reason to
 /// answer instead.
-async fn load(state: &AppState, id: &str, parts: &Parts) -> Result<Loaded, (StatusCode, String)> {
+async fn load(
+    state: &AppState,
+    id: &str,
+    parts: &Parts,
+    range: Option<(&'static str, u64)>,
+) -> Result<Loaded, (StatusCode, String)> {
     if !crate::store::is_valid_id(id) {
         return Err((StatusCode::NOT_FOUND, "No monitor has this id.".to_owned()));
     }
@@ -142,25 +145,60 @@ async fn load(state: &AppState, id: &str, parts: &Parts) -> Result<Loaded, (Stat
                 format!("No monitor has the id {id}: it may have been deleted."),
             )
         })?;
-    let now = crate::probe::trace::unix_ms();
-    let points = state
-        .store
-        .points(
-            id.to_owned(),
-            now.saturating_sub(LONGEST_WINDOW_MS),
-            now + 1,
-            None,
-        )
-        .await
-        .map_err(unavailable)?;
-    let status = monitor_status::status(&points, now, stored.monitor.spec.every_ms);
+    let kept = figures(state, &stored, range).await.map_err(unavailable)?;
     let firing = stored.alert_state.firing.iter().cloned().collect();
     Ok(Loaded {
         stored,
-        points,
         firing,
-        status,
+        kept,
     })
+}
+
+/// Monitor `stored`'s status and, for a page over `range`, its series: kept (see
+/// [`super::monitor_cache`]: until its next run, at most 10 s) or read now and kept.
+///
+/// # Errors
+/// When the store fails.
+pub async fn figures(
+    state: &AppState,
+    stored: &StoredMonitor,
+    range: Option<(&'static str, u64)>,
+) -> Result<Kept, crate::store::StoreError> {
+    let monitor = &stored.monitor;
+    let now = crate::probe::trace::unix_ms();
+    let key = Key {
+        id: monitor.id.clone(),
+        range: range.map(|(name, _)| name),
+    };
+    if let Some(kept) = state.monitor_cache.get(&key, now) {
+        return Ok(kept);
+    }
+    let every = monitor.spec.every_ms;
+    let (status, _rows) = state.store.monitor_status(&monitor.id, every, now).await?;
+    let series = match range {
+        Some((_, length)) => {
+            let window = (now.saturating_sub(length), now + 1);
+            let lines = Lines::default();
+            let metrics = SeriesMetric::ALL;
+            let (series, _rows) = state
+                .store
+                .monitor_series(&monitor.id, every, &metrics, window, PAGE_BUCKETS, &lines)
+                .await?;
+            series
+        }
+        None => Vec::new(),
+    };
+    let kept = Kept {
+        status: Arc::new(status),
+        series: Arc::new(series),
+    };
+    // A paused monitor runs no more: kept for the longest.
+    let next = match monitor.paused {
+        true => u64::MAX,
+        false => monitor.next_slot_unix_ms,
+    };
+    state.monitor_cache.put(key, kept.clone(), now, next);
+    Ok(kept)
 }
 
 /// The window `?range=` names (the last day without one), or why it is not one.

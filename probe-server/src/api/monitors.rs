@@ -9,6 +9,7 @@ use super::vantages;
 use crate::probe::plan::Plan;
 use crate::server::AppState;
 use crate::server::owner;
+use crate::store::history::Lines;
 use crate::store::monitor_rows::{DeliveryLog, StoredMonitor};
 use crate::store::{is_valid_id, new_id};
 use axum::extract::{FromRequest, FromRequestParts, Query, Request, State};
@@ -20,7 +21,7 @@ use h123_shared::api::ApiError as ErrorBody;
 use h123_shared::monitor::{
     self, Monitor, MonitorCreated, MonitorList, MonitorRequest, Series, SeriesMetric,
 };
-use h123_shared::monitor_status::{self, MonitorStatus};
+use h123_shared::monitor_status::MonitorStatus;
 use serde::Deserialize;
 
 /// The default window of a series: the last day.
@@ -405,18 +406,22 @@ pub async fn monitors_series(
         ));
     }
     let stored = stored(&state, &id).await?;
-    let mut points = state.store.points(id, from, to, protocol).await?;
-    if let Some(vantage) = &query.vantage {
-        points.retain(|p| p.protocol.is_none() || p.vantage == *vantage);
-    }
-    let series = monitor::series(
-        &points,
-        metric,
-        (from, to),
-        stored.monitor.spec.every_ms,
-        monitor::MAX_BUCKETS,
-    );
-    Ok(axum::Json(series).into_response())
+    let lines = Lines {
+        protocol,
+        vantage: query.vantage,
+    };
+    let (mut series, _rows) = state
+        .store
+        .monitor_series(
+            &id,
+            stored.monitor.spec.every_ms,
+            &[metric],
+            (from, to),
+            monitor::MAX_BUCKETS,
+            &lines,
+        )
+        .await?;
+    Ok(axum::Json(series.remove(0)).into_response())
 }
 
 /// Where a monitor stands: each protocol's last run per vantage, and its uptime and p95 total
@@ -440,11 +445,8 @@ pub async fn monitors_status(
     MonitorId(id): MonitorId,
 ) -> Result<Response> {
     let stored = stored(&state, &id).await?;
-    let now = crate::probe::trace::unix_ms();
-    let from = now.saturating_sub(monitor_status::LONGEST_WINDOW_MS);
-    let points = state.store.points(id, from, now + 1, None).await?;
-    let status = monitor_status::status(&points, now, stored.monitor.spec.every_ms);
-    Ok(axum::Json(status).into_response())
+    let kept = super::monitor_page::figures(&state, &stored, None).await?;
+    Ok(axum::Json(kept.status.as_ref()).into_response())
 }
 
 /// The latest tries to deliver a monitor's notifications, newest first.

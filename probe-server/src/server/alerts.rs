@@ -9,6 +9,7 @@
 //! the try fails, saying why).
 
 use super::AppState;
+use crate::probe::guard::non_public;
 use crate::probe::trace::AttemptTrace;
 use crate::store::monitor_rows::{DeliveryLog, StoredMonitor};
 use bytes::Bytes;
@@ -20,7 +21,7 @@ use http::{Method, Request, header};
 use http_body_util::{BodyExt as _, Full};
 use std::net::SocketAddr;
 use std::time::Duration;
-use url::Url;
+use url::{Host, Url};
 
 /// Tries per notification and place.
 const TRIES: u32 = 5;
@@ -210,7 +211,10 @@ pub fn sign(secret: &str, body: &[u8]) -> String {
     format!("sha256={hex}")
 }
 
-/// The address of `url` the safety policy lets the server dial, or why there is none.
+/// The address of `url` the safety policy lets the server dial, or why there is none, in the
+/// probes' words: a name's refused addresses are never named (anyone with the monitor's id
+/// reads its deliveries), only logged; `localhost` is refused unless private targets are
+/// allowed.
 ///
 /// # Errors
 /// A sentence: not an http(s) URL, a name that does not resolve, or only refused addresses.
@@ -218,6 +222,15 @@ pub async fn checked_address(state: &AppState, url: &str) -> Result<SocketAddr, 
     let parsed = Url::parse(url).map_err(|e| format!("{url} is not a URL: {e}"))?;
     let host = parsed.host().ok_or_else(|| format!("{url} has no host"))?;
     let port = parsed.port_or_known_default().unwrap_or(80);
+    let policy = &state.config.guard.policy;
+    if let Host::Domain(name) = &host {
+        let bare = name.trim_end_matches('.').to_ascii_lowercase();
+        if !policy.allows_private() && (bare == "localhost" || bare.ends_with(".localhost")) {
+            return Err(format!(
+                "{name} always names this machine (a loopback address)"
+            ));
+        }
+    }
     let (_, addrs) = state
         .lookups
         .resolve(
@@ -228,15 +241,28 @@ pub async fn checked_address(state: &AppState, url: &str) -> Result<SocketAddr, 
         )
         .await
         .map_err(|f| format!("{host} does not resolve: {}", f.message))?;
-    let mut refusal = String::new();
+    let mut refused = None;
     for addr in addrs {
-        match state.config.guard.policy.check(addr) {
+        match policy.check(addr) {
             Ok(()) => return Ok(addr),
-            Err(reason) => refusal = reason,
+            Err(reason) => refused = Some((addr, reason)),
         }
     }
+    let Some((addr, reason)) = refused else {
+        return Err(format!("{host} has no address"));
+    };
+    let Host::Domain(name) = host else {
+        // An address literal's range is no secret: its sender wrote it.
+        return Err(reason);
+    };
+    eprintln!("h123 serve: refused a notification to {name} at {addr}: {reason}");
+    let what = if non_public(addr.ip()).is_some() {
+        "a non-public address"
+    } else {
+        "an address that is not on this server's list of allowed targets"
+    };
     Err(format!(
-        "{host} has no address this server may reach ({refusal})"
+        "{name} resolves to {what}, which this server does not notify"
     ))
 }
 

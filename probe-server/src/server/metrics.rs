@@ -2,8 +2,9 @@
 
 mod monitor;
 
+use h123_shared::Visibility;
 use h123_shared::api::ProbeStatus;
-use h123_shared::monitor::MonitorPoint;
+use h123_shared::monitor::{Monitor, MonitorPoint};
 use h123_shared::{Phase, ProbeResult, Protocol};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -175,16 +176,15 @@ impl Metrics {
         *self.lock().agent_jobs.entry(event).or_default() += 1;
     }
 
-    /// Counts monitor `id`'s run (or missed stretch) that gave `points`, over `protocols`,
-    /// at `now_unix_ms`; bounded in monitors as `server::metrics::monitor` says.
-    pub fn monitor_run(
-        &self,
-        id: &str,
-        protocols: &[Protocol],
-        points: &[MonitorPoint],
-        now_unix_ms: u64,
-    ) {
-        self.lock().monitors.run(id, protocols, points, now_unix_ms);
+    /// Counts `monitor`'s run (or missed stretch) that gave `points` at `now_unix_ms`: under
+    /// its id when it is public, else under `_other`; bounded in monitors as
+    /// `server::metrics::monitor` says.
+    pub fn monitor_run(&self, monitor: &Monitor, points: &[MonitorPoint], now_unix_ms: u64) {
+        let public = monitor.spec.options.visibility == Visibility::Public;
+        let protocols = &monitor.spec.options.protocols;
+        self.lock()
+            .monitors
+            .run(&monitor.id, public, protocols, points, now_unix_ms);
     }
 
     /// Removes deleted monitor `id`'s series.

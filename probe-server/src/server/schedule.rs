@@ -81,10 +81,9 @@ async fn take_due(state: &AppState) -> crate::store::Result<Option<u64>> {
         }
         if claim.missed > 0 {
             let missed = missed_point(claim.missed_from, claim.missed);
-            let protocols = &monitor.spec.options.protocols;
             state
                 .metrics
-                .monitor_run(&monitor.id, protocols, std::slice::from_ref(&missed), now);
+                .monitor_run(monitor, std::slice::from_ref(&missed), now);
             state
                 .store
                 .add_points(monitor.id.clone(), vec![missed])
@@ -141,11 +140,8 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             &format!("not run: {refusal}"),
         ),
     };
-    let protocols = &monitor.spec.options.protocols;
     let now = crate::probe::trace::unix_ms();
-    state
-        .metrics
-        .monitor_run(&monitor.id, protocols, &points, now);
+    state.metrics.monitor_run(monitor, &points, now);
     if let Err(e) = state
         .store
         .add_points(monitor.id.clone(), points.clone())

@@ -1,4 +1,4 @@
-//! Monitors and their points as columns and back, the same for both back ends.
+//! Monitors, their points and their rollup cells as columns and back, the same for both back ends.
 //!
 //! A monitor's spec is stored as given (its runs send its headers and body,
 //! credentials included); every read path redacts it ([`MonitorRow::monitor`]).
@@ -7,6 +7,7 @@ use super::codec::{json_of, parse, to_i64, to_u64};
 use super::{Result, StoreError};
 use h123_shared::alert::AlertState;
 use h123_shared::monitor::{AlertTarget, Figures, Monitor, MonitorPoint, MonitorSpec, PointState};
+use h123_shared::monitor_rollup::{self, Cell, CellKey};
 use h123_shared::{Micros, Protocol, redact};
 
 /// A monitor's columns, in [`MonitorRow`]'s order.
@@ -238,6 +239,75 @@ impl PointRow {
             detail: self.detail,
         })
     }
+}
+
+/// The rollup cells `points` (just stored, of a monitor every `every_ms`) add to, at each
+/// width cells are kept at: `(width, place, cell)`.
+pub fn rollups_of(points: &[MonitorPoint], every_ms: u64) -> Vec<(u64, CellKey, Cell)> {
+    monitor_rollup::WIDTHS
+        .into_iter()
+        .flat_map(|width| {
+            monitor_rollup::fold(points, every_ms, width, (0, u64::MAX))
+                .into_iter()
+                .map(move |(key, cell)| (width, key, cell))
+        })
+        .collect()
+}
+
+/// A monitor's interval from its `spec` column (1 ms when it has none: points of a monitor
+/// that is gone).
+pub fn every_of(spec: Option<&str>) -> u64 {
+    spec.and_then(|json| serde_json::from_str::<MonitorSpec>(json).ok())
+        .map_or(1, |spec| spec.every_ms)
+}
+
+/// A rollup row's `protocol` column.
+pub fn protocol_column(key: &CellKey) -> &'static str {
+    key.protocol.map_or("", Protocol::as_str)
+}
+
+/// A rollup row read back: its place and its cell.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when the protocol or the cell does not parse.
+pub fn cell_row(
+    monitor_id: &str,
+    start: i64,
+    protocol: &str,
+    vantage: String,
+    cell: &str,
+) -> Result<(CellKey, Cell)> {
+    let protocol = match protocol {
+        "" => None,
+        name => Some(
+            Protocol::ALL
+                .into_iter()
+                .find(|p| p.as_str() == name)
+                .ok_or_else(|| StoreError::Corrupt {
+                    id: monitor_id.to_owned(),
+                    reason: format!("monitor rollup at {start}: unknown protocol"),
+                })?,
+        ),
+    };
+    let key = CellKey {
+        start_unix_ms: to_u64(start),
+        protocol,
+        vantage,
+    };
+    Ok((key, parse(monitor_id, cell)?))
+}
+
+/// `stored` (a rollup row's cell, when there is one) with `cell` added, as the column to write.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when the stored cell does not parse.
+pub fn merged_cell(monitor_id: &str, stored: Option<&str>, cell: &Cell) -> Result<String> {
+    let mut total: Cell = match stored {
+        Some(json) => parse(monitor_id, json)?,
+        None => Cell::default(),
+    };
+    total.merge(cell);
+    json_of(monitor_id, &total)
 }
 
 /// One try to deliver a notification, as logged.

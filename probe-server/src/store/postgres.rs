@@ -17,6 +17,7 @@ pub mod listen;
 pub mod migrate;
 pub mod monitors;
 pub mod rate;
+pub mod rollups;
 
 use super::codec::{
     BENCH_COLUMNS, BenchRow, bench_options, bench_options_json, bench_result_json,
@@ -463,6 +464,12 @@ impl PostgresStore {
             client
                 .execute(
                     "DELETE FROM monitor_points WHERE slot_unix_ms < $1",
+                    &[&to_i64(cutoff)],
+                )
+                .await?;
+            client
+                .execute(
+                    "DELETE FROM monitor_rollups WHERE start_unix_ms + width_ms <= $1",
                     &[&to_i64(cutoff)],
                 )
                 .await?;

@@ -15,6 +15,7 @@ use h123_shared::alert::AlertState;
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
 use h123_shared::browser::BrowserRun;
 use h123_shared::monitor::MonitorPoint;
+use h123_shared::monitor_rollup::{Cell, CellKey};
 use h123_shared::{Protocol, redact};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
@@ -32,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0007_monitors.sql"),
     include_str!("../../migrations/0008_monitor_records.sql"),
     include_str!("../../migrations/0009_list_verdict.sql"),
+    include_str!("../../migrations/0010_monitor_rollups.sql"),
 ];
 
 /// The trigger migrations 3 and 9 drop while their rows are redacted and backfilled.
@@ -103,6 +105,7 @@ fn migrate(conn: &mut Connection) -> Result<()> {
         match i + 1 {
             3 => redact_and_summarise(&tx)?,
             9 => fill_list_lines(&tx)?,
+            10 => monitors::fill_rollups(&tx)?,
             _ => {}
         }
         tx.pragma_update(
@@ -349,6 +352,10 @@ impl Store for SqliteStore {
                 "DELETE FROM monitor_points WHERE slot_unix_ms < ?1",
                 [to_i64(cutoff)],
             )?;
+            conn.execute(
+                "DELETE FROM monitor_rollups WHERE start_unix_ms + width_ms <= ?1",
+                [to_i64(cutoff)],
+            )?;
         }
         if let Some(max) = max_bytes {
             // Freed pages are reused by later writes, so the file stays near `max`
@@ -560,6 +567,10 @@ impl Store for SqliteStore {
         protocol: Option<Protocol>,
     ) -> Result<Vec<MonitorPoint>> {
         monitors::points(&self.reader(), id, from, to, protocol)
+    }
+
+    fn cells(&self, id: &str, width_ms: u64, from: u64, to: u64) -> Result<Vec<(CellKey, Cell)>> {
+        monitors::cells(&self.reader(), id, width_ms, from, to)
     }
 
     fn swap_alert_state(&self, id: &str, expected: &AlertState, new: &AlertState) -> Result<bool> {

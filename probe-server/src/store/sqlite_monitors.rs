@@ -1,15 +1,16 @@
-//! Monitors and their points in SQLite (migration 7), called by the [`super::Store`]
-//! implementation with its reader or writer connection.
+//! Monitors, their points (migration 7) and their rollup cells (migration 10) in SQLite, called
+//! by the [`super::Store`] implementation with its reader or writer connection.
 
 use super::Result;
 use super::codec::{json_of, to_i64};
 use super::monitor_rows::{
     DeliveryLog, MONITOR_COLUMNS, MonitorRow, NewMonitor, POINT_COLUMNS, PointRow, StoredMonitor,
-    alert_state_of,
+    alert_state_of, cell_row, every_of, merged_cell, protocol_column, rollups_of,
 };
 use h123_shared::Protocol;
 use h123_shared::alert::AlertState;
 use h123_shared::monitor::MonitorPoint;
+use h123_shared::monitor_rollup::{Cell, CellKey, DAY_MS};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 fn monitor_row(row: &Row<'_>) -> rusqlite::Result<MonitorRow> {
@@ -104,6 +105,7 @@ pub fn set_paused(conn: &Connection, id: &str, paused: bool, next_slot: u64) -> 
 pub fn delete(conn: &mut Connection, id: &str) -> Result<bool> {
     let tx = conn.transaction()?;
     tx.execute("DELETE FROM monitor_points WHERE monitor_id = ?1", [id])?;
+    tx.execute("DELETE FROM monitor_rollups WHERE monitor_id = ?1", [id])?;
     tx.execute("DELETE FROM monitor_deliveries WHERE monitor_id = ?1", [id])?;
     let existed = tx.execute("DELETE FROM monitors WHERE id = ?1", [id])? > 0;
     tx.commit()?;
@@ -141,9 +143,10 @@ pub fn claim(conn: &Connection, id: &str, due: u64, next: u64) -> Result<bool> {
     )? == 1)
 }
 
-/// Stores `points` of `id` in one transaction.
+/// Stores `points` of `id` and adds the new ones to its rollup cells, in one transaction.
 pub fn add_points(conn: &mut Connection, id: &str, points: &[MonitorPoint]) -> Result<()> {
     let tx = conn.transaction()?;
+    let mut added = Vec::new();
     {
         let mut statement = tx.prepare_cached(&format!(
             "INSERT OR IGNORE INTO monitor_points (monitor_id, {POINT_COLUMNS}) \
@@ -152,13 +155,116 @@ pub fn add_points(conn: &mut Connection, id: &str, points: &[MonitorPoint]) -> R
         for point in points {
             let p = PointRow::of(point);
             let [dns, connect, tls, ttfb, total, reused] = p.figures;
-            statement.execute(params![
+            let inserted = statement.execute(params![
                 id, p.slot, p.vantage, p.protocol, p.state, p.started, p.missed, p.probe_id,
                 p.status, dns, connect, tls, ttfb, total, reused, p.breached, p.detail
             ])?;
+            if inserted == 1 {
+                added.push(point.clone());
+            }
         }
     }
+    add_rollups(&tx, id, &added)?;
     tx.commit()?;
+    Ok(())
+}
+
+/// Adds `points` (just stored) to `id`'s rollup cells.
+fn add_rollups(conn: &Connection, id: &str, points: &[MonitorPoint]) -> Result<()> {
+    if points.is_empty() {
+        return Ok(());
+    }
+    let spec: Option<String> = conn
+        .query_row("SELECT spec FROM monitors WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    let mut read = conn.prepare_cached(
+        "SELECT cell FROM monitor_rollups WHERE monitor_id = ?1 AND width_ms = ?2 \
+         AND start_unix_ms = ?3 AND protocol = ?4 AND vantage = ?5",
+    )?;
+    let mut write = conn.prepare_cached(
+        "INSERT OR REPLACE INTO monitor_rollups \
+         (monitor_id, width_ms, start_unix_ms, protocol, vantage, cell) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for (width, key, cell) in rollups_of(points, every_of(spec.as_deref())) {
+        let place = params![
+            id,
+            to_i64(width),
+            to_i64(key.start_unix_ms),
+            protocol_column(&key),
+            key.vantage
+        ];
+        let stored: Option<String> = read.query_row(place, |r| r.get(0)).optional()?;
+        let merged = merged_cell(id, stored.as_deref(), &cell)?;
+        write.execute(params![
+            id,
+            to_i64(width),
+            to_i64(key.start_unix_ms),
+            protocol_column(&key),
+            key.vantage,
+            merged
+        ])?;
+    }
+    Ok(())
+}
+
+/// `id`'s rollup cells `width_ms` wide starting in `[from, to)`.
+pub fn cells(
+    conn: &Connection,
+    id: &str,
+    width_ms: u64,
+    from: u64,
+    to: u64,
+) -> Result<Vec<(CellKey, Cell)>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT start_unix_ms, protocol, vantage, cell FROM monitor_rollups \
+         WHERE monitor_id = ?1 AND width_ms = ?2 AND start_unix_ms >= ?3 AND start_unix_ms < ?4 \
+         ORDER BY start_unix_ms",
+    )?;
+    let rows = statement.query_map(
+        params![id, to_i64(width_ms), to_i64(from), to_i64(to)],
+        |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+            ))
+        },
+    )?;
+    rows.map(|row| {
+        let (start, protocol, vantage, cell) = row?;
+        cell_row(id, start, &protocol, vantage, &cell)
+    })
+    .collect()
+}
+
+/// Migration 10's data step: rolls up every monitor's stored points, thirty days at a time (so
+/// a long history is never held in memory whole).
+pub fn fill_rollups(conn: &Connection) -> Result<()> {
+    let ids: Vec<String> = conn
+        .prepare("SELECT DISTINCT monitor_id FROM monitor_points")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for id in ids {
+        let (first, last): (Option<i64>, Option<i64>) = conn.query_row(
+            "SELECT MIN(slot_unix_ms), MAX(slot_unix_ms) FROM monitor_points WHERE monitor_id = ?1",
+            [&id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let (Some(first), Some(last)) = (first, last) else {
+            continue;
+        };
+        let step = 30 * DAY_MS;
+        let mut from = super::codec::to_u64(first);
+        while from <= super::codec::to_u64(last) {
+            let chunk = points(conn, &id, from, from + step, None)?;
+            add_rollups(conn, &id, &chunk)?;
+            from += step;
+        }
+    }
     Ok(())
 }
 

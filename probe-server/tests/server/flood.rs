@@ -22,7 +22,7 @@ fn client(clients: u8, c: u8) -> IpAddr {
 
 /// `/healthz`'s latencies in milliseconds, asked every 20 ms until `stop`, from a thread and
 /// runtime of its own (so the flooding clients' tasks do not delay the asking).
-fn health_samples(
+pub(crate) fn health_samples(
     server: std::net::SocketAddr,
     stop: Arc<AtomicBool>,
 ) -> tokio::task::JoinHandle<Vec<f64>> {
@@ -158,7 +158,7 @@ async fn flood(
 }
 
 /// An HTTP/1.1 connection to `server` from source address `from`.
-async fn connect(
+pub(crate) async fn connect(
     server: std::net::SocketAddr,
     from: IpAddr,
 ) -> hyper::client::conn::http1::SendRequest<http_body_util::Full<Bytes>> {

@@ -21,6 +21,7 @@ mod fairness;
 mod flood;
 mod guard;
 mod hardening;
+mod history_flood;
 mod layers;
 mod link_preview;
 mod list_verdict;

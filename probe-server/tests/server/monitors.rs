@@ -254,6 +254,28 @@ async fn a_bad_monitor_request_names_what_is_wrong_and_an_owner_holds_a_bounded_
     .await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text());
     assert_eq!(refused.code(), "blocked_target");
+    // So is a webhook's, in the probes' words: never the address a name resolves to.
+    for (hook, said) in [
+        (
+            "https://meta.h123.test/hook",
+            "blocked target: alerts: meta.h123.test resolves to a non-public address, which this server does not notify",
+        ),
+        (
+            "http://localhost:9/hook",
+            "blocked target: alerts: localhost always names this machine (a loopback address)",
+        ),
+    ] {
+        let mut hooked = good.clone();
+        hooked["alerts"] = json!([{ "webhook": hook }]);
+        let refused = call(
+            &state,
+            post_json("/api/v1/monitors", &hooked.to_string()),
+            CLIENT,
+        )
+        .await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text());
+        assert_eq!(refused.json()["error"]["message"], said);
+    }
 
     let (_, token) = create(&state, &good).await;
     for _ in 0..2 {
@@ -606,6 +628,105 @@ async fn a_monitors_phases_are_histograms_on_metrics_until_it_is_deleted() {
     let metrics = call(&state, get("/metrics"), CLIENT).await.text();
     assert!(!metrics.contains(&format!("monitor=\"{id}\"")), "{metrics}");
     assert!(metrics.contains("h123_monitors_tracked 0\n"), "{metrics}");
+}
+
+/// Nothing a stranger can get without an id names an unlisted monitor: not the lists, not a
+/// public monitor's record, page, status page, status, series, deliveries, badge or runs, not
+/// `/metrics` (plain or gzipped), where its runs count under `_other`.
+#[tokio::test]
+async fn no_answer_a_stranger_can_get_names_an_unlisted_monitor() {
+    let _serial = SERIAL.lock().await;
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = state(monitor_config(&target), &dir);
+    h123::server::schedule::spawn(state.clone());
+    let mut open = every_second(&target, "/");
+    open["protocols"] = json!(["h2"]);
+    let mut hidden = open.clone();
+    hidden["visibility"] = "unlisted".into();
+    let (public_id, _) = create(&state, &open).await;
+    let (unlisted_id, _) = create(&state, &hidden).await;
+    let points = points_of_runs(&state, &public_id, 2).await;
+    points_of_runs(&state, &unlisted_id, 2).await;
+    let run = points.iter().find_map(|p| p.probe_id.clone()).unwrap();
+    let stranger = IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 77));
+    let paths = [
+        "/".to_owned(),
+        "/api/v1/monitors".to_owned(),
+        "/api/v1/monitors?limit=100".to_owned(),
+        "/api/v1/probes".to_owned(),
+        "/api/v1/benches".to_owned(),
+        "/api/v1/config".to_owned(),
+        "/api/v1/vantages".to_owned(),
+        "/api/openapi.json".to_owned(),
+        "/healthz".to_owned(),
+        "/metrics".to_owned(),
+        format!("/api/v1/monitors/{public_id}"),
+        format!("/api/v1/monitors/{public_id}/status"),
+        format!("/api/v1/monitors/{public_id}/series"),
+        format!("/api/v1/monitors/{public_id}/deliveries"),
+        format!("/badge/{public_id}/h2.svg"),
+        format!("/m/{public_id}"),
+        format!("/m/{public_id}?range=30d"),
+        format!("/m/{public_id}/status"),
+        format!("/r/{run}"),
+        format!("/api/v1/probes/{run}"),
+    ];
+    let mut naming_the_public_one = 0;
+    for path in &paths {
+        for gzip in [false, true] {
+            let mut request = get(path);
+            if gzip {
+                request
+                    .headers_mut()
+                    .insert("accept-encoding", "gzip".parse().unwrap());
+            }
+            let answer = call(&state, request, stranger).await;
+            let mut body = Vec::new();
+            match answer.header("content-encoding") {
+                Some("gzip") => {
+                    use std::io::Read as _;
+                    flate2::read::GzDecoder::new(&answer.body[..])
+                        .read_to_end(&mut body)
+                        .unwrap();
+                }
+                _ => body = answer.body.to_vec(),
+            }
+            let text = String::from_utf8_lossy(&body);
+            assert!(
+                !text.contains(&unlisted_id),
+                "{path} (gzip: {gzip}) names the unlisted monitor: {text}"
+            );
+            naming_the_public_one += usize::from(text.contains(&public_id));
+        }
+    }
+    // Not vacuous: the public monitor is named (on /metrics too), the unlisted one ran.
+    assert!(naming_the_public_one >= 10, "{naming_the_public_one}");
+    let metrics = call(&state, get("/metrics"), stranger).await.text();
+    assert!(
+        metrics.contains(&format!("monitor=\"{public_id}\"")),
+        "{metrics}"
+    );
+    assert!(
+        sample(&metrics, "h123_monitor_untracked_runs_total") >= Some(2.0),
+        "{metrics}"
+    );
+    let gzipped = call(
+        &state,
+        Request::builder()
+            .uri("/metrics")
+            .header("accept-encoding", "br, gzip")
+            .body(Body::empty())
+            .unwrap(),
+        stranger,
+    )
+    .await;
+    assert_eq!(gzipped.header("content-encoding"), Some("gzip"));
+    assert!(
+        gzipped.body.len() * 3 < metrics.len(),
+        "{} bytes",
+        gzipped.body.len()
+    );
 }
 
 /// The probe records in a PostgreSQL database that are monitor runs: (monitor, slot) each.

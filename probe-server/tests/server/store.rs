@@ -629,6 +629,164 @@ async fn an_alert_state_is_swapped_only_from_what_was_read(f: &Fixture) {
     );
 }
 
+/// A monitor every 30 minutes on two protocols with 400 days of points: its status and its
+/// series over 30 and 400 days read a bounded number of rows (points at the window's ragged
+/// ends, rollup cells between), whatever its age, and count every run and missed slot.
+async fn a_long_history_is_read_in_bounded_rows(f: &Fixture) {
+    use h123::store::history::Lines;
+    use h123::store::monitor_rows::StoredMonitor;
+    use h123_shared::Protocol;
+    use h123_shared::monitor::{Figures, MAX_BUCKETS, Monitor, MonitorPoint, MonitorRequest};
+    use h123_shared::monitor::{PointState, SeriesMetric, missed_point};
+    use h123_shared::monitor_rollup::POINT_SLOTS;
+    let store = &f.store;
+    let request: MonitorRequest = serde_json::from_value(serde_json::json!({
+        "url": "https://e.test/", "every": "30m", "protocols": ["h2", "h3"]
+    }))
+    .unwrap();
+    let every = 30 * 60_000;
+    let day = 24 * 3_600_000;
+    let now = 1_000 * day + 7 * 3_600_000 + 123_456;
+    let runs = 400 * day / every;
+    let first = now - runs * every;
+    store
+        .insert_monitor(StoredMonitor {
+            monitor: Monitor {
+                id: "longmon".into(),
+                created_at_unix_ms: first,
+                spec: request.spec(1000).unwrap(),
+                paused: true,
+                next_slot_unix_ms: now + every,
+            },
+            owner_hash: None,
+            alert_secret: None,
+            alert_state: Default::default(),
+        })
+        .await
+        .unwrap();
+    let mut batch = Vec::new();
+    for run in 0..runs {
+        let slot = first + run * every;
+        if run % 1000 == 500 {
+            // A stretch of six missed slots (three hours) every ~three weeks.
+            batch.push(missed_point(slot, 6));
+        }
+        if (500..506).contains(&(run % 1000)) {
+            continue;
+        }
+        for protocol in [Protocol::H2, Protocol::H3] {
+            let ms = 30 + run % 20 + u64::from(protocol == Protocol::H3) * 5;
+            batch.push(MonitorPoint {
+                protocol: Some(protocol),
+                state: PointState::Ok,
+                probe_id: Some(format!("p{run}")),
+                figures: Figures {
+                    total: Some(h123_shared::Micros(ms * 1000)),
+                    ..Figures::default()
+                },
+                ..missed_point(slot, 0)
+            });
+        }
+        if batch.len() >= 2000 {
+            store
+                .add_points("longmon".into(), std::mem::take(&mut batch))
+                .await
+                .unwrap();
+        }
+    }
+    store.add_points("longmon".into(), batch).await.unwrap();
+
+    // Per window: at most two partial hours of points, 46 hourly cells and a daily cell a day,
+    // for each of two lines and the missed slots.
+    let (status, rows) = store.monitor_status("longmon", every, now).await.unwrap();
+    let bound = |days: usize| 3 * (46 + days) + 2 * 2 * 2;
+    assert!(
+        rows <= bound(1) + bound(7) + bound(30),
+        "status read {rows} rows"
+    );
+    let month = &status.rows[0].windows[2];
+    let missed_month: u64 = status.missed[2].missed;
+    assert_eq!(
+        u64::from(month.runs) + missed_month,
+        30 * day / every,
+        "every slot of 30 days is a run or missed: {status:?}"
+    );
+    assert!(missed_month >= 6, "{status:?}");
+    assert_eq!(status.rows[0].last.slot_unix_ms, first + (runs - 1) * every);
+    let leader = async |lines: &Lines, days: u64| {
+        let window = (now - days * day, now);
+        let (series, rows) = store
+            .monitor_series(
+                "longmon",
+                every,
+                &[SeriesMetric::Total],
+                window,
+                MAX_BUCKETS,
+                lines,
+            )
+            .await
+            .unwrap();
+        (series.into_iter().next().unwrap(), rows)
+    };
+    let (year, rows) = leader(&Lines::default(), 400).await;
+    assert!(rows <= bound(400), "a 400-day series read {rows} rows");
+    assert_eq!(year.bucket_ms, day);
+    let counted: u64 = year.lines[0]
+        .buckets
+        .iter()
+        .map(|b| u64::from(b.runs))
+        .sum();
+    let missed: u64 = year.missed.iter().map(|m| m.missed).sum();
+    assert_eq!(counted + missed, runs);
+    let verdict = year.verdict.unwrap();
+    assert_eq!((verdict.leader, verdict.share_percent), (Protocol::H2, 100));
+    // 30 days of a monitor every 30 minutes are 1,440 slots: read point by point.
+    let (month, rows) = leader(&Lines::default(), 30).await;
+    assert!(
+        rows <= 2 * POINT_SLOTS as usize + 2,
+        "a 30-day series read {rows} rows"
+    );
+    assert!(month.lines[0].buckets.len() > 100);
+    // 20 days from hourly cells: every slot counted, at most 2 x 2 partial hours of points.
+    let twenty = (now - 20 * day, now);
+    let hourly = store
+        .history("longmon", every, twenty, false)
+        .await
+        .unwrap();
+    assert!(hourly.rows <= 3 * 20 * 24 + 8, "{} rows", hourly.rows);
+    let slots: u64 = hourly
+        .cells
+        .iter()
+        .map(|(key, cell)| match key.protocol {
+            Some(Protocol::H2) => u64::from(cell.runs),
+            Some(_) => 0,
+            None => cell.missed,
+        })
+        .sum();
+    assert_eq!(slots, 20 * day / every);
+    let h3 = Lines {
+        protocol: Some(Protocol::H3),
+        vantage: None,
+    };
+    let (only, _) = leader(&h3, 30).await;
+    assert_eq!(only.lines.len(), 1);
+    assert!(only.verdict.is_none(), "one protocol has no verdict");
+
+    // A database from before the rollups: the upgrade fills them from the stored points.
+    f.raw("DROP TABLE monitor_rollups").await.unwrap();
+    let undo = match f.db {
+        Db::Sqlite(_) => "PRAGMA user_version = 9",
+        Db::Postgres(_) => "DELETE FROM schema_migrations WHERE version = 9",
+    };
+    f.raw(undo).await.unwrap();
+    let upgraded = f.another(Duration::from_secs(3600)).await;
+    let (refilled, _) = upgraded
+        .monitor_status("longmon", every, now)
+        .await
+        .unwrap();
+    assert_eq!(refilled, status);
+}
+
 /// Generates one test per case and back end.
 macro_rules! suite {
     ($($case:ident),* $(,)?) => {
@@ -663,6 +821,7 @@ suite!(
     pruning_by_age_and_size_keeps_running_and_recent_records,
     leftovers_of_a_stopped_server_are_cancelled,
     browser_measurements_attach_once_for_the_owner,
+    a_long_history_is_read_in_bounded_rows,
     monitor_run_records_age_out_and_their_points_stay_unlinked,
     an_alert_state_is_swapped_only_from_what_was_read,
 );

@@ -11,9 +11,13 @@
 //! an agent the operator names (`--agent`), so a label would multiply every monitor's series by
 //! however many agents there are; a monitor's line per vantage is in its `series` API.
 //!
-//! **Invariant:** the exposition is bounded. At most [`MAX_TRACKED`] monitors have series of
-//! their own; the runs of any further one are added to `monitor="_other"` and counted in
-//! `h123_monitor_untracked_runs_total`. A monitor's series go when it is deleted here, or when
+//! **Invariant:** only what anyone may read is labelled. An unlisted monitor's id is the
+//! capability to read it (its page, series, runs, badges), so its runs are always added to
+//! `monitor="_other"`, never under its id.
+//!
+//! **Invariant:** the exposition is bounded. At most [`MAX_TRACKED`] public monitors have
+//! series of their own; the runs of any further one, and of every unlisted one, are added to
+//! `monitor="_other"` and counted in `h123_monitor_untracked_runs_total`. A monitor's series go when it is deleted here, or when
 //! it has not run here for [`STALE_MS`] (deleted at another instance, paused, or run by the
 //! others). The worst case is (200 + 1) monitors x 3 protocols x (6 phases x 15 lines of a
 //! histogram (12 buckets, `+Inf`, sum and count) + 5 states) = 57,285 series, plus two.
@@ -60,11 +64,13 @@ struct Series {
 }
 
 impl MonitorMetrics {
-    /// Adds monitor `id`'s points of one run (or missed stretch) at `now_unix_ms`; a missed
-    /// stretch counts its slots as missed for each of the monitor's `protocols`.
+    /// Adds monitor `id`'s points of one run (or missed stretch) at `now_unix_ms`, under its
+    /// id only when it is `public`; a missed stretch counts its slots as missed for each of the
+    /// monitor's `protocols`.
     pub(super) fn run(
         &mut self,
         id: &str,
+        public: bool,
         protocols: &[Protocol],
         points: &[MonitorPoint],
         now_unix_ms: u64,
@@ -72,7 +78,7 @@ impl MonitorMetrics {
         if self.forgotten.iter().any(|gone| gone == id) {
             return;
         }
-        let series = self.series_of(id, now_unix_ms);
+        let series = self.series_of(id, public, now_unix_ms);
         for point in points {
             match point.protocol {
                 Some(protocol) => series.point(protocol, point),
@@ -111,18 +117,19 @@ impl MonitorMetrics {
         }
         let _ = write!(
             out,
-            "# HELP h123_monitor_untracked_runs_total Runs of monitors past the {MAX_TRACKED} with series of their own, counted under monitor=\"{OTHER}\".\n# TYPE h123_monitor_untracked_runs_total counter\nh123_monitor_untracked_runs_total {}\n# HELP h123_monitors_tracked Monitors with series of their own (at most {MAX_TRACKED}).\n# TYPE h123_monitors_tracked gauge\nh123_monitors_tracked {}\n",
+            "# HELP h123_monitor_untracked_runs_total Runs of unlisted monitors and of public ones past the {MAX_TRACKED} with series of their own, counted under monitor=\"{OTHER}\".\n# TYPE h123_monitor_untracked_runs_total counter\nh123_monitor_untracked_runs_total {}\n# HELP h123_monitors_tracked Monitors with series of their own (at most {MAX_TRACKED}).\n# TYPE h123_monitors_tracked gauge\nh123_monitors_tracked {}\n",
             self.untracked_runs,
             self.tracked.len()
         );
     }
 
-    /// The series `id`'s run goes to, after the stale ones are dropped: its own while there
-    /// is room, else `_other`.
-    fn series_of(&mut self, id: &str, now_unix_ms: u64) -> &mut Series {
+    /// The series `id`'s run goes to, after the stale ones are dropped: its own when it is
+    /// `public` and there is room, else `_other`.
+    fn series_of(&mut self, id: &str, public: bool, now_unix_ms: u64) -> &mut Series {
         self.tracked
             .retain(|_, s| now_unix_ms.saturating_sub(s.last_unix_ms) <= STALE_MS);
-        let series = if self.tracked.contains_key(id) || self.tracked.len() < MAX_TRACKED {
+        let room = self.tracked.contains_key(id) || self.tracked.len() < MAX_TRACKED;
+        let series = if public && room {
             self.tracked.entry(id.to_owned()).or_default()
         } else {
             self.untracked_runs += 1;
@@ -209,7 +216,7 @@ mod tests {
             point(Protocol::H2, PointState::Ok, 300),
             point(Protocol::H2, PointState::HttpError, 3),
         ];
-        metrics.run("m1", &[Protocol::H2], &points, 1);
+        metrics.run("m1", true, &[Protocol::H2], &points, 1);
         let text = rendered(&metrics);
         let bucket = |le: &str| {
             format!(
@@ -241,7 +248,7 @@ mod tests {
     fn a_missed_stretch_counts_its_slots_for_each_protocol() {
         let mut metrics = MonitorMetrics::default();
         let missed = h123_shared::monitor::missed_point(0, 3);
-        metrics.run("m1", &[Protocol::H1, Protocol::H3], &[missed], 1);
+        metrics.run("m1", true, &[Protocol::H1, Protocol::H3], &[missed], 1);
         let text = rendered(&metrics);
         for protocol in ["h1", "h3"] {
             assert!(text.contains(&format!(
@@ -251,10 +258,28 @@ mod tests {
     }
 
     #[test]
+    fn an_unlisted_monitor_is_counted_under_other_never_by_its_id() {
+        let mut metrics = MonitorMetrics::default();
+        let ok = [point(Protocol::H2, PointState::Ok, 10)];
+        metrics.run("secretid", false, &[Protocol::H2], &ok, 1);
+        metrics.run("openid", true, &[Protocol::H2], &ok, 1);
+        let text = rendered(&metrics);
+        assert!(!text.contains("secretid"), "{text}");
+        assert!(text.contains("monitor=\"openid\""), "{text}");
+        assert!(text.contains(
+            "h123_monitor_runs_total{monitor=\"_other\",protocol=\"h2\",state=\"ok\"} 1\n"
+        ));
+        assert!(
+            text.contains("h123_monitor_untracked_runs_total 1\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn labels_are_escaped() {
         let mut metrics = MonitorMetrics::default();
         let ok = [point(Protocol::H1, PointState::Ok, 1)];
-        metrics.run("a\"b\\c\nd", &[Protocol::H1], &ok, 1);
+        metrics.run("a\"b\\c\nd", true, &[Protocol::H1], &ok, 1);
         let text = rendered(&metrics);
         assert!(text.contains("monitor=\"a\\\"b\\\\c\\nd\""), "{text}");
     }
@@ -264,10 +289,10 @@ mod tests {
         let mut metrics = MonitorMetrics::default();
         let ok = [point(Protocol::H2, PointState::Ok, 10)];
         for i in 0..MAX_TRACKED + 2 {
-            metrics.run(&format!("m{i}"), &[Protocol::H2], &ok, 1);
+            metrics.run(&format!("m{i}"), true, &[Protocol::H2], &ok, 1);
         }
         // A tracked monitor keeps its series.
-        metrics.run("m0", &[Protocol::H2], &ok, 1);
+        metrics.run("m0", true, &[Protocol::H2], &ok, 1);
         let text = rendered(&metrics);
         assert!(text.contains(&format!("h123_monitors_tracked {MAX_TRACKED}\n")));
         assert!(text.contains("h123_monitor_untracked_runs_total 2\n"));
@@ -291,14 +316,14 @@ mod tests {
     fn a_deleted_monitor_goes_for_good_and_a_stale_one_makes_room() {
         let mut metrics = MonitorMetrics::default();
         let ok = [point(Protocol::H2, PointState::Ok, 10)];
-        metrics.run("gone", &[Protocol::H2], &ok, 1);
-        metrics.run("stale", &[Protocol::H2], &ok, 1);
+        metrics.run("gone", true, &[Protocol::H2], &ok, 1);
+        metrics.run("stale", true, &[Protocol::H2], &ok, 1);
         metrics.deleted("gone");
         // A run that was under way when it was deleted.
-        metrics.run("gone", &[Protocol::H2], &ok, 2);
+        metrics.run("gone", true, &[Protocol::H2], &ok, 2);
         assert!(!rendered(&metrics).contains("monitor=\"gone\""));
         assert!(rendered(&metrics).contains("monitor=\"stale\""));
-        metrics.run("fresh", &[Protocol::H2], &ok, 2 + STALE_MS);
+        metrics.run("fresh", true, &[Protocol::H2], &ok, 2 + STALE_MS);
         let text = rendered(&metrics);
         assert!(!text.contains("monitor=\"stale\""), "{text}");
         assert!(text.contains("h123_monitors_tracked 1\n"), "{text}");

@@ -49,7 +49,15 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0008_list_verdict",
         include_str!("../../../migrations/postgres/0008_list_verdict.sql"),
     ),
+    (
+        9,
+        "0009_monitor_rollups",
+        include_str!("../../../migrations/postgres/0009_monitor_rollups.sql"),
+    ),
 ];
+
+/// The migration whose rows [`super::rollups::fill`] fills.
+const MONITOR_ROLLUPS: i32 = 9;
 
 /// The migration whose columns [`fill_list_lines`] fills.
 const LIST_VERDICT: i32 = 8;
@@ -95,6 +103,9 @@ pub async fn run(client: &mut deadpool_postgres::Object) -> Result<Vec<i32>> {
         tx.batch_execute(sql).await?;
         if *version == LIST_VERDICT {
             fill_list_lines(&tx).await?;
+        }
+        if *version == MONITOR_ROLLUPS {
+            super::rollups::fill(&tx).await?;
         }
         tx.execute(
             "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",

@@ -1,4 +1,5 @@
-//! Monitors and their points in PostgreSQL (migration 6), as SQLite keeps them: a due slot is
+//! Monitors and their points in PostgreSQL (migration 6; their rollup cells in `rollups`), as
+//! SQLite keeps them: a due slot is
 //! taken by moving `next_slot_unix_ms` from the value read, so of several instances that see
 //! the same slot due exactly one runs it.
 
@@ -109,6 +110,8 @@ pub async fn delete(client: &mut deadpool_postgres::Object, id: &str) -> Result<
     let tx = client.transaction().await?;
     tx.execute("DELETE FROM monitor_points WHERE monitor_id = $1", &[&id])
         .await?;
+    tx.execute("DELETE FROM monitor_rollups WHERE monitor_id = $1", &[&id])
+        .await?;
     tx.execute(
         "DELETE FROM monitor_deliveries WHERE monitor_id = $1",
         &[&id],
@@ -177,33 +180,39 @@ pub async fn add_points(
              ON CONFLICT DO NOTHING"
         ))
         .await?;
+    let mut added = Vec::new();
     for point in points {
         let p = PointRow::of(point);
         let [dns, connect, tls, ttfb, total, reused] = p.figures;
-        tx.execute(
-            &statement,
-            &[
-                &id,
-                &p.slot,
-                &p.vantage,
-                &p.protocol,
-                &p.state,
-                &p.started,
-                &p.missed,
-                &p.probe_id,
-                &p.status,
-                &dns,
-                &connect,
-                &tls,
-                &ttfb,
-                &total,
-                &reused,
-                &p.breached,
-                &p.detail,
-            ],
-        )
-        .await?;
+        let inserted = tx
+            .execute(
+                &statement,
+                &[
+                    &id,
+                    &p.slot,
+                    &p.vantage,
+                    &p.protocol,
+                    &p.state,
+                    &p.started,
+                    &p.missed,
+                    &p.probe_id,
+                    &p.status,
+                    &dns,
+                    &connect,
+                    &tls,
+                    &ttfb,
+                    &total,
+                    &reused,
+                    &p.breached,
+                    &p.detail,
+                ],
+            )
+            .await?;
+        if inserted == 1 {
+            added.push(point.clone());
+        }
     }
+    super::rollups::add(&tx, id, &added).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -231,31 +240,31 @@ pub async fn points(
             ],
         )
         .await?;
-    rows.into_iter()
-        .map(|row| {
-            PointRow {
-                slot: row.get(0),
-                vantage: row.get(1),
-                protocol: row.get(2),
-                state: row.get(3),
-                started: row.get(4),
-                missed: row.get(5),
-                probe_id: row.get(6),
-                status: row.get(7),
-                figures: [
-                    row.get(8),
-                    row.get(9),
-                    row.get(10),
-                    row.get(11),
-                    row.get(12),
-                    row.get(13),
-                ],
-                breached: row.get(14),
-                detail: row.get(15),
-            }
-            .point(id)
-        })
-        .collect()
+    rows.iter().map(|row| point_row(row).point(id)).collect()
+}
+
+/// A point's row, its columns in [`POINT_COLUMNS`]' order.
+pub fn point_row(row: &Row) -> PointRow {
+    PointRow {
+        slot: row.get(0),
+        vantage: row.get(1),
+        protocol: row.get(2),
+        state: row.get(3),
+        started: row.get(4),
+        missed: row.get(5),
+        probe_id: row.get(6),
+        status: row.get(7),
+        figures: [
+            row.get(8),
+            row.get(9),
+            row.get(10),
+            row.get(11),
+            row.get(12),
+            row.get(13),
+        ],
+        breached: row.get(14),
+        detail: row.get(15),
+    }
 }
 
 /// Replaces `id`'s alert state with `new` if it is still `expected`, the row locked between
