@@ -1,11 +1,12 @@
-//! A monitor's status and its page's series, kept until its next slot and for at most
-//! [`KEPT_MS`], so a flood of one monitor's pages reads its history once per few seconds.
-//! At most [`MAX_ENTRIES`] are kept; the one expiring first makes room.
+//! A monitor's status, its page's series and the page drawn from them, kept until its next slot
+//! and for at most [`KEPT_MS`], so a flood of one monitor's pages reads its history and draws
+//! the page once per few seconds. At most [`MAX_ENTRIES`] are kept; the one expiring first
+//! makes room.
 
 use h123_shared::monitor::Series;
 use h123_shared::monitor_status::MonitorStatus;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The longest an answer is kept (a run that lands meanwhile shows after this at the latest).
 pub const KEPT_MS: u64 = 10_000;
@@ -29,6 +30,8 @@ pub struct Kept {
     pub status: Arc<MonitorStatus>,
     /// The page's series, one per metric (empty for the status alone).
     pub series: Arc<Vec<Series>>,
+    /// The page's markup, once drawn (with the deliveries and alerts of that moment).
+    pub page: Arc<OnceLock<String>>,
 }
 
 /// The kept answers, by key, with when each stops being kept.
@@ -80,6 +83,7 @@ mod tests {
                 missed: Vec::new(),
             }),
             series: Arc::new(Vec::new()),
+            page: Arc::default(),
         }
     }
 

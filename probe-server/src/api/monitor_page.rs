@@ -2,8 +2,8 @@
 //! bundle under `/m/`): `/m/{id}` (its status, a chart per metric over a window with a table
 //! each, its alert deliveries and badges; `?range=1h|6h|24h|7d|30d`) and `/m/{id}/status` (a
 //! public monitor's status page). Read under the API's read limits, as a permalink's page is,
-//! from the monitor's rollups (`store::history`: a bounded number of rows) and kept until its
-//! next run, at most 10 s (`api::monitor_cache`);
+//! from the monitor's rollups (`store::history`: a bounded number of rows); the figures and the
+//! page as drawn are kept until its next run, at most 10 s (`api::monitor_cache`);
 //! an unknown monitor, an unlisted one's status page, a bad window or a busy server get a page
 //! saying so with its HTTP status.
 
@@ -57,24 +57,30 @@ pub async fn monitor_page(
         firing,
         kept,
     } = loaded;
-    let deliveries = state
-        .store
-        .deliveries(stored.monitor.id.clone(), PAGE_DELIVERIES)
-        .await
-        .unwrap_or_default();
     let monitor = stored.redacted();
     let status = &kept.status;
-    let series = kept.series.as_ref().clone();
-    let body = markup::monitor_page(&markup::MonitorPage {
-        monitor: &monitor,
-        firing,
-        status,
-        range: range.0,
-        series,
-        deliveries: &deliveries,
-    });
+    // Drawn once per kept answer: a flood of one page costs a copy, not a drawing.
+    let body = match kept.page.get() {
+        Some(body) => body,
+        None => {
+            let deliveries = state
+                .store
+                .deliveries(monitor.id.clone(), PAGE_DELIVERIES)
+                .await
+                .unwrap_or_default();
+            let drawn = markup::monitor_page(&markup::MonitorPage {
+                monitor: &monitor,
+                firing,
+                status,
+                range: range.0,
+                series: kept.series.as_ref().clone(),
+                deliveries: &deliveries,
+            });
+            kept.page.get_or_init(|| drawn)
+        }
+    };
     let preview = preview(&monitor, status, format!("/m/{}", monitor.id));
-    page(&root, &parts, StatusCode::OK, &preview, &body).await
+    page(&root, &parts, StatusCode::OK, &preview, body).await
 }
 
 /// `GET /m/{id}/status`: a public monitor's status page.
@@ -191,6 +197,7 @@ pub async fn figures(
     let kept = Kept {
         status: Arc::new(status),
         series: Arc::new(series),
+        page: Arc::default(),
     };
     // A paused monitor runs no more: kept for the longest.
     let next = match monitor.paused {

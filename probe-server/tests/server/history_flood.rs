@@ -4,7 +4,8 @@
 //! page, status and series for 10 s while `/healthz` is asked from another address. Prints the
 //! server's CPU time, RSS and `/healthz` median. Re-runnable: each run makes its own database.
 //! `H123_FLOOD_DAYS=400 cargo test --release -p h123 --test server -- --ignored history_flood --nocapture`
-//! (`H123_SERVE_BIN` measures another build).
+//! (`H123_SERVE_BIN` measures another build; `H123_FLOOD_ARGS` adds flags to `h123 serve`, e.g.
+//! `--read-rate-burst 100000 --read-rate-per-minute 6000000` so that every request is a page).
 
 use crate::flood::{connect, health_samples};
 use crate::support::*;
@@ -127,14 +128,16 @@ async fn history_flood_of_a_monitors_pages() {
         "{days} days of points written in {:.1} s",
         took.elapsed().as_secs_f64()
     );
-    let server = ServerProcess::start(&target, &db, &[]).await;
+    let extra = std::env::var("H123_FLOOD_ARGS").unwrap_or_default();
+    let extra: Vec<&str> = extra.split_whitespace().collect();
+    let server = ServerProcess::start(&target, &db, &extra).await;
     let paths = [
         format!("/m/{id}"),
         format!("/m/{id}/status"),
         format!("/api/v1/monitors/{id}/status"),
         format!("/m/{id}?range=30d"),
         format!(
-            "/api/v1/monitors/{id}/series?from={}",
+            "/api/v1/monitors/{id}/series?from={}&to={now}",
             now - days * 24 * 3600 * 1000
         ),
     ];
