@@ -111,6 +111,9 @@ pub struct ServerConfig {
     pub modules: Vec<h123_shared::blackbox::Module>,
     /// The bounds on monitors.
     pub monitors: MonitorLimits,
+    /// The SHA-256 digest of the bearer token `/metrics` asks for (`--metrics-token`); anyone
+    /// may read it when `None`.
+    pub metrics_token: Option<[u8; 32]>,
 }
 
 /// How many monitors a server keeps and how often they may run: with each probe's byte
@@ -202,6 +205,7 @@ impl Default for ServerConfig {
             cors_origins: Vec::new(),
             modules: h123_shared::blackbox::built_in(),
             monitors: MonitorLimits::default(),
+            metrics_token: None,
         }
     }
 }

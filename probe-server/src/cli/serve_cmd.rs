@@ -198,6 +198,11 @@ pub struct ServeArgs {
     /// allowed (the API has none ambient). Without it, only same-origin pages can.
     #[arg(long = "cors-origin", value_name = "ORIGIN")]
     pub cors_origins: Vec<CorsOrigin>,
+    /// The bearer token `/metrics` asks for (`Authorization: Bearer TOKEN`, as Prometheus'
+    /// `authorization` sends it): then only the operator reads it. Without it anyone may (it
+    /// names public monitors only).
+    #[arg(long = "metrics-token", value_name = "TOKEN")]
+    pub metrics_token: Option<String>,
     /// `/probe` scrape modules in blackbox_exporter's format (`modules:` by name, `prober: http`,
     /// `timeout`, the `http:` fields valid_status_codes, valid_http_versions, method, headers,
     /// body, preferred_ip_protocol, ip_protocol_fallback, fail_if_ssl, fail_if_not_ssl; plus
@@ -377,6 +382,10 @@ impl ServeArgs {
             agents,
             agent_lease: Duration::from_millis(self.agent_lease_ms.max(100)),
             cors_origins: self.cors_origins.clone(),
+            metrics_token: self
+                .metrics_token
+                .as_deref()
+                .map(crate::server::agents::digest),
             monitors: crate::server::MonitorLimits {
                 max_total: self.max_monitors,
                 per_owner: self.max_monitors_per_owner,

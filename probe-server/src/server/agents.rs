@@ -217,12 +217,13 @@ impl Agents {
     }
 }
 
-fn digest(token: &str) -> [u8; 32] {
+/// A token's SHA-256 digest, as tokens are kept.
+pub(crate) fn digest(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
 /// Equality of two digests whose time does not depend on where they differ.
-fn constant_time_eq(a: &[u8; 32], b: &[u8; 32]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8; 32], b: &[u8; 32]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

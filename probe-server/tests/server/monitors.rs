@@ -630,6 +630,38 @@ async fn a_monitors_phases_are_histograms_on_metrics_until_it_is_deleted() {
     assert!(metrics.contains("h123_monitors_tracked 0\n"), "{metrics}");
 }
 
+/// With `--metrics-token`, `/metrics` answers only its bearer: 401 without it or with another.
+#[tokio::test]
+async fn metrics_under_a_token_answer_only_its_bearer() {
+    use sha2::Digest as _;
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = ServerConfig {
+        metrics_token: Some(sha2::Sha256::digest(b"operator-s3cret").into()),
+        ..monitor_config(&target)
+    };
+    let state = state(config, &dir);
+    let stranger = IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 78));
+    for offered in [None, Some("Bearer guess"), Some("operator-s3cret")] {
+        let mut request = get("/metrics");
+        if let Some(value) = offered {
+            request
+                .headers_mut()
+                .insert("authorization", value.parse().unwrap());
+        }
+        let answer = call(&state, request, stranger).await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{offered:?}");
+        assert_eq!(answer.code(), "unauthorized");
+    }
+    let mut request = get("/metrics");
+    request
+        .headers_mut()
+        .insert("authorization", "Bearer operator-s3cret".parse().unwrap());
+    let answer = call(&state, request, stranger).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(answer.text().contains("h123_monitors_tracked"));
+}
+
 /// Nothing a stranger can get without an id names an unlisted monitor: not the lists, not a
 /// public monitor's record, page, status page, status, series, deliveries, badge or runs, not
 /// `/metrics` (plain or gzipped), where its runs count under `_other`.
