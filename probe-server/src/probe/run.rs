@@ -398,9 +398,16 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
         };
         let phases = trace.finish();
         let failure = match failure {
-            Some(f) if number == 1 && hop == 0 => Some(
-                closed_unoffered(&f, found.tls.as_ref(), found.exchange.unanswered).unwrap_or(f),
-            ),
+            Some(f) if number == 1 && hop == 0 => {
+                // The connection's TLS facts are read after the attempt: what
+                // the handshake agreed is in the trace until then.
+                let tls = found
+                    .tls
+                    .as_ref()
+                    .or_else(|| trace.agreed())
+                    .or_else(|| kept.as_ref().and_then(|p| p.tls.as_ref()));
+                Some(closed_unoffered(&f, tls, found.exchange.unanswered).unwrap_or(f))
+            }
             other => other,
         };
         if found.tls.is_none() && failure.as_ref().is_some_and(not_offered) {

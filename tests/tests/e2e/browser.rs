@@ -411,7 +411,7 @@ return [...document.querySelectorAll('.wf-panel')].map(p => ({
 
 /// Creates a probe of `options` with the page's own `fetch` (its origin, its cookies) and
 /// returns its id.
-async fn create_probe_from_page(client: &Client, options: Value) -> String {
+pub(crate) async fn create_probe_from_page(client: &Client, options: Value) -> String {
     let script = "const done = arguments[1]; fetch('/api/v1/probes', {method: 'POST', \
                   headers: {'content-type': 'application/json'}, body: JSON.stringify(arguments[0])}) \
                   .then(r => r.json()).then(j => done(j.id));";

@@ -502,8 +502,8 @@ async fn refused_port_fails_in_connect_and_silent_udp_times_out() {
     .await;
     for (protocol, phase, kind, message) in failures(&result) {
         let expected = match protocol {
-            // QUIC hears nothing back from a closed UDP port: a bounded wait, then a timeout.
-            Protocol::H3 => (Phase::Quic, FailureKind::Timeout),
+            // The host refuses QUIC on a closed UDP port (ICMP port unreachable), at once.
+            Protocol::H3 => (Phase::Quic, FailureKind::Refused),
             _ => (Phase::Connect, FailureKind::Refused),
         };
         assert_eq!((phase, kind), expected, "{protocol}: {message}");
@@ -541,7 +541,13 @@ async fn silent_server_times_out_in_the_phase_it_hangs() {
     })
     .await;
     for (protocol, phase, kind, message) in failures(&tls) {
-        let expected = (handshake_phase(protocol), FailureKind::Timeout);
+        // Its TCP port accepts and says nothing; nothing listens on its UDP
+        // port, which the host says at once.
+        let kind_expected = match protocol {
+            Protocol::H3 => FailureKind::Refused,
+            _ => FailureKind::Timeout,
+        };
+        let expected = (handshake_phase(protocol), kind_expected);
         assert_eq!((phase, kind), expected, "{protocol}: {message}");
     }
     let plain = probe(&target, |o| {

@@ -452,7 +452,10 @@ async fn an_advertised_udp_port_where_nothing_listens_is_refused_not_silent() {
         .iter()
         .filter_map(|a| a.phases.quic.map(|q| q.duration().as_ms()))
         .sum();
-    println!("nginx, refused UDP: {quic:.2} ms of QUIC in all; {}", discovery.detail);
+    println!(
+        "nginx, refused UDP: {quic:.2} ms of QUIC in all; {}",
+        discovery.detail
+    );
     assert!(quic < 50.0, "refused at once, not waited on: {quic:.1} ms");
     let analysis = result.analysis.as_ref().unwrap();
     assert!(
@@ -467,8 +470,15 @@ async fn an_advertised_udp_port_where_nothing_listens_is_refused_not_silent() {
         .iter()
         .find(|f| f.id == "h3_udp_refused")
         .expect("the refusal's finding");
-    assert_eq!(finding.title, "HTTP/3 advertised but nothing listens on UDP");
-    assert!(!finding.next_step.contains("firewall"), "{}", finding.next_step);
+    assert_eq!(
+        finding.title,
+        "HTTP/3 advertised but nothing listens on UDP"
+    );
+    assert!(
+        !finding.next_step.contains("firewall"),
+        "{}",
+        finding.next_step
+    );
     assert!(analysis.findings.iter().all(|f| f.id != "h3_udp_silent"));
     assert_eq!(
         h123_shared::exit::Exit::of_result(&result),
