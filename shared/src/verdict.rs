@@ -359,41 +359,34 @@ fn too_few(comparisons: &[StateComparison], mode: ConnectionMode) -> String {
     )
 }
 
+/// The nonzero values of `part` over the `good` chains, sorted.
+fn nonzero(good: &[&Chain], part: impl Fn(&Chain) -> Micros) -> Vec<Micros> {
+    let mut values: Vec<Micros> = good.iter().map(|c| part(c)).filter(|d| d.0 > 0).collect();
+    values.sort_unstable();
+    values
+}
+
 /// " Name lookups took a median 12.3 ms, the same for every protocol, and are
 /// left out of the comparison.", when they took any time worth saying.
 fn lookups(good: &[&Chain]) -> String {
-    let mut values: Vec<Micros> = good
-        .iter()
-        .map(|c| c.lookup())
-        .filter(|d| d.0 > 0)
-        .collect();
-    if values.is_empty() {
-        return String::new();
-    }
-    values.sort_unstable();
-    let median = percentile(&values, 50);
-    if median <= NOISE_FLOOR {
+    let values = nonzero(good, |c| c.lookup());
+    if values.is_empty() || percentile(&values, 50) <= NOISE_FLOOR {
         return String::new();
     }
     format!(
         " Name lookups (median {}) are the same work for every protocol and left out of the comparison.",
-        ms(median)
+        ms(percentile(&values, 50))
     )
 }
 
-/// " HTTP/3's new connections waited a median 250 ms on the name's other
-/// addresses before one answered; that wait is the client's address order,
-/// not the protocol's, and is left out of the comparison.", when any did.
+/// " 4 of HTTP/3's new connections waited a median 250 ms on the name's
+/// other addresses before one answered: the client's address order, not the
+/// protocol, so it is left out of the comparison.", when any did.
 fn address_waits(good: &[&Chain]) -> String {
-    let mut values: Vec<Micros> = good
-        .iter()
-        .map(|c| c.address_wait())
-        .filter(|d| d.0 > 0)
-        .collect();
+    let values = nonzero(good, |c| c.address_wait());
     if values.is_empty() {
         return String::new();
     }
-    values.sort_unstable();
     format!(
         " {} of HTTP/3's new connections waited a median {} on the name's other addresses before \
          one answered: the client's address order, not the protocol, so it is left out of the \

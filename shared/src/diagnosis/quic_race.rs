@@ -6,39 +6,72 @@
 
 use super::*;
 
-/// One warning per run whose new HTTP/3 connections passed over silent addresses.
-pub(super) fn silent_addresses(result: &ProbeResult, out: &mut Vec<Finding>) {
-    for run in &result.runs {
-        let new: Vec<&Attempt> = run
-            .attempts
-            .iter()
-            .filter(|a| a.quic.is_some() && !is_reused(a))
-            .collect();
-        let waited: Vec<&Attempt> = new
-            .iter()
-            .copied()
-            .filter(|a| {
-                a.quic
-                    .as_ref()
-                    .is_some_and(|q| !q.silent_addresses.is_empty())
-            })
-            .collect();
-        let Some(first) = waited.first() else {
-            continue;
-        };
-        let silent = first.quic.as_ref().map(|q| q.silent_addresses.join(", "));
-        let silent = silent.unwrap_or_default();
-        let answered = first
+/// What a run's new HTTP/3 connections met on the addresses `listed`
+/// names (the silent or the refused ones): the first that met any.
+struct PassedOver<'a> {
+    /// The first new connection that passed over such an address.
+    first: &'a Attempt,
+    /// How many new connections did.
+    met: usize,
+    /// How many new HTTP/3 connections the run made.
+    new: usize,
+    /// The first one's such addresses, in words.
+    addresses: String,
+    /// The address that answered it.
+    answered: String,
+}
+
+fn passed_over(
+    run: &ProtocolRun,
+    listed: fn(&crate::schema::QuicInfo) -> &Vec<String>,
+) -> Option<PassedOver<'_>> {
+    let new: Vec<&Attempt> = run
+        .attempts
+        .iter()
+        .filter(|a| a.quic.is_some() && !is_reused(a))
+        .collect();
+    let met: Vec<&Attempt> = new
+        .iter()
+        .copied()
+        .filter(|a| a.quic.as_ref().is_some_and(|q| !listed(q).is_empty()))
+        .collect();
+    let first = *met.first()?;
+    Some(PassedOver {
+        first,
+        met: met.len(),
+        new: new.len(),
+        addresses: first
+            .quic
+            .as_ref()
+            .map(|q| listed(q).join(", "))
+            .unwrap_or_default(),
+        answered: first
             .connection
             .as_ref()
             .map(|c| c.remote_addr.clone())
-            .unwrap_or_default();
+            .unwrap_or_default(),
+    })
+}
+
+/// One warning per run whose new HTTP/3 connections passed over silent addresses.
+pub(super) fn silent_addresses(result: &ProbeResult, out: &mut Vec<Finding>) {
+    for run in &result.runs {
+        let Some(PassedOver {
+            first,
+            met,
+            new,
+            addresses: silent,
+            answered,
+        }) = passed_over(run, |q| &q.silent_addresses)
+        else {
+            continue;
+        };
         let handshake = completed(first, Phase::Quic);
         let detail = format!(
             "{} of {} new HTTP/3 connection(s) waited on {silent}, which never answered the QUIC \
              handshake, before {answered} did{}.",
-            waited.len(),
-            new.len(),
+            met,
+            new,
             handshake
                 .map(|span| format!(
                     " (the handshake took {})",
@@ -70,30 +103,16 @@ pub(super) fn silent_addresses(result: &ProbeResult, out: &mut Vec<Finding>) {
 /// addresses that refused QUIC (nothing listens on their UDP port).
 pub(super) fn refused_addresses(result: &ProbeResult, out: &mut Vec<Finding>) {
     for run in &result.runs {
-        let new: Vec<&Attempt> = run
-            .attempts
-            .iter()
-            .filter(|a| a.quic.is_some() && !is_reused(a))
-            .collect();
-        let passed: Vec<&Attempt> = new
-            .iter()
-            .copied()
-            .filter(|a| {
-                a.quic
-                    .as_ref()
-                    .is_some_and(|q| !q.refused_addresses.is_empty())
-            })
-            .collect();
-        let Some(first) = passed.first() else {
+        let Some(PassedOver {
+            first,
+            met,
+            new,
+            addresses: refused,
+            answered,
+        }) = passed_over(run, |q| &q.refused_addresses)
+        else {
             continue;
         };
-        let refused = first.quic.as_ref().map(|q| q.refused_addresses.join(", "));
-        let refused = refused.unwrap_or_default();
-        let answered = first
-            .connection
-            .as_ref()
-            .map(|c| c.remote_addr.clone())
-            .unwrap_or_default();
         out.push(finding(
             "h3_address_refused",
             Severity::Info,
@@ -108,8 +127,7 @@ pub(super) fn refused_addresses(result: &ProbeResult, out: &mut Vec<Finding>) {
                      unreachable: nothing listens on that UDP port) before {answered} answered; \
                      the refusal ends that address's turn at once, so it costs a round trip, \
                      not the protocol's time.",
-                    passed.len(),
-                    new.len(),
+                    met, new,
                 ),
             },
             "Have the server listen for QUIC (UDP) on every address its name resolves to (bind \
