@@ -504,15 +504,7 @@ pub fn status(windows: &[Cells], now: u64) -> MonitorStatus {
             Some(StatusRow {
                 protocol,
                 vantage: vantage.to_owned(),
-                last: LastRun {
-                    slot_unix_ms: last.slot_unix_ms,
-                    state: last.state,
-                    total: last.figures.total,
-                    status: last.status,
-                    breached: last.breached.clone(),
-                    detail: last.detail.clone(),
-                    probe_id: last.probe_id.clone(),
-                },
+                last: LastRun::of(last),
                 windows: WINDOWS
                     .iter()
                     .zip(&per_window)

@@ -46,6 +46,21 @@ pub struct LastRun {
     pub probe_id: Option<String>,
 }
 
+impl LastRun {
+    /// The last run that `point` records.
+    pub fn of(point: &crate::monitor::MonitorPoint) -> LastRun {
+        LastRun {
+            slot_unix_ms: point.slot_unix_ms,
+            state: point.state,
+            total: point.figures.total,
+            status: point.status,
+            breached: point.breached.clone(),
+            detail: point.detail.clone(),
+            probe_id: point.probe_id.clone(),
+        }
+    }
+}
+
 /// One protocol's runs at one vantage over one window.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -128,15 +143,7 @@ pub fn status(points: &[MonitorPoint], now: u64, every_ms: u64) -> MonitorStatus
             Some(StatusRow {
                 protocol,
                 vantage: vantage.to_owned(),
-                last: LastRun {
-                    slot_unix_ms: last.slot_unix_ms,
-                    state: last.state,
-                    total: last.figures.total,
-                    status: last.status,
-                    breached: last.breached.clone(),
-                    detail: last.detail.clone(),
-                    probe_id: last.probe_id.clone(),
-                },
+                last: LastRun::of(last),
                 windows: WINDOWS
                     .iter()
                     .map(|(name, length)| window(name, &runs, now.saturating_sub(*length)))

@@ -44,34 +44,6 @@ pub fn budget_ms(options: &ProbeOptions, tcp_round_trip: Option<Micros>) -> u64 
     options.quic_timeout_ms.unwrap_or(derived).min(phase_limit)
 }
 
-/// How the budget was set, for the words beside it: "2 s: 2 s plus 10 TCP
-/// round trips of 0.05 ms, at most 3 s" or "set by --quic-timeout".
-pub fn basis(options: &ProbeOptions, tcp_round_trip: Option<Micros>) -> String {
-    let phase_limit = options.phase_timeout_ms.min(options.timeout_ms);
-    let budget = budget_ms(options, tcp_round_trip);
-    if options
-        .quic_timeout_ms
-        .is_some_and(|set| set <= phase_limit)
-    {
-        return "as quic_timeout_ms (--quic-timeout) sets it".to_owned();
-    }
-    if options.quic_timeout_ms.is_some() || budget == phase_limit {
-        return "the phase timeout".to_owned();
-    }
-    match tcp_round_trip {
-        Some(rtt) => format!(
-            "{} s plus {ROUND_TRIPS} TCP round trips of {}, at most {} s",
-            FLOOR_MS / 1_000,
-            crate::format::ms(rtt),
-            CEILING_MS / 1_000
-        ),
-        None => format!(
-            "{} s: no TCP round trip was measured to scale it by",
-            CEILING_MS / 1_000
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,8 +63,6 @@ mod tests {
         assert_eq!(budget_ms(&defaults, Some(Micros(40_000))), 2_400);
         assert_eq!(budget_ms(&defaults, Some(Micros(300_000))), CEILING_MS);
         assert_eq!(budget_ms(&defaults, None), CEILING_MS);
-        assert!(basis(&defaults, Some(Micros(40_000))).starts_with("2 s plus 10 TCP round trips"));
-        assert!(basis(&defaults, None).contains("no TCP round trip"));
     }
 
     #[test]
@@ -112,7 +82,5 @@ mod tests {
         assert_eq!(budget_ms(&options(Some(8_000), 10_000), None), 8_000);
         assert_eq!(budget_ms(&options(Some(8_000), 5_000), None), 5_000);
         assert_eq!(budget_ms(&options(None, 1_000), Some(Micros(50))), 1_000);
-        assert!(basis(&options(Some(8_000), 10_000), None).contains("--quic-timeout"));
-        assert_eq!(basis(&options(None, 1_000), None), "the phase timeout");
     }
 }

@@ -209,16 +209,17 @@ pub fn verdict(result: &ProbeResult) -> Verdict {
         comparisons,
         rule: SIGNIFICANCE_RULE.to_string(),
     };
+    // The protocols this server does not offer, in the words of a short answer.
+    let not_offered: Vec<&str> = result
+        .runs
+        .iter()
+        .filter(|r| r.not_offered.is_some())
+        .map(|r| r.protocol.http_version())
+        .collect();
     if good.is_empty() {
         return nothing_succeeded(&chains)
             .map(|(kind, summary)| make(kind, summary, Vec::new()))
             .unwrap_or_else(|| {
-                let not_offered: Vec<&str> = result
-                    .runs
-                    .iter()
-                    .filter(|r| r.not_offered.is_some())
-                    .map(|r| r.protocol.http_version())
-                    .collect();
                 let summary = if not_offered.is_empty() {
                     "Nothing was measured.".to_owned()
                 } else {
@@ -235,12 +236,6 @@ pub fn verdict(result: &ProbeResult) -> Verdict {
     let protocols = protocols_of(&good);
     if protocols.len() < 2 {
         let who = protocols[0].http_version();
-        let not_offered: Vec<&str> = result
-            .runs
-            .iter()
-            .filter(|r| r.not_offered.is_some())
-            .map(|r| r.protocol.http_version())
-            .collect();
         let opening = if !not_offered.is_empty() {
             format!(
                 "Only {who} was measured: this server does not offer {}.",
