@@ -14,6 +14,7 @@ mod recent;
 mod submission;
 mod vantages;
 
+use crate::pages::not_found;
 use crate::result_page::{actions, set_title};
 use crate::{api, chart, components, navigate, perf};
 use h123_shared::markup::home::{HomeForm, home};
@@ -43,17 +44,18 @@ pub fn start() {
     }
 }
 
-/// Says there is no page at this address.
+/// Says there is no page at this address, where a static host served the page (`h123 serve`
+/// renders the Leptos page, [`crate::pages::not_found`], and loads no bundle).
 fn not_found(document: &Document) {
     if let Ok(Some(main)) = document.query_selector("#shell main") {
         main.set_inner_html(&components::problem_section(
-            "Page not found",
-            "There is no page at this address.",
-            "Start a new measurement from the home page, or check the link you followed.",
+            not_found::TITLE,
+            not_found::WHAT,
+            not_found::NEXT,
             None,
         ));
     }
-    set_title(document, Some("Page not found"));
+    set_title(document, Some(not_found::TITLE));
     actions::api_links(document);
     perf::mark(perf::APP);
 }

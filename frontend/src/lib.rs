@@ -1,8 +1,11 @@
-//! h123's web UI, without a view tree: the server draws every page into `index.html` (the home
-//! page, a result, a comparison, a bench) and each page's wasm bundle (a binary in `src/bin/`,
-//! which `index.html`'s loader picks by the path) only gives the drawn page its behaviour, or draws
-//! the same markup when a static host served the page. A visitor downloads only the page they
-//! opened; moving to another page is a full load ([`navigate::to`]).
+//! h123's web UI, moving to Leptos (issue 48). The pages moved so far are Leptos components
+//! ([`pages`]) the server renders (feature `ssr`), their interactive parts [`islands`] hydrated in
+//! the browser by the bundle Trunk builds (feature `hydrate`, `frontend/islands`). The others,
+//! without a view tree: the server draws them into `index.html` (the home page, a result, a
+//! comparison, a bench) and each page's wasm bundle (a binary in `src/bin/`, which `index.html`'s
+//! loader picks by the path) only gives the drawn page its behaviour, or draws the same markup
+//! when a static host served the page. A visitor downloads only the page they opened; moving to
+//! another page is a full load ([`navigate::to`]).
 
 pub mod api;
 pub mod bench_page;
@@ -12,6 +15,9 @@ pub mod clipboard;
 pub mod compare_page;
 pub mod components;
 pub mod home_page;
+#[cfg(any(feature = "ssr", feature = "hydrate"))]
+pub mod islands;
 pub mod navigate;
+pub mod pages;
 pub mod perf;
 pub mod result_page;

@@ -27,6 +27,7 @@ pub mod preview;
 pub mod probes;
 pub mod progress;
 pub mod read_limit;
+pub mod rendered_page;
 pub mod route_class;
 pub mod scrape;
 pub mod security;

@@ -255,6 +255,26 @@ pub fn every_text(ms: u64) -> String {
         )
 }
 
+/// One try to deliver a notification, as logged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DeliveryLog {
+    /// When it was tried, milliseconds since the Unix epoch.
+    pub at_unix_ms: u64,
+    /// Where to: scheme, host and port only.
+    pub target: String,
+    /// The condition's key.
+    pub key: String,
+    /// `firing` or `resolved`.
+    pub status: String,
+    /// The try's number (1 for the first).
+    pub attempt: u32,
+    /// How it went: the HTTP status, or why there was none.
+    pub outcome: String,
+    /// Whether the receiver took it (a 2xx).
+    pub delivered: bool,
+}
+
 /// A monitor as the API serves it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

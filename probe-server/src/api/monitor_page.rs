@@ -7,9 +7,6 @@
 //! an unknown monitor, an unlisted one's status page, a bad window or a busy server get a page
 //! saying so with its HTTP status.
 
-mod chart;
-mod markup;
-
 use super::monitor_cache::{Kept, Key};
 use super::permalink_page::{self, Preview};
 use crate::server::AppState;
@@ -19,6 +16,7 @@ use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use h123_frontend::pages::{self, monitor as markup};
 use h123_shared::Visibility;
 use h123_shared::monitor::SeriesMetric;
 use h123_shared::monitor_status::MonitorStatus;
@@ -68,14 +66,15 @@ pub async fn monitor_page(
                 .deliveries(monitor.id.clone(), PAGE_DELIVERIES)
                 .await
                 .unwrap_or_default();
-            let drawn = markup::monitor_page(&markup::MonitorPage {
-                monitor: &monitor,
+            let data = markup::MonitorPageData {
+                monitor: monitor.clone(),
                 firing,
-                status,
+                status: status.as_ref().clone(),
                 range: range.0,
                 series: kept.series.as_ref().clone(),
-                deliveries: &deliveries,
-            });
+                deliveries,
+            };
+            let drawn = pages::render(|| markup::monitor_page(data));
             kept.page.get_or_init(|| drawn)
         }
     };
@@ -104,7 +103,7 @@ pub async fn status_page(
         let why = "This monitor is unlisted: only public monitors have a status page. Its owner can see it at its /m/ link.";
         return problem(&root, &parts, StatusCode::NOT_FOUND, "No status page", why).await;
     }
-    let body = markup::status_page(&monitor, &kept.status);
+    let body = pages::render(|| markup::status_page(&monitor, &kept.status));
     let preview = preview(&monitor, &kept.status, format!("/m/{}/status", monitor.id));
     page(&root, &parts, StatusCode::OK, &preview, &body).await
 }
@@ -312,5 +311,6 @@ async fn problem(
         url: parts.uri.path().to_owned(),
         data: None,
     };
-    page(root, parts, status, &preview, &markup::problem(title, why)).await
+    let body = pages::render(|| markup::problem(title.to_owned(), why.to_owned()));
+    page(root, parts, status, &preview, &body).await
 }

@@ -1,7 +1,8 @@
 //! The web UI: files from `--web-root` (precompressed variants by `Accept-Encoding`,
 //! cache headers by kind of file, ETags per encoding) with an SPA fallback to
 //! `index.html`, or a small built-in page when there is none; the pages the server draws into
-//! `index.html` (`/`, `/r/{id}`, `/b/{id}`, `/compare/{a}/{b}`).
+//! `index.html` (`/`, `/r/{id}`, `/b/{id}`, `/compare/{a}/{b}`, and with Leptos the page for a
+//! path no page knows: `rendered_page`).
 //!
 //! Files whose names carry a content hash (scripts/build-web's) never change under that name:
 //! they are cached for a year (`immutable`). `index.html`, and every route
@@ -66,9 +67,15 @@ async fn serve(root: Arc<PathBuf>, request: Request) -> Response {
     {
         return response;
     }
-    // A path no page knows still gets the app (it says so), as a 404.
+    // A path no page knows gets the page saying so, rendered by Leptos, as a 404 (or, in a
+    // shell with no place for it, the app, which says so).
     match h123_shared::route::Route::parse(&path) {
-        h123_shared::route::Route::NotFound => not_found(&root, headers, &method).await,
+        h123_shared::route::Route::NotFound => {
+            match super::rendered_page::not_found(&root, &path, headers, &method).await {
+                Some(response) => response,
+                None => not_found(&root, headers, &method).await,
+            }
+        }
         _ => index(&root, headers, &method).await,
     }
 }

@@ -310,21 +310,6 @@ pub fn merged_cell(monitor_id: &str, stored: Option<&str>, cell: &Cell) -> Resul
     json_of(monitor_id, &total)
 }
 
-/// One try to deliver a notification, as logged.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
-pub struct DeliveryLog {
-    /// When it was tried, milliseconds since the Unix epoch.
-    pub at_unix_ms: u64,
-    /// Where to: scheme, host and port only.
-    pub target: String,
-    /// The condition's key.
-    pub key: String,
-    /// `firing` or `resolved`.
-    pub status: String,
-    /// The try's number (1 for the first).
-    pub attempt: u32,
-    /// How it went: the HTTP status, or why there was none.
-    pub outcome: String,
-    /// Whether the receiver took it (a 2xx).
-    pub delivered: bool,
-}
+/// One try to deliver a notification, as logged (the type lives in shared: the monitor page
+/// draws it).
+pub use h123_shared::monitor::DeliveryLog;

@@ -1247,7 +1247,7 @@ async fn bench_page_end_to_end() {
 
 /// Records, from the first script of every document, when the probe form (`#url`) first appears.
 const FORM_READY: &str = "window.h123Ready = {}; new MutationObserver(() => { \
-    for (const [page, sel] of [['home', '#url'], ['compare', '.verdict[data-kind]'], ['bench', '.bench-table']]) \
+    for (const [page, sel] of [['home', '#url'], ['compare', '.verdict[data-kind]'], ['bench', '.bench-table'], ['not found', '.problem']]) \
     { if (!(page in window.h123Ready) && document.querySelector(sel)) window.h123Ready[page] = performance.now(); } }) \
     .observe(document, { childList: true, subtree: true });";
 
@@ -1256,15 +1256,17 @@ const FORM_READY: &str = "window.h123Ready = {}; new MutationObserver(() => { \
 /// wasm: what is typed stays and a submit is made once the page's script adopts it); for a permalink,
 /// its server-drawn waterfalls painted with the page's script attached (hover, keys, copy); for a
 /// comparison its server-drawn answer with the page's script attached; for a bench its server-drawn
-/// table with the page's script attached; the bytes transferred; when the page's wasm had arrived;
-/// and when the page's script had adopted the drawn page (`h123:app`: home, comparison, bench).
+/// table with the page's script attached; for a path no page knows its problem section with its
+/// islands hydrated (or, from a server before Leptos, drawn by the home bundle); the bytes
+/// transferred; when the page's wasm had arrived; and when the page's script had adopted the
+/// drawn page (`h123:app`: home, comparison, bench, not found).
 const PAINT_FIGURES: &str = "\
 const fcp = performance.getEntriesByName('first-contentful-paint'); \
 const drawn = performance.getEntriesByName('h123:waterfall-painted'); \
 const found = arguments[0] === 'permalink' ? (drawn.length ? drawn[0].startTime : null) \
   : ((window.h123Ready ?? {})[arguments[0]] ?? null); \
 const app = performance.getEntriesByName('h123:app'); \
-const attached = ['compare', 'bench'].includes(arguments[0]) ? (app.length ? app[0].startTime : null) : 0; \
+const attached = ['compare', 'bench', 'not found'].includes(arguments[0]) ? (app.length ? app[0].startTime : null) : 0; \
 const ready = found === null || attached === null || !fcp.length ? null \
   : Math.max(found, fcp[0].startTime, attached); \
 if (ready === null || (arguments[0] === 'home' && !app.length)) return null; \
@@ -1275,10 +1277,11 @@ const wasm = resources.find(e => e.name.endsWith('.wasm')); \
 return [fcp[0].startTime, ready, bytes, wasm ? wasm.responseEnd : null, app.length ? app[0].startTime : null];";
 
 /// First contentful paint and ready time of the home page, a finished result's permalink, a
-/// comparison of two results and a finished bench's page on the slow 4G profile (1.6 Mbps down,
-/// 750 kbps up, 150 ms RTT, 4x CPU slowdown), cold cache, through Chromium's emulation. Printed,
-/// never asserted: a timing on a shared machine. `H123_PAINT_WEB_ROOT` measures another build
-/// (say, an older `dist/`) on the same server.
+/// comparison of two results, a finished bench's page and the page for a path no page knows on
+/// the slow 4G profile (1.6 Mbps down, 750 kbps up, 150 ms RTT, 4x CPU slowdown), cold cache,
+/// through Chromium's emulation. Printed, never asserted: a timing on a shared machine.
+/// `H123_PAINT_WEB_ROOT` measures another build (say, an older `dist/`) on the same server, and
+/// `H123_BIN` another server (say, an older one with that `dist/`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_4g_first_paint_and_ready() {
     if unavailable() {
@@ -1371,6 +1374,7 @@ async fn slow_4g_first_paint_and_ready() {
         ("permalink", format!("/r/{}", ids[0])),
         ("compare", format!("/compare/{}/{}", ids[0], ids[1])),
         ("bench", format!("/b/{bench}")),
+        ("not found", "/no/such/page".to_owned()),
     ] {
         client.goto(&format!("{base}{path}")).await.expect("page");
         let mut figures = Value::Null;

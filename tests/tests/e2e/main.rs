@@ -12,6 +12,7 @@ mod browser;
 mod browser_compare;
 mod browser_decay;
 mod browser_edge;
+mod browser_islands;
 mod browser_long_phase;
 mod browser_migration;
 mod browser_monitor;

@@ -1,0 +1,15 @@
+//! The pages' islands: the only components shipped to the browser (`frontend/islands`, built by
+//! Trunk), each hydrated on the element the server drew it in. `index.html`'s loader initialises
+//! the module, calls [`hydrate`], then calls each `<leptos-island>`'s function by its
+//! `data-component` name (as Leptos's own `island_script.js` does).
+
+mod go_back;
+
+pub use go_back::GoBack;
+
+/// Starts the reactive system the islands hydrate into; the loader calls it once, first.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    leptos::mount::hydrate_islands();
+}
