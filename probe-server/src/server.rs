@@ -124,6 +124,9 @@ pub struct MonitorLimits {
     pub max_total: u64,
     /// Most monitors one owner token may hold (`--max-monitors-per-owner`).
     pub per_owner: u64,
+    /// Most monitors one client (an IPv4 address or an IPv6 prefix) may make
+    /// (`--max-monitors-per-client`): owner tokens are free, addresses are not.
+    pub per_client: u64,
     /// The shortest interval, in milliseconds (`--monitor-min-interval`).
     pub min_every_ms: u64,
     /// The bytes all monitors' runs together may make the server receive in a minute
@@ -132,11 +135,12 @@ pub struct MonitorLimits {
 }
 
 impl Default for MonitorLimits {
-    /// 1,000 monitors, 20 an owner, every minute at most, 128 MiB a minute in all.
+    /// 1,000 monitors, 20 an owner, 100 a client, every minute at most, 128 MiB a minute in all.
     fn default() -> Self {
         MonitorLimits {
             max_total: 1000,
             per_owner: 20,
+            per_client: 100,
             min_every_ms: 60_000,
             bytes_per_minute: 128 << 20,
         }
@@ -314,7 +318,8 @@ pub struct Shared {
     pub slots: FairSlots,
     /// Per-client bytes from targets over time.
     pub egress_quota: Arc<egress_quota::EgressQuota>,
-    /// All monitors' bytes from targets over time (one bucket, the `schedule::MONITORS` client's).
+    /// All monitors' bytes from targets over time, shared evenly among the clients that made
+    /// running monitors (`EgressQuota::shared`; the scheduler keeps their number).
     pub monitor_egress: Arc<egress_quota::EgressQuota>,
     /// Probes holding a slot now.
     pub running: AtomicUsize,
@@ -362,7 +367,7 @@ impl AppState {
                 monitor_cache: Default::default(),
                 slots: FairSlots::new(config.max_running, config.reserved_slots),
                 egress_quota: egress_quota::EgressQuota::new(config.client_bytes_per_minute),
-                monitor_egress: egress_quota::EgressQuota::new(config.monitors.bytes_per_minute),
+                monitor_egress: egress_quota::EgressQuota::shared(config.monitors.bytes_per_minute),
                 engine,
                 lookups: NameResolver::new(config.dns_server, Vec::new()),
                 store,

@@ -18,7 +18,7 @@ use h123_shared::browser::BrowserRun;
 use h123_shared::monitor::MonitorPoint;
 use h123_shared::monitor_rollup::{Cell, CellKey};
 use location::DbLocation;
-use monitor_rows::{DeliveryLog, StoredMonitor};
+use monitor_rows::{DeliveryLog, MonitorsOf, StoredMonitor};
 use postgres::{PostgresSettings, PostgresStore};
 use sqlite::SqliteStore;
 use std::sync::Arc;
@@ -265,11 +265,17 @@ pub trait Store: Send + Sync + 'static {
     /// When the database fails or a monitor is unreadable.
     fn list_monitors(&self, limit: usize, owner_hash: Option<&str>) -> Result<Vec<StoredMonitor>>;
 
-    /// How many monitors there are: all of them, or those owned by `owner_hash`.
+    /// How many monitors `of` names.
     ///
     /// # Errors
     /// When the database fails.
-    fn count_monitors(&self, owner_hash: Option<&str>) -> Result<u64>;
+    fn count_monitors(&self, of: &MonitorsOf) -> Result<u64>;
+
+    /// How many clients have running monitors.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn monitor_clients(&self) -> Result<u64>;
 
     /// Pauses or resumes monitor `id`, its next slot set to `next_slot`; whether it exists.
     ///
@@ -666,13 +672,24 @@ impl SharedStore {
         )
     }
 
-    /// How many monitors there are: all, or those owned by `owner_hash`.
+    /// How many monitors `of` names: all, an owner's or a client's.
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn count_monitors(&self, owner_hash: Option<String>) -> Result<u64> {
-        dispatch!(self, |s| s.count_monitors(owner_hash.as_deref()), |pg| {
-            postgres::monitors::count(&*pg.client().await?, owner_hash.as_deref()).await
+    pub async fn count_monitors(&self, of: MonitorsOf) -> Result<u64> {
+        dispatch!(self, |s| s.count_monitors(&of), |pg| {
+            postgres::monitors::count(&*pg.client().await?, &of).await
+        })
+    }
+
+    /// How many clients have running monitors (those made before clients were kept count
+    /// as one): the number the monitors' bytes per minute are shared among.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn monitor_clients(&self) -> Result<u64> {
+        dispatch!(self, |s| s.monitor_clients(), |pg| {
+            postgres::monitors::clients(&*pg.client().await?).await
         })
     }
 

@@ -95,6 +95,10 @@ pub enum ApiError {
         "your probes have used the bytes this server fetches for one client per minute: try again in {0} s"
     )]
     EgressSpent(u64),
+    /// 429 `egress_share_spent`: a monitor's client has used its share of the monitors' bytes
+    /// per minute (only a monitor's run meets it, and records it as a missed slot).
+    #[error("this client's share of the monitors' bytes per minute is spent: try again in {0} s")]
+    EgressShareSpent(u64),
     /// 429 `too_many_probes`: this client has its maximum of probes in flight.
     #[error("you have {0} probes in flight already, the most allowed: wait for one to finish")]
     TooManyProbes(usize),
@@ -179,6 +183,7 @@ impl ApiError {
             | ApiError::TooManyProbes(_)
             | ApiError::TooManyStreams(_)
             | ApiError::EgressSpent(_)
+            | ApiError::EgressShareSpent(_)
             | ApiError::TooManyMonitors(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ServerBusy | ApiError::ShuttingDown | ApiError::StoreUnavailable(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
@@ -218,6 +223,7 @@ impl ApiError {
             ApiError::TooManyProbes(_) => "too_many_probes",
             ApiError::TooManyStreams(_) => "too_many_streams",
             ApiError::EgressSpent(_) => "egress_budget_spent",
+            ApiError::EgressShareSpent(_) => "egress_share_spent",
             ApiError::ServerBusy => "server_busy",
             ApiError::ShuttingDown => "shutting_down",
             ApiError::StoreUnavailable(_) => "store_unavailable",
@@ -293,7 +299,7 @@ impl IntoResponse for ApiError {
                     HeaderValue::from(decision.retry_after_secs),
                 );
             }
-            ApiError::EgressSpent(secs) => {
+            ApiError::EgressSpent(secs) | ApiError::EgressShareSpent(secs) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(*secs));
             }
             ApiError::TooManyProbes(_) | ApiError::TooManyStreams(_) | ApiError::ServerBusy => {

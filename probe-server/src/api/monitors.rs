@@ -10,7 +10,7 @@ use crate::probe::plan::Plan;
 use crate::server::AppState;
 use crate::server::owner;
 use crate::store::history::Lines;
-use crate::store::monitor_rows::{DeliveryLog, StoredMonitor};
+use crate::store::monitor_rows::{DeliveryLog, MonitorsOf, StoredMonitor};
 use crate::store::{is_valid_id, new_id};
 use axum::extract::{FromRequest, FromRequestParts, Query, Request, State};
 use axum::http::request::Parts;
@@ -67,7 +67,7 @@ impl<S: Send + Sync> FromRequestParts<S> for MonitorId {
         (status = 413, description = "The body is too large.", body = ErrorBody),
         (status = 415, description = "The body is not declared as JSON.", body = ErrorBody),
         (status = 422, description = "`invalid_body` (unknown field, wrong type, `url` inside `options`), `invalid_interval`, `invalid_threshold`, or any probe option's code (`invalid_url`, `out_of_range`, `unknown_vantage`, ...).", body = ErrorBody),
-        (status = 429, description = "`rate_limited` (the same per-client budget as probes; see `Retry-After`), or `too_many_monitors` (the owner's or the server's monitors are at their bound).", body = ErrorBody,
+        (status = 429, description = "`rate_limited` (the same per-client budget as probes; see `Retry-After`), or `too_many_monitors` (the owner's, the client's or the server's monitors are at their bound).", body = ErrorBody,
             headers(("Retry-After" = Option<u64>, description = "Seconds to wait, when rate limited"))),
         (status = 503, description = "`shutting_down`, or `store_unavailable`.", body = ErrorBody),
     )
@@ -98,16 +98,26 @@ pub async fn monitors_create(
     }
     let token = OwnerToken(token).or_new()?;
     let owner_hash = owner::token_hash(&token);
-    if state.store.count_monitors(None).await? >= limits.max_total {
+    let made_by = state.client_key(client).to_string();
+    if state.store.count_monitors(MonitorsOf::All).await? >= limits.max_total {
         return Err(ApiError::TooManyMonitors(format!(
             "this server keeps at most {} monitors, and has them",
             limits.max_total
         )));
     }
-    if state.store.count_monitors(Some(owner_hash.clone())).await? >= limits.per_owner {
+    let of_owner = MonitorsOf::Owner(owner_hash.clone());
+    if state.store.count_monitors(of_owner).await? >= limits.per_owner {
         return Err(ApiError::TooManyMonitors(format!(
             "an owner token may hold at most {} monitors: delete one first",
             limits.per_owner
+        )));
+    }
+    let of_client = MonitorsOf::Client(made_by.clone());
+    if state.store.count_monitors(of_client).await? >= limits.per_client {
+        return Err(ApiError::TooManyMonitors(format!(
+            "one client (an IPv4 address or an IPv6 network) may make at most {} monitors, \
+             and {made_by} has made them: delete one first",
+            limits.per_client
         )));
     }
     let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
@@ -127,6 +137,7 @@ pub async fn monitors_create(
             next_slot_unix_ms,
         },
         owner_hash: Some(owner_hash),
+        client: Some(made_by),
         alert_secret: webhook_secret.clone(),
         alert_state: h123_shared::alert::AlertState::default(),
     };

@@ -131,6 +131,7 @@ pub async fn probes_create(
     let token = OwnerToken(token).or_new()?;
     let launch = Launch {
         client,
+        payer: client,
         quota: state.egress_quota.clone(),
         per_client: state.config.per_client_probes,
         owner_hash: owner::token_hash(&token),
@@ -154,10 +155,13 @@ pub async fn probes_create(
 
 /// Who a probe is started for, and what it is linked to.
 pub struct Launch {
-    /// The client it counts against (its fair slot, its bytes per minute).
+    /// The client it counts against for its fair slot and its place in the queue.
     pub client: crate::server::client::ClientKey,
+    /// The client whose bytes per minute in `quota` its budget is taken from: the client
+    /// itself, or for a monitor's run the client that made the monitor.
+    pub payer: crate::server::client::ClientKey,
     /// The bytes per minute its budget is taken from: the clients' (`--client-bytes-per-minute`)
-    /// or, for a monitor's run, all monitors' together (`--monitor-bytes-per-minute`).
+    /// or, for a monitor's run, its client's share of all monitors' (`--monitor-bytes-per-minute`).
     pub quota: Arc<crate::server::egress_quota::EgressQuota>,
     /// How many of the client's probes may be in flight at once.
     pub per_client: usize,
@@ -195,7 +199,7 @@ impl Launch {
         // The server's own run takes its whole byte budget from its quota now;
         // what it does not receive comes back when it ends.
         let reservation = match plan.egress.clone().filter(|_| server_runs) {
-            Some(egress) => Some(reserve_egress(state, &self.quota, self.client, egress)?),
+            Some(egress) => Some(reserve_egress(state, &self.quota, self.payer, egress)?),
             None => None,
         };
         let id = new_id().map_err(|e| ApiError::Internal(format!("random source: {e}")))?;
@@ -304,15 +308,22 @@ pub async fn guard_target(state: &AppState, plan: &mut Plan) -> Result<()> {
 }
 
 /// Takes a probe's whole byte budget from `client`'s bytes per minute in `quota`.
+///
+/// # Errors
+/// `egress_budget_spent`, or `egress_share_spent` when a shared quota's client share is.
 pub fn reserve_egress(
     state: &AppState,
     quota: &Arc<crate::server::egress_quota::EgressQuota>,
     client: crate::server::client::ClientKey,
     egress: std::sync::Arc<crate::probe::egress::Egress>,
 ) -> Result<crate::server::egress_quota::Reservation> {
-    quota.reserve(client, egress).map_err(|wait| {
+    quota.reserve(client, egress).map_err(|spent| {
         state.metrics.rejected("client_bytes");
-        ApiError::EgressSpent(crate::server::limit::whole_secs(wait))
+        let secs = crate::server::limit::whole_secs(spent.wait);
+        match spent.share {
+            true => ApiError::EgressShareSpent(secs),
+            false => ApiError::EgressSpent(secs),
+        }
     })
 }
 

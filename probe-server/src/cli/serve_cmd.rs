@@ -215,8 +215,13 @@ pub struct ServeArgs {
     /// Most monitors one owner token may hold.
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub max_monitors_per_owner: u64,
+    /// Most monitors one client (an IPv4 address or an IPv6 prefix, see --ipv6-client-prefix)
+    /// may make, whatever owner tokens it uses.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub max_monitors_per_client: u64,
     /// The bytes all monitors' runs together may make the server receive from targets in a
-    /// minute (at least --max-probe-bytes): a run that finds it spent is a missed slot.
+    /// minute (at least --max-probe-bytes), shared evenly among the clients that made running
+    /// monitors: a run that finds its client's share or the whole spent is a missed slot.
     #[arg(long, default_value_t = 128 << 20, value_name = "BYTES")]
     pub monitor_bytes_per_minute: u64,
     /// The shortest interval a monitor may run at: 30s, 5m, 1h.
@@ -389,6 +394,7 @@ impl ServeArgs {
             monitors: crate::server::MonitorLimits {
                 max_total: self.max_monitors,
                 per_owner: self.max_monitors_per_owner,
+                per_client: self.max_monitors_per_client,
                 min_every_ms: self.monitor_min_interval,
                 bytes_per_minute: self.monitor_bytes_per_minute,
             },

@@ -37,7 +37,19 @@ impl Buckets {
     /// Takes `amount` from `client`'s bucket as refilled by `at`, if it
     /// holds that much; what the bucket holds afterwards, and whether it gave.
     pub fn take(&self, client: ClientKey, amount: f64, at: Instant) -> (f64, bool) {
-        let (capacity, per_sec) = (self.capacity, self.per_sec);
+        self.take_sized(client, amount, self.capacity, self.per_sec, at)
+    }
+
+    /// [`Buckets::take`] with the bucket's size and rate given now rather than at creation
+    /// (a share that changes as clients come and go): a bucket over `capacity` holds `capacity`.
+    pub fn take_sized(
+        &self,
+        client: ClientKey,
+        amount: f64,
+        capacity: f64,
+        per_sec: f64,
+        at: Instant,
+    ) -> (f64, bool) {
         let refilled = |b: &Bucket| {
             (b.level + at.saturating_duration_since(b.at).as_secs_f64() * per_sec).min(capacity)
         };
@@ -60,9 +72,14 @@ impl Buckets {
 
     /// Puts `amount` back into `client`'s bucket (never over its capacity).
     pub fn give_back(&self, client: ClientKey, amount: f64) {
+        self.give_back_sized(client, amount, self.capacity);
+    }
+
+    /// Puts `amount` back into `client`'s bucket, never over `capacity`.
+    pub fn give_back_sized(&self, client: ClientKey, amount: f64, capacity: f64) {
         let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(bucket) = buckets.get_mut(&client) {
-            bucket.level = (bucket.level + amount).min(self.capacity);
+            bucket.level = (bucket.level + amount).min(capacity);
         }
     }
 }

@@ -42,6 +42,28 @@ impl ClientKey {
     }
 }
 
+impl std::str::FromStr for ClientKey {
+    type Err = String;
+
+    /// A client as [`fmt::Display`] writes it: `a.b.c.d`, or `net/prefix` for IPv6.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = || format!("not a client: {text:?}");
+        match text.split_once('/') {
+            None => match text.parse::<Ipv4Addr>() {
+                Ok(v4) => Ok(ClientKey::V4(v4)),
+                Err(_) => Err(bad()),
+            },
+            Some((net, prefix)) => {
+                let net: Ipv6Addr = net.parse().map_err(|_| bad())?;
+                let prefix: u8 = prefix.parse().map_err(|_| bad())?;
+                (prefix <= 128)
+                    .then(|| ClientKey::new(IpAddr::V6(net), prefix))
+                    .ok_or_else(bad)
+            }
+        }
+    }
+}
+
 impl fmt::Display for ClientKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -75,6 +97,17 @@ mod tests {
             ClientKey::new("2001:db8::1".parse().unwrap(), 0).to_string(),
             "::/0"
         );
+    }
+
+    #[test]
+    fn a_client_reads_back_as_written() {
+        for ip in ["192.0.2.1", "2001:db8:1:2::9", "::1"] {
+            let client = key(ip);
+            assert_eq!(client.to_string().parse::<ClientKey>(), Ok(client));
+        }
+        for bad in ["", "192.0.2", "2001:db8::/129", "192.0.2.1/32", "x/64"] {
+            assert!(bad.parse::<ClientKey>().is_err(), "{bad}");
+        }
     }
 
     #[test]

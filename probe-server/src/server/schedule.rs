@@ -9,8 +9,11 @@
 //! slots with people's probes and may fill at most half of the queue, so a thousand of them
 //! never starve an interactive probe, and every run takes its byte budget from one quota of
 //! all monitors together (`--monitor-bytes-per-minute`), so however many monitors strangers
-//! make, what they make the server fetch from others is bounded; a slot refused for want of
-//! room or bytes is recorded as missed, saying why.
+//! make, what they make the server fetch from others is bounded. That quota is shared evenly
+//! among the clients that made running monitors (counted again at every look that finds
+//! slots due), each run paid from its monitor's client's share, so one client's monitors
+//! cannot spend what another's need; a slot refused for want of room or bytes is recorded as
+//! missed, saying why.
 
 use super::AppState;
 use super::client::ClientKey;
@@ -67,7 +70,12 @@ pub fn spawn(state: AppState) {
 /// Takes every slot due now and starts its run; the earliest next slot of a running monitor.
 async fn take_due(state: &AppState) -> crate::store::Result<Option<u64>> {
     let now = crate::probe::trace::unix_ms();
-    for stored in state.store.due_monitors(now, BATCH).await? {
+    let due = state.store.due_monitors(now, BATCH).await?;
+    if !due.is_empty() {
+        let clients = state.store.monitor_clients().await?;
+        state.monitor_egress.set_sharers(clients);
+    }
+    for stored in due {
         let monitor = &stored.monitor;
         let due = monitor.next_slot_unix_ms;
         let claim = Claim::at(due, monitor.spec.every_ms, now);
@@ -100,6 +108,7 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
     let monitor = &stored.monitor;
     let launch = Launch {
         client: MONITORS,
+        payer: payer(&stored),
         quota: state.monitor_egress.clone(),
         per_client: (state.config.max_queued / 2).max(1),
         owner_hash: stored.owner_hash.clone().unwrap_or_default(),
@@ -121,11 +130,15 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             why @ (ApiError::ServerBusy
             | ApiError::TooManyProbes(_)
             | ApiError::ShuttingDown
-            | ApiError::EgressSpent(_)),
+            | ApiError::EgressSpent(_)
+            | ApiError::EgressShareSpent(_)),
         ) => {
             let mut missed = missed_point(slot, 1);
             missed.detail = Some(match why {
                 ApiError::EgressSpent(_) => "the monitors' bytes per minute are spent".to_owned(),
+                ApiError::EgressShareSpent(_) => {
+                    "its client's share of the monitors' bytes per minute is spent".to_owned()
+                }
                 other => other.to_string(),
             });
             vec![missed]
@@ -150,6 +163,16 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
         eprintln!("h123 serve: cannot store monitor {}'s run: {e}", monitor.id);
     }
     super::alerts::after_run(&state, &stored, &points, record.as_ref()).await;
+}
+
+/// The client whose share of the monitors' bytes pays for `stored`'s runs: the one that made
+/// it, or [`MONITORS`] for the monitors made before clients were kept (one client together).
+fn payer(stored: &StoredMonitor) -> ClientKey {
+    stored
+        .client
+        .as_deref()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(MONITORS)
 }
 
 /// The probe's final record, once it has one.

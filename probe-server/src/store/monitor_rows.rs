@@ -12,7 +12,29 @@ use h123_shared::{Micros, Protocol, redact};
 
 /// A monitor's columns, in [`MonitorRow`]'s order.
 pub const MONITOR_COLUMNS: &str = "id, created_at_unix_ms, spec, paused, next_slot_unix_ms, \
-     owner_hash, alert_secret, alert_state";
+     owner_hash, alert_secret, alert_state, client";
+
+/// Which monitors to count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MonitorsOf {
+    /// Every monitor.
+    All,
+    /// Those made under the owner token with this SHA-256.
+    Owner(String),
+    /// Those made by this client (`ClientKey` as text).
+    Client(String),
+}
+
+impl MonitorsOf {
+    /// The `owner_hash` and `client` to match, each `None` for any.
+    pub fn filters(&self) -> (Option<&str>, Option<&str>) {
+        match self {
+            MonitorsOf::All => (None, None),
+            MonitorsOf::Owner(hash) => (Some(hash), None),
+            MonitorsOf::Client(client) => (None, Some(client)),
+        }
+    }
+}
 
 /// A monitor's row as read.
 pub struct MonitorRow {
@@ -32,6 +54,8 @@ pub struct MonitorRow {
     pub alert_secret: Option<String>,
     /// `alert_state` (JSON).
     pub alert_state: Option<String>,
+    /// `client`.
+    pub client: Option<String>,
 }
 
 /// A stored monitor: what it runs (credentials kept, for its runs) and who owns it.
@@ -41,6 +65,8 @@ pub struct StoredMonitor {
     pub monitor: Monitor,
     /// The SHA-256 of its owner token.
     pub owner_hash: Option<String>,
+    /// The client that made it (`ClientKey` as text); none when made before clients were kept.
+    pub client: Option<String>,
     /// The key its webhooks' signatures are made with.
     pub alert_secret: Option<String>,
     /// What its last runs left of its alert conditions.
@@ -90,6 +116,7 @@ impl MonitorRow {
                 next_slot_unix_ms: to_u64(self.next_slot_unix_ms),
             },
             owner_hash: self.owner_hash,
+            client: self.client,
             alert_secret: self.alert_secret,
             alert_state,
         })
@@ -112,6 +139,8 @@ pub struct NewMonitor {
     pub next_slot_unix_ms: i64,
     /// `alert_secret`.
     pub alert_secret: Option<String>,
+    /// `client`.
+    pub client: Option<String>,
 }
 
 impl NewMonitor {
@@ -129,6 +158,7 @@ impl NewMonitor {
             spec: json_of(&m.id, &m.spec)?,
             next_slot_unix_ms: to_i64(m.next_slot_unix_ms),
             alert_secret: stored.alert_secret.clone(),
+            client: stored.client.clone(),
         })
     }
 }

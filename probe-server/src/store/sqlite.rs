@@ -7,7 +7,7 @@ use super::codec::{
     browser_inserted, browser_refusal, json_of, list_columns, list_outcome, parse, status_from,
     to_i64, to_json, visibility_from, with_browser,
 };
-use super::monitor_rows::{DeliveryLog, StoredMonitor};
+use super::monitor_rows::{DeliveryLog, MonitorsOf, StoredMonitor};
 use super::sqlite_monitors as monitors;
 use super::{Attached, Commit, Result, Store, StoreError, status_str};
 use group_commit::{GroupCommit, NewRow, Write};
@@ -34,6 +34,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0008_monitor_records.sql"),
     include_str!("../../migrations/0009_list_verdict.sql"),
     include_str!("../../migrations/0010_monitor_rollups.sql"),
+    include_str!("../../migrations/0011_monitor_client.sql"),
 ];
 
 /// The trigger migrations 3 and 9 drop while their rows are redacted and backfilled.
@@ -531,8 +532,12 @@ impl Store for SqliteStore {
         monitors::list(&self.reader(), limit, owner_hash)
     }
 
-    fn count_monitors(&self, owner_hash: Option<&str>) -> Result<u64> {
-        monitors::count(&self.reader(), owner_hash)
+    fn count_monitors(&self, of: &MonitorsOf) -> Result<u64> {
+        monitors::count(&self.reader(), of)
+    }
+
+    fn monitor_clients(&self) -> Result<u64> {
+        monitors::clients(&self.reader())
     }
 
     fn set_monitor_paused(&self, id: &str, paused: bool, next_slot: u64) -> Result<bool> {

@@ -4,8 +4,8 @@
 use super::Result;
 use super::codec::{json_of, to_i64};
 use super::monitor_rows::{
-    DeliveryLog, MONITOR_COLUMNS, MonitorRow, NewMonitor, POINT_COLUMNS, PointRow, StoredMonitor,
-    alert_state_of, cell_row, every_of, merged_cell, protocol_column, rollups_of,
+    DeliveryLog, MONITOR_COLUMNS, MonitorRow, MonitorsOf, NewMonitor, POINT_COLUMNS, PointRow,
+    StoredMonitor, alert_state_of, cell_row, every_of, merged_cell, protocol_column, rollups_of,
 };
 use h123_shared::Protocol;
 use h123_shared::alert::AlertState;
@@ -23,6 +23,7 @@ fn monitor_row(row: &Row<'_>) -> rusqlite::Result<MonitorRow> {
         owner_hash: row.get(5)?,
         alert_secret: row.get(6)?,
         alert_state: row.get(7)?,
+        client: row.get(8)?,
     })
 }
 
@@ -41,8 +42,9 @@ pub fn insert(conn: &Connection, monitor: &StoredMonitor) -> Result<()> {
     let m = NewMonitor::of(monitor)?;
     conn.execute(
         "INSERT INTO monitors \
-         (id, created_at_unix_ms, owner_hash, visibility, spec, next_slot_unix_ms, alert_secret) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+         (id, created_at_unix_ms, owner_hash, visibility, spec, next_slot_unix_ms, alert_secret, \
+          client) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
             m.id,
             m.created_at_unix_ms,
@@ -50,7 +52,8 @@ pub fn insert(conn: &Connection, monitor: &StoredMonitor) -> Result<()> {
             m.visibility,
             m.spec,
             m.next_slot_unix_ms,
-            m.alert_secret
+            m.alert_secret,
+            m.client
         ],
     )?;
     Ok(())
@@ -83,11 +86,23 @@ pub fn list(
     )
 }
 
-/// How many monitors: all, or `owner_hash`'s.
-pub fn count(conn: &Connection, owner_hash: Option<&str>) -> Result<u64> {
+/// How many monitors `of` names.
+pub fn count(conn: &Connection, of: &MonitorsOf) -> Result<u64> {
+    let (owner_hash, client) = of.filters();
     let n: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM monitors WHERE ?1 IS NULL OR owner_hash = ?1",
-        [owner_hash],
+        "SELECT COUNT(*) FROM monitors \
+         WHERE (?1 IS NULL OR owner_hash = ?1) AND (?2 IS NULL OR client = ?2)",
+        params![owner_hash, client],
+        |row| row.get(0),
+    )?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// How many clients have running monitors (those made before clients were kept count as one).
+pub fn clients(conn: &Connection) -> Result<u64> {
+    let n: i64 = conn.query_row(
+        "SELECT COUNT(DISTINCT COALESCE(client, '')) FROM monitors WHERE paused = 0",
+        [],
         |row| row.get(0),
     )?;
     Ok(u64::try_from(n).unwrap_or(0))

@@ -51,6 +51,7 @@ pub async fn long_history(db: &std::path::Path, id: &str, days: u64, now: u64) {
                 next_slot_unix_ms: now + EVERY_MS,
             },
             owner_hash: None,
+            client: None,
             alert_secret: None,
             alert_state: Default::default(),
         })

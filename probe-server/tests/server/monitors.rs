@@ -21,6 +21,7 @@ fn monitor_config(target: &h123_target::TestTarget) -> ServerConfig {
         monitors: h123::server::MonitorLimits {
             max_total: 100,
             per_owner: 3,
+            per_client: 100,
             min_every_ms: 1000,
             bytes_per_minute: 1 << 40,
         },
@@ -301,7 +302,14 @@ async fn a_bad_monitor_request_names_what_is_wrong_and_an_owner_holds_a_bounded_
     );
     assert_eq!(fourth.code(), "too_many_monitors");
     // Nothing was stored for the refusals.
-    assert_eq!(state.store.count_monitors(None).await.unwrap(), 3);
+    assert_eq!(
+        state
+            .store
+            .count_monitors(h123::store::monitor_rows::MonitorsOf::All)
+            .await
+            .unwrap(),
+        3
+    );
 
     let series = call(&state, get("/api/v1/monitors/nosuchmonit/series"), CLIENT).await;
     assert_eq!(series.status, StatusCode::NOT_FOUND);
@@ -1232,6 +1240,7 @@ async fn series_over_a_hundred_thousand_runs() {
                 next_slot_unix_ms: 0,
             },
             owner_hash: None,
+            client: None,
             alert_secret: None,
             alert_state: Default::default(),
         })

@@ -584,6 +584,7 @@ async fn an_alert_state_is_swapped_only_from_what_was_read(f: &Fixture) {
             next_slot_unix_ms: 0,
         },
         owner_hash: None,
+        client: None,
         alert_secret: None,
         alert_state: AlertState::default(),
     };
@@ -659,6 +660,7 @@ async fn a_long_history_is_read_in_bounded_rows(f: &Fixture) {
                 next_slot_unix_ms: now + every,
             },
             owner_hash: None,
+            client: None,
             alert_secret: None,
             alert_state: Default::default(),
         })
@@ -772,11 +774,16 @@ async fn a_long_history_is_read_in_bounded_rows(f: &Fixture) {
     assert_eq!(only.lines.len(), 1);
     assert!(only.verdict.is_none(), "one protocol has no verdict");
 
-    // A database from before the rollups: the upgrade fills them from the stored points.
+    // A database from before the rollups (and the monitors' clients, which came after them):
+    // the upgrade fills them from the stored points.
     f.raw("DROP TABLE monitor_rollups").await.unwrap();
+    f.raw("DROP INDEX monitors_client").await.unwrap();
+    f.raw("ALTER TABLE monitors DROP COLUMN client")
+        .await
+        .unwrap();
     let undo = match f.db {
         Db::Sqlite(_) => "PRAGMA user_version = 9",
-        Db::Postgres(_) => "DELETE FROM schema_migrations WHERE version = 9",
+        Db::Postgres(_) => "DELETE FROM schema_migrations WHERE version >= 9",
     };
     f.raw(undo).await.unwrap();
     let upgraded = f.another(Duration::from_secs(3600)).await;

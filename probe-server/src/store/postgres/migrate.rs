@@ -54,6 +54,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0009_monitor_rollups",
         include_str!("../../../migrations/postgres/0009_monitor_rollups.sql"),
     ),
+    (
+        10,
+        "0010_monitor_client",
+        include_str!("../../../migrations/postgres/0010_monitor_client.sql"),
+    ),
 ];
 
 /// The migration whose rows [`super::rollups::fill`] fills.

@@ -6,8 +6,8 @@
 use super::super::Result;
 use super::super::codec::{json_of, to_i64};
 use super::super::monitor_rows::{
-    DeliveryLog, MONITOR_COLUMNS, MonitorRow, NewMonitor, POINT_COLUMNS, PointRow, StoredMonitor,
-    alert_state_of,
+    DeliveryLog, MONITOR_COLUMNS, MonitorRow, MonitorsOf, NewMonitor, POINT_COLUMNS, PointRow,
+    StoredMonitor, alert_state_of,
 };
 use h123_shared::Protocol;
 use h123_shared::alert::AlertState;
@@ -24,6 +24,7 @@ fn monitor_row(row: &Row) -> MonitorRow {
         owner_hash: row.get(5),
         alert_secret: row.get(6),
         alert_state: row.get(7),
+        client: row.get(8),
     }
 }
 
@@ -37,8 +38,9 @@ pub async fn insert(client: &Client, monitor: &StoredMonitor) -> Result<()> {
     client
         .execute(
             "INSERT INTO monitors \
-             (id, created_at_unix_ms, owner_hash, visibility, spec, next_slot_unix_ms, alert_secret) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+             (id, created_at_unix_ms, owner_hash, visibility, spec, next_slot_unix_ms, \
+              alert_secret, client) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             &[
                 &m.id,
                 &m.created_at_unix_ms,
@@ -47,6 +49,7 @@ pub async fn insert(client: &Client, monitor: &StoredMonitor) -> Result<()> {
                 &m.spec,
                 &m.next_slot_unix_ms,
                 &m.alert_secret,
+                &m.client,
             ],
         )
         .await?;
@@ -83,12 +86,25 @@ pub async fn list(
     )
 }
 
-/// How many monitors: all, or `owner_hash`'s.
-pub async fn count(client: &Client, owner_hash: Option<&str>) -> Result<u64> {
+/// How many monitors `of` names.
+pub async fn count(client: &Client, of: &MonitorsOf) -> Result<u64> {
+    let (owner_hash, made_by) = of.filters();
     let row = client
         .query_one(
-            "SELECT COUNT(*) FROM monitors WHERE $1::TEXT IS NULL OR owner_hash = $1",
-            &[&owner_hash],
+            "SELECT COUNT(*) FROM monitors \
+             WHERE ($1::TEXT IS NULL OR owner_hash = $1) AND ($2::TEXT IS NULL OR client = $2)",
+            &[&owner_hash, &made_by],
+        )
+        .await?;
+    Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0))
+}
+
+/// How many clients have running monitors (those made before clients were kept count as one).
+pub async fn clients(client: &Client) -> Result<u64> {
+    let row = client
+        .query_one(
+            "SELECT COUNT(DISTINCT COALESCE(client, '')) FROM monitors WHERE NOT paused",
+            &[],
         )
         .await?;
     Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0))
