@@ -8,6 +8,7 @@ pub mod history;
 pub mod location;
 pub mod monitor_rows;
 pub mod postgres;
+pub mod size_cap;
 pub mod sqlite;
 pub mod sqlite_monitors;
 
@@ -20,6 +21,7 @@ use h123_shared::monitor_rollup::{Cell, CellKey};
 use location::DbLocation;
 use monitor_rows::{DeliveryLog, MonitorsOf, StoredMonitor};
 use postgres::{PostgresSettings, PostgresStore};
+use size_cap::{Pruned, SizeCap};
 use sqlite::SqliteStore;
 use std::sync::Arc;
 
@@ -185,13 +187,12 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Vec<ProbeSummary>>;
 
     /// Deletes finished probes and benches created before `older_than_unix_ms`
-    /// (when given), then the oldest finished ones until the records use at
-    /// most `max_bytes` of the database (when given). Running records are
-    /// kept. Returns how many records were deleted.
+    /// (when given), then prunes every table to `cap` (when given; see
+    /// [`size_cap`]). Running records are kept.
     ///
     /// # Errors
     /// When the database fails.
-    fn prune(&self, older_than_unix_ms: Option<u64>, max_bytes: Option<u64>) -> Result<usize>;
+    fn prune(&self, older_than_unix_ms: Option<u64>, cap: Option<SizeCap>) -> Result<Pruned>;
 
     /// Deletes the records of monitor runs whose slot is older than `older_than_unix_ms` and
     /// clears their points' links (the points, the monitor's history, stay); returns how many
@@ -515,20 +516,19 @@ impl SharedStore {
         )
     }
 
-    /// Deletes finished records created before `older_than_unix_ms`, then the
-    /// oldest finished ones while the records use more than `max_bytes`
-    /// (SQLite: the database's used pages; PostgreSQL: the stored JSON's
-    /// bytes). Returns how many were deleted.
+    /// Deletes finished records created before `older_than_unix_ms`, then prunes every
+    /// table to `cap` (SQLite: the database's used pages; PostgreSQL: the rows' bytes),
+    /// never past its floor; says what it did and whether the cap is met.
     ///
     /// # Errors
     /// When the database fails.
     pub async fn prune(
         &self,
         older_than_unix_ms: Option<u64>,
-        max_bytes: Option<u64>,
-    ) -> Result<usize> {
-        dispatch!(self, |s| s.prune(older_than_unix_ms, max_bytes), |pg| pg
-            .prune(older_than_unix_ms, max_bytes)
+        cap: Option<SizeCap>,
+    ) -> Result<Pruned> {
+        dispatch!(self, |s| s.prune(older_than_unix_ms, cap), |pg| pg
+            .prune(older_than_unix_ms, cap)
             .await)
     }
 

@@ -174,10 +174,16 @@ pub struct ServeArgs {
     /// Delete finished probes and benches older than this many days (default: keep forever).
     #[arg(long, value_name = "DAYS")]
     pub retention_days: Option<u64>,
-    /// Delete the oldest finished records while the records use more than this many bytes of
-    /// the database (default: no limit). Freed space is reused; the file does not shrink.
+    /// Prune the database to this many bytes (default: no limit), every table counted: each
+    /// monitor's newest 50 deliveries kept, then the oldest finished records and monitor points
+    /// deleted. Freed space is reused; the file does not shrink.
     #[arg(long, value_name = "BYTES")]
     pub max_db_bytes: Option<u64>,
+    /// What --max-db-bytes never deletes: records and monitor points younger than this many
+    /// seconds (when only those are left over the cap, the log and /metrics' h123_db_over_cap
+    /// say so).
+    #[arg(long, default_value_t = 3600, value_name = "SECS")]
+    pub keep_records_secs: u64,
     /// Delete the records of monitor runs older than this many days; the monitors' history
     /// (their points) stays. 0 keeps them as long as other records.
     #[arg(long, default_value_t = 7, value_name = "DAYS")]
@@ -453,19 +459,20 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
         let dist = PathBuf::from("./dist");
         dist.join("index.html").is_file().then_some(dist)
     });
+    let state = AppState::new(config, store);
     retention::spawn(
-        store.clone(),
+        state.clone(),
         Retention {
             max_age: args
                 .retention_days
                 .map(|days| Duration::from_secs(days.saturating_mul(86_400))),
             max_db_bytes: args.max_db_bytes,
+            keep_records: Duration::from_secs(args.keep_records_secs),
             monitor_records_max_age: (args.monitor_records_days > 0)
                 .then(|| Duration::from_secs(args.monitor_records_days.saturating_mul(86_400))),
             interval: Duration::from_secs(args.prune_interval_secs.max(1)),
         },
     );
-    let state = AppState::new(config, store);
     crate::server::schedule::spawn(state.clone());
     if !state.config.agents.is_empty() {
         crate::server::dispatch::spawn_sweeper(state.clone());

@@ -39,6 +39,8 @@ struct Inner {
     latency: BTreeMap<String, Histogram>,
     rejections: BTreeMap<&'static str, u64>,
     target_bytes: u64,
+    /// The database's used bytes and whether over `--max-db-bytes`, as the last pass left it.
+    db_size: Option<(u64, bool)>,
     agent_jobs: BTreeMap<AgentJobEvent, u64>,
     monitors: monitor::MonitorMetrics,
 }
@@ -171,6 +173,12 @@ impl Metrics {
         self.lock().target_bytes += bytes;
     }
 
+    /// Sets what the last size-capped retention pass left: the database's used bytes and
+    /// whether they are still over `--max-db-bytes`.
+    pub fn db_size(&self, used: u64, over_cap: bool) {
+        self.lock().db_size = Some((used, over_cap));
+    }
+
     /// Counts an agent's job `event`.
     pub fn agent_job(&self, event: AgentJobEvent) {
         *self.lock().agent_jobs.entry(event).or_default() += 1;
@@ -255,6 +263,12 @@ impl Metrics {
                 "h123_agent_jobs_total{{event=\"{}\"}} {n}",
                 event.as_str()
             );
+        }
+        if let Some((used, over)) = inner.db_size {
+            out.push_str("# HELP h123_db_used_bytes The database's bytes as --max-db-bytes counts them, after the last retention pass.\n# TYPE h123_db_used_bytes gauge\n");
+            let _ = writeln!(out, "h123_db_used_bytes {used}");
+            out.push_str("# HELP h123_db_over_cap 1 when the last retention pass could not bring the database within --max-db-bytes without deleting what --keep-records-secs keeps.\n# TYPE h123_db_over_cap gauge\n");
+            let _ = writeln!(out, "h123_db_over_cap {}", u8::from(over));
         }
         inner.monitors.render(&mut out);
         let _ = write!(

@@ -18,6 +18,7 @@ pub mod migrate;
 pub mod monitors;
 pub mod rate;
 pub mod rollups;
+pub mod size_cap;
 
 use super::codec::{
     BENCH_COLUMNS, BenchRow, bench_options, bench_options_json, bench_result_json,
@@ -25,6 +26,7 @@ use super::codec::{
     to_i64, to_json, to_u64, visibility_from,
 };
 use super::location::PostgresUrl;
+use super::size_cap::{Pruned, SizeCap};
 use super::{Attached, Result, StoreError, new_id, status_str};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeSummary};
@@ -436,21 +438,16 @@ impl PostgresStore {
         Ok(usize::try_from(row.get::<_, i64>(0)).unwrap_or(0))
     }
 
-    /// Deletes finished records by age, then the oldest while the records'
-    /// stored bytes exceed `max_bytes`. See `SharedStore::prune`.
-    ///
-    /// The size is the sum of the stored JSON's byte lengths (`octet_length`
-    /// of a probe's record, of a bench's options and result), not the
-    /// tables' size on disk: that shrinks only once VACUUM has run, so a
-    /// bound on it would delete every finished record at once.
+    /// Deletes finished records by age, then prunes every table to `cap` by the rows'
+    /// bytes (`size_cap`). See `SharedStore::prune`.
     ///
     /// # Errors
     /// When the database fails.
     pub async fn prune(
         &self,
         older_than_unix_ms: Option<u64>,
-        max_bytes: Option<u64>,
-    ) -> Result<usize> {
+        cap: Option<SizeCap>,
+    ) -> Result<Pruned> {
         let client = self.client().await?;
         let mut deleted = 0;
         if let Some(cutoff) = older_than_unix_ms {
@@ -474,47 +471,12 @@ impl PostgresStore {
                 )
                 .await?;
         }
-        if let Some(max) = max_bytes {
-            let row = client
-                .query_one(
-                    "SELECT (SELECT COALESCE(SUM(octet_length(record)), 0) FROM probes)::BIGINT \
-                     + (SELECT COALESCE(SUM(octet_length(options) \
-                        + COALESCE(octet_length(result), 0)), 0) FROM benches)::BIGINT",
-                    &[],
-                )
-                .await?;
-            let mut used = to_u64(row.get(0));
-            while used > max {
-                // The oldest finished records first, a batch at a time, probes and benches alike.
-                let probes = client
-                    .query(
-                        "DELETE FROM probes WHERE seq IN (SELECT seq FROM probes \
-                         WHERE status <> 'running' ORDER BY seq LIMIT 64) \
-                         RETURNING octet_length(record)::BIGINT",
-                        &[],
-                    )
-                    .await?;
-                let benches = client
-                    .query(
-                        "DELETE FROM benches WHERE seq IN (SELECT seq FROM benches \
-                         WHERE status <> 'running' ORDER BY seq LIMIT 8) \
-                         RETURNING (octet_length(options) + COALESCE(octet_length(result), 0))::BIGINT",
-                        &[],
-                    )
-                    .await?;
-                if probes.is_empty() && benches.is_empty() {
-                    break;
-                }
-                deleted += u64::try_from(probes.len() + benches.len()).unwrap_or(u64::MAX);
-                let freed: u64 = probes
-                    .iter()
-                    .chain(&benches)
-                    .map(|row| to_u64(row.get(0)))
-                    .sum();
-                used = used.saturating_sub(freed);
-            }
-        }
-        Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
+        let mut pruned = match cap {
+            Some(cap) => size_cap::prune(&client, cap).await?,
+            None => Pruned::default(),
+        };
+        pruned.records += usize::try_from(deleted).unwrap_or(usize::MAX);
+        Ok(pruned)
     }
 
     /// Finishes as cancelled the probes left `running` by instances whose

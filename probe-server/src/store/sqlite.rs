@@ -8,6 +8,7 @@ use super::codec::{
     to_i64, to_json, visibility_from, with_browser,
 };
 use super::monitor_rows::{DeliveryLog, MonitorsOf, StoredMonitor};
+use super::size_cap::{self, Pruned, SizeCap};
 use super::sqlite_monitors as monitors;
 use super::{Attached, Commit, Result, Store, StoreError, status_str};
 use group_commit::{GroupCommit, NewRow, Write};
@@ -336,7 +337,7 @@ impl Store for SqliteStore {
         Ok(deleted)
     }
 
-    fn prune(&self, older_than_unix_ms: Option<u64>, max_bytes: Option<u64>) -> Result<usize> {
+    fn prune(&self, older_than_unix_ms: Option<u64>, cap: Option<SizeCap>) -> Result<Pruned> {
         let conn = self.writer();
         let mut deleted = 0;
         if let Some(cutoff) = older_than_unix_ms {
@@ -358,33 +359,12 @@ impl Store for SqliteStore {
                 [to_i64(cutoff)],
             )?;
         }
-        if let Some(max) = max_bytes {
-            // Freed pages are reused by later writes, so the file stays near `max`
-            // without a VACUUM (which would rewrite the whole database).
-            let used = |conn: &Connection| -> Result<u64> {
-                let pages: i64 = conn.pragma_query_value(None, "page_count", |r| r.get(0))?;
-                let free: i64 = conn.pragma_query_value(None, "freelist_count", |r| r.get(0))?;
-                let size: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
-                Ok(u64::try_from((pages - free).max(0) * size).unwrap_or(0))
-            };
-            while used(&conn)? > max {
-                // The oldest finished records first, a batch at a time, probes and benches alike.
-                let batch = conn.execute(
-                    "DELETE FROM probes WHERE seq IN (SELECT seq FROM probes \
-                     WHERE status <> 'running' ORDER BY seq LIMIT 64)",
-                    [],
-                )? + conn.execute(
-                    "DELETE FROM benches WHERE seq IN (SELECT seq FROM benches \
-                     WHERE status <> 'running' ORDER BY seq LIMIT 8)",
-                    [],
-                )?;
-                if batch == 0 {
-                    break;
-                }
-                deleted += batch;
-            }
-        }
-        Ok(deleted)
+        let mut pruned = match cap {
+            Some(cap) => size_cap::sqlite(&conn, cap)?,
+            None => Pruned::default(),
+        };
+        pruned.records += deleted;
+        Ok(pruned)
     }
 
     fn cancel_running(&self) -> Result<usize> {

@@ -1,5 +1,6 @@
 //! Retention: with a size budget the server's periodic task deletes finished
-//! probes (the real `h123 serve`); without one nothing is deleted.
+//! probes (the real `h123 serve`) older than its floor, and says on `/metrics` when what is
+//! newer keeps the database over its cap; without one nothing is deleted.
 
 use crate::support::*;
 use axum::http::{Method, StatusCode};
@@ -53,7 +54,14 @@ async fn a_size_budget_deletes_finished_probes_and_no_budget_keeps_them() {
     let pruned = ServerProcess::start(
         &target,
         &dir.path().join("pruned.sqlite"),
-        &["--max-db-bytes", "1", "--prune-interval-secs", "1"],
+        &[
+            "--max-db-bytes",
+            "1",
+            "--keep-records-secs",
+            "0",
+            "--prune-interval-secs",
+            "1",
+        ],
     )
     .await;
     let id = finished_probe(pruned.addr, &target.https_url("/")).await;
@@ -66,6 +74,26 @@ async fn a_size_budget_deletes_finished_probes_and_no_budget_keeps_them() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(gone, "the finished probe was pruned within the interval");
+
+    // With the default floor a probe just made stays, and the server says the cap is not met.
+    let floored = ServerProcess::start(
+        &target,
+        &dir.path().join("floored.sqlite"),
+        &["--max-db-bytes", "1", "--prune-interval-secs", "1"],
+    )
+    .await;
+    let id = finished_probe(floored.addr, &target.https_url("/")).await;
+    let mut said = String::new();
+    for _ in 0..40 {
+        let metrics = http(floored.addr, CLIENT_IP, Method::GET, "/metrics", None).await;
+        said = metrics.text();
+        if said.contains("h123_db_over_cap 1") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(said.contains("h123_db_over_cap 1"), "{said}");
+    assert_eq!(status_of(floored.addr, &id).await, StatusCode::OK);
 
     let kept = ServerProcess::start(&target, &dir.path().join("kept.sqlite"), &[]).await;
     let id = finished_probe(kept.addr, &target.https_url("/")).await;

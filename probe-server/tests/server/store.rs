@@ -7,6 +7,7 @@
 
 use h123::store::location::DbLocation;
 use h123::store::postgres::{PostgresSettings, PostgresStore};
+use h123::store::size_cap::{DELIVERIES_PER_MONITOR, SizeCap};
 use h123::store::sqlite::SqliteStore;
 use h123::store::{SharedStore, StoreError};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
@@ -403,7 +404,7 @@ async fn pruning_by_age_and_size_keeps_running_and_recent_records(f: &Fixture) {
     old_bench.created_at_unix_ms = 1_000;
     old_bench.finished_at_unix_ms = Some(1_001);
     store.insert_bench(old_bench, None).await.unwrap();
-    assert_eq!(store.prune(Some(2_000), None).await.unwrap(), 2);
+    assert_eq!(store.prune(Some(2_000), None).await.unwrap().records, 2);
     assert!(store.get("old".into()).await.unwrap().is_none());
     assert!(store.get_bench("oldbench".into()).await.unwrap().is_none());
     assert!(
@@ -412,7 +413,7 @@ async fn pruning_by_age_and_size_keeps_running_and_recent_records(f: &Fixture) {
     );
     assert!(store.get("new".into()).await.unwrap().is_some());
     assert_eq!(
-        store.prune(None, None).await.unwrap(),
+        store.prune(None, None).await.unwrap().records,
         0,
         "no bound, no deletion"
     );
@@ -427,7 +428,11 @@ async fn pruning_by_age_and_size_keeps_running_and_recent_records(f: &Fixture) {
         big.created_at_unix_ms = 10_000 + i;
         store.insert(big, Some("o".into())).await.unwrap();
     }
-    let deleted = store.prune(None, Some(256 * 1024)).await.unwrap();
+    let deleted = store
+        .prune(None, Some(cap(256 * 1024, u64::MAX / 2)))
+        .await
+        .unwrap()
+        .records;
     assert!((100..200).contains(&deleted), "deleted {deleted}");
     assert!(
         store.get("big0".into()).await.unwrap().is_none(),
@@ -440,6 +445,124 @@ async fn pruning_by_age_and_size_keeps_running_and_recent_records(f: &Fixture) {
     assert!(
         store.get("oldrun".into()).await.unwrap().is_some(),
         "running records stay"
+    );
+}
+
+/// A size cap of `max_bytes` that keeps what was made at or after `floor_unix_ms`.
+fn cap(max_bytes: u64, floor_unix_ms: u64) -> SizeCap {
+    SizeCap {
+        max_bytes,
+        floor_unix_ms,
+        deliveries_per_monitor: DELIVERIES_PER_MONITOR,
+    }
+}
+
+async fn a_size_cap_prunes_every_table_and_keeps_what_is_new(f: &Fixture) {
+    use h123::store::monitor_rows::{DeliveryLog, StoredMonitor};
+    use h123_shared::monitor::{Monitor, MonitorPoint, MonitorRequest, PointState, missed_point};
+    let store = &f.store;
+    let hour = 3_600_000;
+    let now = h123::probe::trace::unix_ms();
+    let floor = now - hour;
+    // Two flapping monitors' day of history (a day ago): a failed point a minute and a
+    // delivery a run, beside old records of their runs.
+    let request: MonitorRequest =
+        serde_json::from_value(serde_json::json!({"url": "https://e.test/", "every": "1m"}))
+            .unwrap();
+    for monitor in ["flap1", "flap2"] {
+        store
+            .insert_monitor(StoredMonitor {
+                monitor: Monitor {
+                    id: monitor.into(),
+                    created_at_unix_ms: now - 48 * hour,
+                    spec: request.clone().spec(1000).unwrap(),
+                    paused: true,
+                    next_slot_unix_ms: now,
+                },
+                owner_hash: None,
+                client: None,
+                alert_secret: None,
+                alert_state: Default::default(),
+            })
+            .await
+            .unwrap();
+        let points: Vec<MonitorPoint> = (0..24 * 60)
+            .map(|minute| MonitorPoint {
+                protocol: Some(h123_shared::Protocol::H2),
+                state: PointState::Failed,
+                detail: Some("connect: refused".into()),
+                vantage: "server".into(),
+                ..missed_point(now - 48 * hour + minute * 60_000, 0)
+            })
+            .collect();
+        store.add_points(monitor.into(), points).await.unwrap();
+        for attempt in 0..200 {
+            let log = DeliveryLog {
+                at_unix_ms: now - 47 * hour + attempt,
+                target: "https://hooks.example".into(),
+                key: "down".into(),
+                status: "firing".into(),
+                attempt: 1,
+                outcome: "500".into(),
+                delivered: false,
+            };
+            store.log_delivery(monitor.into(), log).await.unwrap();
+        }
+    }
+    let big = |id: &str, at: u64| {
+        let mut r = record(id, ProbeStatus::Done);
+        r.options.headers = vec![Header {
+            name: "x-pad".into(),
+            value: "p".repeat(8000),
+        }];
+        r.created_at_unix_ms = at;
+        r
+    };
+    for i in 0..100 {
+        let old = big(&format!("old{i}"), now - 47 * hour + i);
+        store.insert(old, None).await.unwrap();
+    }
+    // A user's probe, just made.
+    store.insert(big("fresh", now), None).await.unwrap();
+
+    // Within a cap of half of it: deliveries, old points and old records go, the new stays.
+    let full = store
+        .prune(None, Some(cap(u64::MAX, floor)))
+        .await
+        .unwrap()
+        .used_bytes
+        .unwrap();
+    let deliveries = store.deliveries("flap1".into(), 1000).await.unwrap();
+    assert_eq!(deliveries.len(), DELIVERIES_PER_MONITOR as usize);
+    assert_eq!(
+        deliveries[0].at_unix_ms,
+        now - 47 * hour + 199,
+        "the newest kept"
+    );
+    let pruned = store.prune(None, Some(cap(full / 2, floor))).await.unwrap();
+    let used = pruned.used_bytes.unwrap();
+    println!("size cap: {full} bytes, capped at {} -> {used}", full / 2);
+    assert!(!pruned.over_cap && used <= full / 2, "{pruned:?} of {full}");
+    assert!(pruned.records > 0, "{pruned:?}");
+    assert!(store.get("fresh".into()).await.unwrap().is_some());
+    assert!(
+        store.get("old0".into()).await.unwrap().is_none(),
+        "the oldest first"
+    );
+
+    // A cap only what is new could meet: everything older goes, the new stays, and it says so.
+    let pruned = store.prune(None, Some(cap(1, floor))).await.unwrap();
+    assert!(pruned.over_cap, "{pruned:?}");
+    assert!(store.get("fresh".into()).await.unwrap().is_some());
+    assert!(store.get("old99".into()).await.unwrap().is_none());
+    let left = store
+        .points("flap2".into(), 0, u64::MAX / 2, None)
+        .await
+        .unwrap();
+    assert!(
+        left.is_empty(),
+        "{} points older than the floor",
+        left.len()
     );
 }
 
@@ -826,6 +949,7 @@ suite!(
     benches_round_trip_apart_from_probes_and_become_immutable,
     bench_list_pages_newest_first,
     pruning_by_age_and_size_keeps_running_and_recent_records,
+    a_size_cap_prunes_every_table_and_keeps_what_is_new,
     leftovers_of_a_stopped_server_are_cancelled,
     browser_measurements_attach_once_for_the_owner,
     a_long_history_is_read_in_bounded_rows,
