@@ -36,18 +36,23 @@ const TICK: Duration = Duration::from_millis(200);
 /// Most due monitors taken in one look (the rest are taken at the next).
 const BATCH: usize = 256;
 
+/// The widest spread of the slots that fell due while this instance was not running: after a
+/// stop, a thousand monitors' late slots would otherwise all run in the first seconds.
+const RESTART_SPREAD_MS: u64 = 30_000;
+
 /// Runs the scheduler for as long as the server runs; nothing when monitors are off.
 pub fn spawn(state: AppState) {
     if state.config.monitors.max_total == 0 {
         return;
     }
+    let up_since = crate::probe::trace::unix_ms();
     tokio::spawn(async move {
         let mut failing = false;
         let mut wake = TICK;
         while !state.is_shutting_down() {
             tokio::time::sleep(wake).await;
             wake = TICK;
-            match take_due(&state).await {
+            match take_due(&state, up_since).await {
                 Ok(next) => {
                     failing = false;
                     let now = crate::probe::trace::unix_ms();
@@ -67,8 +72,10 @@ pub fn spawn(state: AppState) {
     });
 }
 
-/// Takes every slot due now and starts its run; the earliest next slot of a running monitor.
-async fn take_due(state: &AppState) -> crate::store::Result<Option<u64>> {
+/// Takes every slot due now and starts its run (a slot that fell due before `up_since`, when
+/// this scheduler started, after its [`restart_delay`]); the earliest next slot of a running
+/// monitor.
+async fn take_due(state: &AppState, up_since: u64) -> crate::store::Result<Option<u64>> {
     let now = crate::probe::trace::unix_ms();
     let due = state.store.due_monitors(now, BATCH).await?;
     if !due.is_empty() {
@@ -97,7 +104,14 @@ async fn take_due(state: &AppState) -> crate::store::Result<Option<u64>> {
                 .add_points(monitor.id.clone(), vec![missed])
                 .await?;
         }
-        tokio::spawn(run_slot(state.clone(), stored, claim.run));
+        let delay = restart_delay(&monitor.id, monitor.spec.every_ms, claim.run, up_since);
+        let state = state.clone();
+        tokio::spawn(async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            run_slot(state, stored, claim.run).await;
+        });
     }
     state.store.next_slot().await
 }
@@ -165,6 +179,18 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
     super::alerts::after_run(&state, &stored, &points, record.as_ref()).await;
 }
 
+/// How long the run of slot `run` of monitor `id` (every `every_ms`) waits: nothing for a slot
+/// due while this scheduler ran (since `up_since`); for one that fell due before, an offset
+/// from the monitor's id below its interval and [`RESTART_SPREAD_MS`], so after a restart the
+/// late slots spread as the monitors' own slots do instead of all running at once.
+fn restart_delay(id: &str, every_ms: u64, run: u64, up_since: u64) -> Duration {
+    if run >= up_since {
+        return Duration::ZERO;
+    }
+    let window = every_ms.clamp(1, RESTART_SPREAD_MS);
+    Duration::from_millis(h123_shared::monitor::first_slot(id, 0, window))
+}
+
 /// The client whose share of the monitors' bytes pays for `stored`'s runs: the one that made
 /// it, or [`MONITORS`] for the monitors made before clients were kept (one client together).
 fn payer(stored: &StoredMonitor) -> ClientKey {
@@ -184,4 +210,32 @@ async fn finished(live: &LiveProbe) -> ProbeRecord {
         }
     }
     live.record()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_late_from_before_a_restart_spread_and_others_wait_for_nothing() {
+        let up = 1_000_000;
+        assert_eq!(restart_delay("abc", 60_000, up, up), Duration::ZERO);
+        assert_eq!(restart_delay("abc", 60_000, up + 5, up), Duration::ZERO);
+        // 230 monitors every minute, all late after a stop: spread over the 30 s window.
+        let delays: Vec<u64> = (0..230)
+            .map(|n| restart_delay(&format!("mon{n:04}x"), 60_000, up - 68_000, up))
+            .map(|d| u64::try_from(d.as_millis()).unwrap())
+            .collect();
+        assert!(delays.iter().all(|d| *d < RESTART_SPREAD_MS));
+        let busiest = (0..RESTART_SPREAD_MS / 1000)
+            .map(|s| delays.iter().filter(|d| **d / 3000 == s / 3).count())
+            .max()
+            .unwrap();
+        assert!(
+            busiest < 60,
+            "at most a quarter in any 3 s: {busiest} of 230"
+        );
+        // A monitor every second waits less than a second.
+        assert!(restart_delay("abc", 1000, up - 1, up) < Duration::from_secs(1));
+    }
 }
