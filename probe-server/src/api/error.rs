@@ -47,6 +47,12 @@ pub enum ApiError {
     /// 403 `blocked_target`: the target is not allowed, and why.
     #[error("blocked target: {0}")]
     BlockedTarget(String),
+    /// 403 `cross_site`: a page on another site asked for `GET /probe` (its `Sec-Fetch-Site`
+    /// said so): scrapes are for Prometheus and scripts, never for a stranger's `<img>`.
+    #[error(
+        "a page on another site may not start a scrape: GET /probe is for Prometheus and scripts (this request's Sec-Fetch-Site is cross-site)"
+    )]
+    CrossSite,
     /// 403 `bench_disabled`: this server runs no benches (started without `--enable-bench`).
     #[error("this server does not run benches: its operator did not start it with --enable-bench")]
     BenchDisabled,
@@ -168,6 +174,7 @@ impl ApiError {
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BlockedTarget(_)
+            | ApiError::CrossSite
             | ApiError::BenchDisabled
             | ApiError::NotOwner
             | ApiError::NotMonitorOwner => StatusCode::FORBIDDEN,
@@ -207,6 +214,7 @@ impl ApiError {
             ApiError::Plan(e) => e.code(),
             ApiError::UnknownVantage(_) => "unknown_vantage",
             ApiError::BlockedTarget(_) => "blocked_target",
+            ApiError::CrossSite => "cross_site",
             ApiError::BenchDisabled => "bench_disabled",
             ApiError::BenchBusy(_) => "bench_busy",
             ApiError::StillRunning(_) | ApiError::NoPictureYet(_) => "still_running",

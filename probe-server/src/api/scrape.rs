@@ -47,7 +47,7 @@ pub struct ScrapeQuery {
         (status = 200, description = "Prometheus text exposition format 0.0.4: blackbox_exporter's `probe_*` series for the module's primary protocol and h123's per-protocol `h123_*` series", body = String,
         content_type = "text/plain"),
         (status = 400, description = "No target, an unknown module or options the server refuses (`invalid_query`, `invalid_options`)", body = ErrorBody),
-        (status = 403, description = "The target is one the safety policy forbids (`blocked_target`)", body = ErrorBody),
+        (status = 403, description = "The target is one the safety policy forbids (`blocked_target`), or a page on another site asked (`cross_site`: its `Sec-Fetch-Site` header)", body = ErrorBody),
         (status = 429, description = "Too many scrapes, or bytes from targets, from this client (`rate_limited`, `egress_budget_spent`); see `Retry-After`", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
@@ -58,6 +58,15 @@ pub async fn probe_scrape(
     headers: HeaderMap,
     query: std::result::Result<Query<ScrapeQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response> {
+    // A browser says where a request comes from (fetch metadata); Prometheus and scripts send
+    // nothing, and a page on this server's own site may still scrape.
+    if headers
+        .get("sec-fetch-site")
+        .is_some_and(|site| site.as_bytes() == b"cross-site")
+    {
+        state.metrics.rejected("scrape_cross_site");
+        return Err(ApiError::CrossSite);
+    }
     let Query(query) = query.map_err(|e| ApiError::InvalidQuery(e.body_text()))?;
     if state.is_shutting_down() {
         return Err(ApiError::ShuttingDown);

@@ -57,7 +57,7 @@ struct Http {
 /// One line naming the file and what is wrong in it.
 pub fn load(path: &Path, limits: &Limits) -> Result<Vec<Module>, String> {
     let at = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{at}: {e}"))?;
+    let text = read_bounded(path).map_err(|e| format!("{at}: {e}"))?;
     let file: File = serde_yaml::from_str(&text).map_err(|e| format!("{at}: {e}"))?;
     let mut modules = blackbox::built_in();
     for (name, spec) in file.modules {
@@ -67,6 +67,67 @@ pub fn load(path: &Path, limits: &Limits) -> Result<Vec<Module>, String> {
         modules.push(module);
     }
     Ok(modules)
+}
+
+/// The most a modules file may hold: blackbox's own files are a few KiB.
+const MAX_FILE_BYTES: u64 = 64 * 1024;
+
+/// The deepest a modules file may nest flow collections (`[` and `{`); its modules need 2.
+const MAX_FLOW_DEPTH: usize = 32;
+
+/// The file at `path` as text, refused before the YAML parser sees it when it is longer than
+/// [`MAX_FILE_BYTES`] or nests brackets deeper than [`MAX_FLOW_DEPTH`]: the parser's time grows
+/// much faster than the file with deep nesting (a 200 KB file of `[` took 37.8 s).
+fn read_bounded(path: &Path) -> Result<String, String> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "longer than the {} KiB a modules file may have",
+            MAX_FILE_BYTES / 1024
+        ));
+    }
+    match flow_depth(&text) {
+        depth if depth > MAX_FLOW_DEPTH => Err(format!(
+            "brackets ([ or {{) nested more than {MAX_FLOW_DEPTH} deep"
+        )),
+        _ => Ok(text),
+    }
+}
+
+/// How deep `text` nests `[` and `{` outside quotes and comments, at its deepest (brackets in
+/// unquoted text count too, so this may say more than the parser would see, never less).
+fn flow_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for line in text.lines() {
+        let mut quote = None;
+        let mut escaped = false;
+        let mut after_space = true;
+        for c in line.chars() {
+            match quote {
+                Some('"') if escaped => escaped = false,
+                Some('"') if c == '\\' => escaped = true,
+                Some(q) if c == q => quote = None,
+                Some(_) => {}
+                None => match c {
+                    '#' if after_space => break,
+                    '\'' | '"' => quote = Some(c),
+                    '[' | '{' => {
+                        depth += 1;
+                        deepest = deepest.max(depth);
+                    }
+                    ']' | '}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                },
+            }
+            after_space = c.is_whitespace();
+        }
+    }
+    deepest
 }
 
 /// A probe as `module` asks for it, to a placeholder URL (to check it).
@@ -188,6 +249,24 @@ mod tests {
             modules.iter().any(|m| m.name == "compare"),
             "built-ins stay"
         );
+    }
+
+    #[test]
+    fn a_file_too_long_or_nested_too_deep_is_refused_before_parsing() {
+        let long = loaded(&"#".repeat(200 * 1024)).unwrap_err();
+        assert!(long.contains("longer than the 64 KiB"), "{long}");
+        let deep = loaded(&format!("modules: {}", "[".repeat(60 * 1024))).unwrap_err();
+        assert!(deep.contains("nested more than 32 deep"), "{deep}");
+        let lines = loaded(&format!("modules:\n{}", "  - [\n".repeat(40))).unwrap_err();
+        assert!(lines.contains("nested more than 32 deep"), "{lines}");
+        // Brackets in quotes and comments are text.
+        let quoted = format!(
+            "modules:  # {open}\n  m:\n    http:\n      headers:\n        X-A: \"{open}\\\"\"\n        X-B: '{open}'\n",
+            open = "[".repeat(40)
+        );
+        let modules = loaded(&quoted).unwrap();
+        let m = modules.iter().find(|m| m.name == "m").unwrap();
+        assert_eq!(m.headers[0].value, format!("{}\"", "[".repeat(40)));
     }
 
     #[test]

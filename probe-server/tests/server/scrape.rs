@@ -4,7 +4,8 @@
 //! and compared name for name. `scripts/test` installs both.
 
 use crate::support::*;
-use axum::http::{Method, StatusCode};
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
 use h123::server::ServerConfig;
 use h123::server::limit::RateConfig;
 use serde_json::Value;
@@ -129,6 +130,30 @@ async fn a_scrape_is_refused_with_a_reason_and_bounded_per_client() {
         let (state, path) = (state.clone(), path.to_owned());
         async move { call(&state, get(&path), CLIENT).await }
     };
+    // A stranger's page (an <img> or a no-cors fetch on another site) starts nothing, before
+    // any limit counts it; a same-site page and Prometheus (no fetch metadata) still scrape.
+    let from_page = |site: &'static str| {
+        Request::get(format!("/probe?module=h1&target={}", target.https_url("/")))
+            .header("sec-fetch-site", site)
+            .header("sec-fetch-dest", "image")
+            .body(Body::empty())
+            .unwrap()
+    };
+    let cross = call(&state, from_page("cross-site"), CLIENT).await;
+    assert_eq!(cross.status, StatusCode::FORBIDDEN, "{}", cross.text());
+    assert_eq!(cross.code(), "cross_site");
+    assert!(
+        cross.text().contains("Prometheus and scripts"),
+        "{}",
+        cross.text()
+    );
+    let own = call(
+        &state,
+        from_page("same-origin"),
+        IpAddr::from([127, 0, 0, 78]),
+    )
+    .await;
+    assert_eq!(own.status, StatusCode::OK, "{}", own.text());
     let no_target = refused("/probe?module=h1").await;
     assert_eq!(no_target.status, StatusCode::BAD_REQUEST);
     assert!(no_target.text().contains("the target parameter is missing"));
