@@ -639,6 +639,19 @@ impl ProtocolRun {
     }
 }
 
+/// Whether some HTTP/1.1 or HTTP/2 attempt among `runs` got an answer: an `Alt-Svc` header can
+/// only come in one. With no HTTP/1.1 or HTTP/2 run at all, nothing was missed: `true`.
+pub fn answered_over_tcp(runs: &[ProtocolRun]) -> bool {
+    let mut tcp = runs
+        .iter()
+        .filter(|run| run.protocol != Protocol::H3)
+        .peekable();
+    tcp.peek().is_none()
+        || tcp
+            .flat_map(|run| &run.attempts)
+            .any(|a| a.response.is_some())
+}
+
 /// A server that does not speak the protocol asked for, as its TLS handshake
 /// showed: it chose another application protocol (ALPN), or refused every
 /// one offered (alert `no_application_protocol`).

@@ -102,6 +102,10 @@ pub async fn discover(
         (None, None)
     };
     let detail = match via {
+        None if !h123_shared::schema::answered_over_tcp(earlier) => "HTTP/3 was not tried: no HTTP/1.1 or HTTP/2 answer came \
+             to read an Alt-Svc header from, and no HTTPS DNS record lists h3 (ask for HTTP/3 \
+             directly to try anyway: a server may speak only HTTP/3)"
+            .to_owned(),
         None => "HTTP/3 is not advertised: no Alt-Svc header on the HTTP/1.1 or HTTP/2 \
                  responses and no HTTPS DNS record listing h3 (ask for HTTP/3 directly to try anyway)"
             .to_owned(),

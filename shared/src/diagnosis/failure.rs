@@ -33,13 +33,9 @@ pub(super) fn failures(result: &ProbeResult, out: &mut Vec<Finding>) {
         .collect();
     let h3 = result.runs.iter().find(|r| r.protocol == Protocol::H3);
     let verdict = h3.and_then(|run| run.discovery.as_ref().map(|d| (run, d)));
-    // "Not advertised" means something only when HTTP/1.1 or HTTP/2 got an answer that could have advertised it.
-    let tcp_answered = result.runs.iter().all(|r| r.protocol == Protocol::H3)
-        || all_attempts(result)
-            .any(|(run, a)| run.protocol != Protocol::H3 && a.response.is_some());
-    if let Some((run, d)) = verdict
-        && (tcp_answered || d.outcome != crate::schema::H3Outcome::NotAdvertised)
-    {
+    // With no answer over TCP, the verdict says HTTP/3 was not tried rather than not advertised.
+    let tcp_answered = crate::schema::answered_over_tcp(&result.runs);
+    if let Some((run, d)) = verdict {
         out.extend(super::h3::verdict(result, run, d));
     }
     // An h3 run that produced nothing, for reasons of its own: with a discovery
@@ -124,7 +120,10 @@ pub(super) fn failures(result: &ProbeResult, out: &mut Vec<Finding>) {
         let Some(f) = &a.failure else { continue };
         let total = all_attempts(result).count();
         let which: Vec<String> = list.iter().map(|(p, a)| label(*p, a)).collect();
-        let (title, next_step) = explain(kind, f.phase, protocol, &a.url);
+        let (title, next_step) = match h3_answered(result) {
+            Some(endpoint) if kind == FailureKind::Refused => http3_only(&endpoint, &a.url),
+            _ => explain(kind, f.phase, protocol, &a.url),
+        };
         let severity = if kind == FailureKind::Unsupported {
             Severity::Info
         } else {
@@ -150,6 +149,33 @@ pub(super) fn failures(result: &ProbeResult, out: &mut Vec<Finding>) {
             next_step,
         ));
     }
+}
+
+/// Where HTTP/3 answered (its endpoint), when some HTTP/3 attempt got an answer.
+fn h3_answered(result: &ProbeResult) -> Option<String> {
+    let run = result.runs.iter().find(|r| r.protocol == Protocol::H3)?;
+    run.attempts.iter().find(|a| a.response.is_some())?;
+    let endpoint = run.discovery.as_ref().and_then(|d| d.endpoint.clone());
+    Some(endpoint.unwrap_or_else(|| target(&result.options.url).host_port))
+}
+
+/// Title and next step for TCP connections refused where HTTP/3 answered (`endpoint`): a
+/// server that speaks only HTTP/3, which no browser reaches on a first visit.
+fn http3_only(endpoint: &str, url: &str) -> (String, String) {
+    let Target {
+        host_port,
+        host_space_port,
+        ..
+    } = target(url);
+    (
+        "Nothing listens on TCP: this server answers HTTP/3 only".into(),
+        format!(
+            "QUIC answered on {endpoint} (UDP), but nothing accepts TCP connections on {host_port}. \
+             Browsers learn of HTTP/3 from an HTTP/1.1 or HTTP/2 answer's `Alt-Svc` header (or an \
+             HTTPS DNS record), so without TCP they cannot reach the site on a first visit: serve \
+             HTTP/1.1 and HTTP/2 over TCP beside HTTP/3 (check with `nc -vz {host_space_port}`)."
+        ),
+    )
 }
 
 /// Title and next step for a failure of this kind.
@@ -259,6 +285,17 @@ mod tests {
             f[0].evidence.detail
         );
         assert!(f[0].next_step.contains("nc -vz example.com 443"));
+        // HTTP/3 answered where TCP was refused: a server that speaks HTTP/3 only, said so.
+        assert_eq!(
+            f[0].title,
+            "Nothing listens on TCP: this server answers HTTP/3 only"
+        );
+        assert!(
+            f[0].next_step.contains("QUIC answered on example.com:443"),
+            "{}",
+            f[0].next_step
+        );
+        assert!(!f[0].next_step.contains("that the server runs"));
 
         let cert = failed(
             attempt(1, &[(Phase::Tls, 300)], false),

@@ -690,6 +690,62 @@ async fn aioquic_answers_http3_alone() {
     answered(&result, Protocol::H3, "h3");
 }
 
+/// aioquic's example server speaks HTTP/3 alone (nothing listens on TCP): probed with every
+/// protocol, HTTP/3 is "not tried" (no answer over TCP could advertise it) with the hint to try
+/// it directly, never "not advertised"; tried directly, it answers, and the refused TCP
+/// connections are named as an HTTP/3-only server, not as a server that is down.
+#[tokio::test]
+async fn an_http3_only_server_is_named_as_such() {
+    let Some(server) = Setup::Aioquic.start() else {
+        return;
+    };
+    let all = [Protocol::H1, Protocol::H2, Protocol::H3];
+    let finding = |result: &ProbeResult, id: &str| {
+        let analysis = result.analysis.as_ref().unwrap();
+        analysis
+            .findings
+            .iter()
+            .find(|f| f.id == id)
+            .unwrap_or_else(|| panic!("{id}: {:?}", analysis.findings))
+            .clone()
+    };
+
+    let default = probe(Setup::Aioquic, &server, &all).await;
+    let detail = &run(&default, Protocol::H3)
+        .discovery
+        .as_ref()
+        .unwrap()
+        .detail;
+    assert!(detail.starts_with("HTTP/3 was not tried"), "{detail}");
+    let h3 = finding(&default, "h3_not_advertised");
+    assert!(h3.title.starts_with("HTTP/3 not tried"), "{}", h3.title);
+    assert!(h3.next_step.contains("--h3-direct"), "{}", h3.next_step);
+    let refused = finding(&default, "failure_refused");
+    assert_eq!(
+        refused.title, "Connection refused",
+        "nothing answered at all"
+    );
+
+    let direct = probe_with(Setup::Aioquic, &server, &all, |o| o.h3_direct = true).await;
+    assert!(
+        run(&direct, Protocol::H3)
+            .attempts
+            .iter()
+            .all(|a| a.response.as_ref().is_some_and(|r| r.status == 200)),
+        "HTTP/3 answers"
+    );
+    let refused = finding(&direct, "failure_refused");
+    assert_eq!(
+        refused.title,
+        "Nothing listens on TCP: this server answers HTTP/3 only"
+    );
+    assert!(
+        refused.next_step.contains("QUIC answered on localhost:"),
+        "{}",
+        refused.next_step
+    );
+}
+
 /// aioquic's example server keeps tickets and takes 0-RTT: a GET goes as
 /// early data every time, a POST (to its echo route) resumes without it.
 #[tokio::test]
