@@ -76,7 +76,10 @@ mod tests {
             html.contains("<title>Page not found · h123</title>"),
             "{html}"
         );
-        assert!(html.contains("<main><section class=\"problem\""), "{html}");
+        assert!(
+            html.contains("<main><section role=\"alert\" class=\"problem\">"),
+            "{html}"
+        );
         assert!(!html.contains(permalink_page::LOADING_LINE), "{html}");
         assert!(html.contains("<h1>Page not found</h1>"), "{html}");
         assert!(

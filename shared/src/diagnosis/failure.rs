@@ -33,11 +33,15 @@ pub(super) fn failures(result: &ProbeResult, out: &mut Vec<Finding>) {
         .collect();
     let h3 = result.runs.iter().find(|r| r.protocol == Protocol::H3);
     let verdict = h3.and_then(|run| run.discovery.as_ref().map(|d| (run, d)));
-    // With no answer over TCP, the verdict says HTTP/3 was not tried rather than not advertised.
+    // "Not advertised" means something only when HTTP/1.1 or HTTP/2 got an answer that could
+    // have advertised it; without one, a refusal's finding carries the hint to try HTTP/3.
     let tcp_answered = crate::schema::answered_over_tcp(&result.runs);
-    if let Some((run, d)) = verdict {
+    if let Some((run, d)) = verdict
+        && (tcp_answered || d.outcome != crate::schema::H3Outcome::NotAdvertised)
+    {
         out.extend(super::h3::verdict(result, run, d));
     }
+    let h3_untried = verdict.is_some_and(|(_, d)| d.via.is_none()) && !tcp_answered;
     // An h3 run that produced nothing, for reasons of its own: with a discovery
     // verdict, exactly when QUIC did not come up (the verdict explains it).
     let h3_down = match verdict {
@@ -122,6 +126,18 @@ pub(super) fn failures(result: &ProbeResult, out: &mut Vec<Finding>) {
         let which: Vec<String> = list.iter().map(|(p, a)| label(*p, a)).collect();
         let (title, next_step) = match h3_answered(result) {
             Some(endpoint) if kind == FailureKind::Refused => http3_only(&endpoint, &a.url),
+            _ if kind == FailureKind::Refused && h3_untried => {
+                let (title, next_step) = explain(kind, f.phase, protocol, &a.url);
+                let url = shell_quote(&result.options.url);
+                (
+                    title,
+                    format!(
+                        "{next_step} If it speaks only HTTP/3 (QUIC on UDP), which nothing over \
+                         TCP could advertise here, try it directly: tick \"Try HTTP/3 directly\" \
+                         in the form or run `h123 probe --h3-direct {url}`."
+                    ),
+                )
+            }
             _ => explain(kind, f.phase, protocol, &a.url),
         };
         let severity = if kind == FailureKind::Unsupported {
@@ -296,6 +312,28 @@ mod tests {
             f[0].next_step
         );
         assert!(!f[0].next_step.contains("that the server runs"));
+
+        // HTTP/3 asked for but not tried (nothing over TCP answered to advertise it): the
+        // refusal carries the hint to try it directly, and no HTTP/3 finding is made.
+        let mut untried = run(Protocol::H3, vec![]);
+        untried.discovery = Some(crate::schema::H3Discovery {
+            alt_svc: Vec::new(),
+            https_record: None,
+            https_lookup: None,
+            via: None,
+            endpoint: None,
+            outcome: crate::schema::H3Outcome::NotAdvertised,
+            detail: "HTTP/3 was not tried".into(),
+            quic_budget_ms: None,
+        });
+        let f = diagnose(&result(vec![
+            run(Protocol::H1, vec![refused(1)]),
+            run(Protocol::H2, vec![refused(1)]),
+            untried,
+        ]));
+        assert_eq!(ids(&f), vec!["failure_refused"]);
+        assert_eq!(f[0].title, "Connection refused");
+        assert!(f[0].next_step.contains("--h3-direct"), "{}", f[0].next_step);
 
         let cert = failed(
             attempt(1, &[(Phase::Tls, 300)], false),

@@ -25,17 +25,6 @@ pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) 
     let was_advertised = matches!(d.via, Some(H3Via::AltSvc | H3Via::HttpsRecord));
     let (id, severity, title, next_step) = match d.outcome {
         H3Outcome::Ok => return None,
-        H3Outcome::NotAdvertised if !crate::schema::answered_over_tcp(&result.runs) => (
-            "h3_not_advertised",
-            Severity::Info,
-            "HTTP/3 not tried: no answer over TCP to read an advertisement from".to_owned(),
-            format!(
-                "No HTTP/1.1 or HTTP/2 answer came, so no `Alt-Svc` header could say whether \
-                 HTTP/3 is offered, and no HTTPS DNS record lists h3. If this server speaks only \
-                 HTTP/3 (QUIC on UDP), try it directly: tick \"Try HTTP/3 directly\" in the form \
-                 or run `h123 probe --h3-direct {url}`."
-            ),
-        ),
         H3Outcome::NotAdvertised => (
             "h3_not_advertised",
             Severity::Info,
@@ -164,7 +153,6 @@ pub(super) fn verdict(result: &ProbeResult, run: &ProtocolRun, d: &H3Discovery) 
 mod tests {
     use super::*;
     use crate::fixture;
-    use crate::schema::{FailureKind, Phase};
 
     fn discovery(outcome: H3Outcome, via: Option<H3Via>) -> H3Discovery {
         H3Discovery {
@@ -251,36 +239,6 @@ mod tests {
             let f = verdict(&result, run, run.discovery.as_ref().unwrap()).unwrap();
             assert!(f.title.contains("advertised"), "{}", f.title);
         }
-    }
-
-    #[test]
-    fn with_no_answer_over_tcp_http3_is_not_called_unadvertised_and_the_direct_hint_stays() {
-        let mut refused = fixture::failed(
-            fixture::fresh(1, 100, 0, 0, 0),
-            Phase::Connect,
-            FailureKind::Refused,
-        );
-        refused.response = None;
-        let mut result = fixture::result(vec![fixture::run(Protocol::H2, vec![refused])]);
-        result.runs.push(ProtocolRun {
-            discovery: Some(discovery(H3Outcome::NotAdvertised, None)),
-            ..ProtocolRun::empty(Protocol::H3)
-        });
-        let run = &result.runs[1];
-        let f = verdict(&result, run, run.discovery.as_ref().unwrap()).unwrap();
-        assert!(f.title.starts_with("HTTP/3 not tried"), "{}", f.title);
-        assert!(!f.title.contains("not advertised"), "{}", f.title);
-        assert!(f.next_step.contains("--h3-direct"), "{}", f.next_step);
-        assert!(
-            f.next_step.contains("speaks only HTTP/3"),
-            "{}",
-            f.next_step
-        );
-        // An answer over TCP without Alt-Svc: not advertised, as before.
-        result.runs[0].attempts = vec![fixture::fresh(1, 100, 200, 300, 400)];
-        let run = &result.runs[1];
-        let f = verdict(&result, run, run.discovery.as_ref().unwrap()).unwrap();
-        assert_eq!(f.title, "HTTP/3 not advertised");
     }
 
     #[test]
