@@ -326,9 +326,14 @@ mod tests {
             detail: "HTTP/3 was not tried".into(),
             quic_budget_ms: None,
         });
+        let unanswered = |n| {
+            let mut a = refused(n);
+            a.response = None;
+            a
+        };
         let f = diagnose(&result(vec![
-            run(Protocol::H1, vec![refused(1)]),
-            run(Protocol::H2, vec![refused(1)]),
+            run(Protocol::H1, vec![unanswered(1)]),
+            run(Protocol::H2, vec![unanswered(1)]),
             untried,
         ]));
         assert_eq!(ids(&f), vec!["failure_refused"]);
