@@ -38,7 +38,7 @@ pub fn title(metric: SeriesMetric) -> &'static str {
 }
 
 /// A line's name: the protocol, and the vantage when it is not the server's own.
-fn line_name(protocol: Protocol, vantage: &str) -> String {
+pub(super) fn line_name(protocol: Protocol, vantage: &str) -> String {
     match vantage {
         "" => protocol.http_version().to_owned(),
         v => format!("{} from {v}", protocol.http_version()),

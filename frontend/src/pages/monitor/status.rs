@@ -23,10 +23,7 @@ pub fn table(status: &MonitorStatus) -> AnyView {
         .rows
         .iter()
         .map(|row| {
-            let name = match row.vantage.as_str() {
-                "" => row.protocol.http_version().to_owned(),
-                v => format!("{} from {v}", row.protocol.http_version()),
-            };
+            let name = super::chart::line_name(row.protocol, &row.vantage);
             let uptimes = row
                 .windows
                 .iter()
