@@ -1,5 +1,5 @@
 //! `/b/{id}` without a view tree (the `h123-bench` bundle, no Leptos): the server draws the bench
-//! (`shared::markup::bench`) into the page itself and as `GET /api/v1/benches/{id}/view`, and
+//! (the Leptos component [`crate::pages::bench`]) into the page itself and as `GET /api/v1/benches/{id}/view`, and
 //! this only gives it behaviour: the title, times on the reader's clock, the API links on the
 //! configured base, the copy button. While the bench runs it asks for the view every 500 ms and
 //! puts in what changed ([`poll`]). When a static host served the page (nothing drawn), it

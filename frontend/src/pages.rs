@@ -1,11 +1,15 @@
 //! The pages as Leptos components, drawn to HTML by the server (feature `ssr`, [`render`]) with
 //! their interactive parts as [`islands`](crate::islands) hydrated in the browser. So far: a
-//! monitor's pages and the page for a path no page knows. The other pages are still drawn as
+//! bench's page, a monitor's pages and the page for a path no page knows. The other pages are still drawn as
 //! markup (`shared::markup`) and given their behaviour by their web-sys bundles (`src/bin/`).
 
 #[cfg(feature = "ssr")]
+pub mod bench;
+#[cfg(feature = "ssr")]
 pub mod monitor;
 pub mod not_found;
+#[cfg(feature = "ssr")]
+mod parts;
 
 /// `page` drawn to HTML as the server sends it: its islands wrapped in `<leptos-island>`
 /// elements that name their hydrating function, for `index.html`'s loader to call.
@@ -13,4 +17,15 @@ pub mod not_found;
 pub fn render<V: leptos::IntoView + 'static>(page: impl FnOnce() -> V) -> String {
     use leptos::prelude::*;
     Owner::new().with(|| page().to_html())
+}
+
+/// `picture` (an `<svg>` view) drawn as a standalone SVG document. The `<!>` markers Leptos
+/// writes between a view's parts for hydration are taken out: a picture is never hydrated, and
+/// an SVG file is XML, where they are not allowed (text in a view is escaped, so none comes from
+/// the drawing's words).
+#[cfg(feature = "ssr")]
+pub fn render_picture<V: leptos::IntoView + 'static>(picture: impl FnOnce() -> V) -> String {
+    let mut svg = render(picture).replace("<!>", "");
+    svg.push('\n');
+    svg
 }

@@ -6,6 +6,9 @@
 //! no coordinated omission) to the last body byte. Time to first byte ends
 //! when the response headers arrive.
 
+pub mod table;
+pub mod words;
+
 use crate::json::ReadJson;
 use crate::schema::{Failure, Header, Method, Micros, Protocol, SCHEMA_VERSION};
 use serde::{Deserialize, Serialize};

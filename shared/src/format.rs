@@ -168,6 +168,17 @@ pub fn wall_clock(unix_ms: u64, offset_minutes: i32) -> String {
     )
 }
 
+/// The minute of `unix_ms` as an HTML `<time>` element's `datetime`: `2023-11-14T22:13Z`.
+pub fn datetime_minute(unix_ms: u64) -> String {
+    let (year, month, day) = civil_from_days(unix_ms / 86_400_000);
+    let minute = unix_ms % 86_400_000 / 60_000;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}Z",
+        minute / 60,
+        minute % 60
+    )
+}
+
 /// Proleptic Gregorian (year, month, day) of a day count since 1970-01-01
 /// (Howard Hinnant's `civil_from_days`, for non-negative counts).
 pub(crate) fn civil_from_days(days: u64) -> (u64, u64, u64) {

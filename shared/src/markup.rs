@@ -2,11 +2,11 @@
 //! table, findings, facts, requests at once, the vantage matrix, the vantage picker's boxes) as
 //! markup, far less wasm than a view tree of their own, and pure, so the parts that need no
 //! browser live here; a result's whole page ([`result::ResultView`]), a comparison's
-//! ([`compare_page`]), a bench's ([`bench`]) and the home page's forms ([`home`]) are drawn by the
-//! server from them. Every text put in goes through [`escape`].
+//! ([`compare_page`]) and the home page's forms ([`home`]) are drawn by the server from them (a
+//! bench's page is a Leptos component now, `h123_frontend::pages::bench`). Every text put in goes
+//! through [`escape`].
 
 pub mod actions;
-pub mod bench;
 pub mod bench_form;
 pub mod browser;
 pub mod compare_page;
@@ -25,7 +25,7 @@ pub mod vantages;
 pub mod verdict;
 pub mod waterfall;
 
-use crate::format::{civil_from_days, wall_clock};
+use crate::format::{datetime_minute, wall_clock};
 use std::fmt::Write as _;
 
 /// `text` with `&`, `<`, `>`, `"` and `'` escaped, safe inside an element or a quoted attribute
@@ -55,12 +55,9 @@ pub fn element(out: &mut String, tag: &str, attrs: &str, text: &str) {
 /// to the minute, its milliseconds in `data-unix-ms`, and as text its wall clock in UTC, which a
 /// page's script rewrites to the reader's own zone (a server knows none).
 pub fn time(unix_ms: u64) -> String {
-    let (year, month, day) = civil_from_days(unix_ms / 86_400_000);
-    let minute = unix_ms % 86_400_000 / 60_000;
     format!(
-        r#"<time datetime="{year:04}-{month:02}-{day:02}T{:02}:{:02}Z" data-unix-ms="{unix_ms}">{}</time>"#,
-        minute / 60,
-        minute % 60,
+        r#"<time datetime="{}" data-unix-ms="{unix_ms}">{}</time>"#,
+        datetime_minute(unix_ms),
         escape(&wall_clock(unix_ms, 0))
     )
 }

@@ -36,6 +36,16 @@ pub enum SweepAxis {
     Loss,
 }
 
+impl SweepAxis {
+    /// What the swept figure is called: `added round-trip time`, `loss`.
+    pub fn figure(self) -> &'static str {
+        match self {
+            SweepAxis::Rtt => "added round-trip time",
+            SweepAxis::Loss => "loss",
+        }
+    }
+}
+
 /// One figure and the values it takes, in order. The API reads it as text
 /// (`"rtt=0,25,50ms"`) or as its fields, and writes its fields.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

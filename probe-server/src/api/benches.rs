@@ -173,7 +173,7 @@ pub async fn benches_get(
 }
 
 /// The bench as its page shows it, drawn on the server: the markup of `/b/{id}`'s bench
-/// (`<div id="bench" ...>`, `shared::markup::bench`), as it stands (a running bench's with its
+/// (`<div id="bench" ...>`, the Leptos component `h123_frontend::pages::bench`), as it stands (a running bench's with its
 /// progress), which the page polls while the bench runs.
 #[utoipa::path(
     get,
@@ -198,7 +198,8 @@ pub async fn benches_view(
     BenchId(id): BenchId,
     headers: HeaderMap,
 ) -> Result<Response> {
-    let html = h123_shared::markup::bench::page(&load(&state, &id).await?);
+    let record = load(&state, &id).await?;
+    let html = h123_frontend::pages::render(|| h123_frontend::pages::bench::bench_page(&record));
     // Drawn by this server's version: revalidated every time.
     let representation = Representation::new(html.into_bytes(), "text/html; charset=utf-8", false);
     Ok(respond(&headers, representation))

@@ -2,8 +2,8 @@
 //! `index.html` with the answer filled in before any script runs, and `og:` tags for link
 //! previews: a probe's whole result as markup (the same as `/api/v1/probes/{id}/view`, a running
 //! probe's with its progress so far) in the page's shell, a comparison's whole page
-//! (`shared::markup::compare_page`), a bench's (`shared::markup::bench`, the same as
-//! `/api/v1/benches/{id}/view`).
+//! (`shared::markup::compare_page`), a bench's (the Leptos component
+//! `h123_frontend::pages::bench`, the same as `/api/v1/benches/{id}/view`).
 //!
 //! The page only says what the record's own JSON says to anyone holding
 //! the link (an unlisted record's page is its permalink; nothing here lists
@@ -19,8 +19,10 @@ use axum::extract::ConnectInfo;
 use axum::http::request::Parts;
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, header};
+use h123_frontend::pages::{self, bench};
 use h123_shared::api::{BenchLinks, ProbeComparison, ProbeLinks, ProbeRecord, ProbeStatus};
-use h123_shared::markup::{bench, compare_page, escape};
+use h123_shared::bench::words::description;
+use h123_shared::markup::{compare_page, escape};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 
@@ -141,14 +143,15 @@ pub async fn render_bench(
             "h123: load comparison of {}",
             shorten(&record.options.url, 200)
         ),
-        description: shorten(&bench::summary::description(&record), 300),
+        description: shorten(&description(&record), 300),
         // A bench has no picture of its own.
         image: String::new(),
         url: links.permalink,
         // The whole bench is in the page: its script reads nothing first.
         data: None,
     };
-    page(root, &preview, &bench::page(&record), request)
+    let drawn = pages::render(|| bench::bench_page(&record));
+    page(root, &preview, &drawn, request)
         .await
         .ok_or(NotDrawn::Plain)
 }

@@ -7,7 +7,8 @@ use crate::support::*;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use h123_shared::api::BenchRecord;
-use h123_shared::markup::{bench, escape};
+use h123_shared::bench::words::description;
+use h123_shared::markup::escape;
 use tower::ServiceExt;
 
 /// The shape of `dist/index.html`: the markers around the introduction, the loading line.
@@ -44,7 +45,7 @@ async fn a_bench_page_is_drawn_by_the_server_as_its_view_is() {
     assert_eq!(running.status, StatusCode::OK);
     let html = running.text();
     if html.contains("data-status=\"running\"") {
-        assert!(html.contains("<section class=\"bench-progress\""), "{html}");
+        assert!(html.contains("class=\"bench-progress\""), "{html}");
         assert!(html.contains("content=\"Running: the load is being measured.\""));
         assert!(!html.contains("bench-table"), "{html}");
     }
@@ -74,8 +75,8 @@ async fn a_bench_page_is_drawn_by_the_server_as_its_view_is() {
     );
     assert_eq!(
         view.text(),
-        bench::page(&record),
-        "the view is the shared markup"
+        h123_frontend::pages::render(|| h123_frontend::pages::bench::bench_page(&record)),
+        "the view is the page's component"
     );
     assert!(
         html.contains(&format!("<main>{}<p class=\"loading\"", view.text())),
@@ -87,7 +88,7 @@ async fn a_bench_page_is_drawn_by_the_server_as_its_view_is() {
     assert!(html.contains(&format!(
         "<meta property=\"og:title\" content=\"{title}\" />"
     )));
-    let description = escape(&bench::summary::description(&record));
+    let description = escape(&description(&record));
     assert!(
         description.starts_with("Requests per second: HTTP/1.1 "),
         "{description}"

@@ -1,8 +1,9 @@
 //! The decay chart of a sweep: the steps across (evenly spaced, each
 //! labelled with its value, the steps not yet run included), requests per
 //! second up on a logarithmic axis, one line per protocol, and over RTT the
-//! model's ceiling as a thin dashed line. Pure geometry in SVG user units, and
-//! the one drawing of its plot that the page and the SVG picture share.
+//! model's ceiling as a thin dashed line. Pure geometry in SVG user units; the
+//! page and the SVG picture draw it with one component (`h123-frontend`'s
+//! `pages::bench::decay`).
 //!
 //! Why logarithmic: over RTT a sweep's rates fall by one to two orders of
 //! magnitude (4,000/s on loopback, 77/s at 100 ms), and a linear axis from
@@ -11,8 +12,7 @@
 //! stays readable.
 
 use super::{SweepResult, curve, protocols};
-use crate::bench_chart::{AxisTick, Frame, dash, dash_attribute};
-use crate::markup::escape;
+use crate::bench_chart::{AxisTick, Frame, dash};
 use crate::schema::Protocol;
 use std::fmt::Write as _;
 
@@ -216,81 +216,6 @@ pub fn chart(result: &SweepResult, frame: Frame) -> DecayChart {
         y_ticks,
         y_minor,
         lines,
-    }
-}
-
-/// Draws the plot of `c` into `out` (the inside of an `<svg>`): grid, ticks,
-/// axis titles (`figure` across), then per protocol its measured line and
-/// points and the model's dashed line and rings on top. Each element has a
-/// class the page's stylesheet themes and the presentation attributes a
-/// standalone picture needs (a stylesheet's rules win over them).
-pub fn plot(out: &mut String, c: &DecayChart, figure: &str) {
-    let f = c.frame;
-    let (left, right, top, base) = (f.left, f.width - f.right, f.top, f.baseline());
-    const MUTED: &str = "#374151";
-    for y in &c.y_minor {
-        let _ = write!(
-            out,
-            r##"<line class="grid minor" x1="{left:.1}" x2="{right:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#f3f4f6"></line>"##
-        );
-    }
-    for t in &c.y_ticks {
-        let _ = write!(
-            out,
-            r##"<line class="grid" x1="{left:.1}" x2="{right:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#e5e7eb"></line><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end" fill="{MUTED}">{}</text>"##,
-            left - 8.0,
-            t.at + 4.0,
-            escape(&t.label),
-            y = t.at
-        );
-    }
-    for t in &c.x_ticks {
-        let _ = write!(
-            out,
-            r##"<line class="grid" x1="{x:.1}" x2="{x:.1}" y1="{top:.1}" y2="{base:.1}" stroke="#e5e7eb"></line><text class="tick" x="{x:.1}" y="{:.1}" text-anchor="middle" fill="{MUTED}">{}</text>"##,
-            base + 18.0,
-            escape(&t.label),
-            x = t.at
-        );
-    }
-    let middle = (top + base) / 2.0;
-    let _ = write!(
-        out,
-        r##"<line class="axis" x1="{left:.1}" x2="{right:.1}" y1="{base:.1}" y2="{base:.1}" stroke="{MUTED}"></line><line class="axis" x1="{left:.1}" x2="{left:.1}" y1="{top:.1}" y2="{base:.1}" stroke="{MUTED}"></line><text class="axis-title" x="{:.1}" y="{:.1}" text-anchor="middle" fill="{MUTED}">{}</text><text class="axis-title y-title" x="14" y="{middle:.1}" transform="rotate(-90 14 {middle:.1})" text-anchor="middle" fill="{MUTED}">{Y_TITLE}</text>"##,
-        (left + right) / 2.0,
-        base + 36.0,
-        escape(figure),
-    );
-    for line in &c.lines {
-        let (p, colour) = (line.protocol.as_str(), colour(line.protocol));
-        let _ = write!(
-            out,
-            r##"<path class="line measured proto-{p}" data-protocol="{p}" d="{}" fill="none" stroke="{colour}" stroke-width="2.5"{}><title>{}</title></path>"##,
-            line.measured,
-            dash_attribute(line.dash),
-            line.protocol.http_version()
-        );
-        for (x, y) in &line.measured_marks {
-            let _ = write!(
-                out,
-                r##"<circle class="mark measured proto-{p}" cx="{x:.1}" cy="{y:.1}" r="4" fill="{colour}"></circle>"##
-            );
-        }
-    }
-    // The model on top, dark and dashed: it runs close to the measured lines.
-    for line in &c.lines {
-        let p = line.protocol.as_str();
-        let _ = write!(
-            out,
-            r##"<path class="line model proto-{p}" data-protocol="{p}" d="{}" fill="none" stroke="{MODEL_COLOUR}" stroke-width="1.5" stroke-dasharray="{MODEL_DASH}"></path>"##,
-            line.model
-        );
-        for (x, y) in &line.model_marks {
-            let _ = write!(
-                out,
-                r##"<circle class="mark model proto-{p}" cx="{x:.1}" cy="{y:.1}" r="6" fill="none" stroke="{MODEL_COLOUR}" stroke-width="1.5"></circle>"##
-            );
-        }
     }
 }
 

@@ -301,31 +301,6 @@ fn the_rate_axis_runs_in_decades_with_room_at_both_ends() {
 }
 
 #[test]
-fn the_shared_plot_says_its_scale_and_draws_the_model_on_top() {
-    let result = swept(
-        "rtt=0,50ms",
-        vec![
-            (0, vec![run(Protocol::H1, 4_000, 1_000)]),
-            (50, vec![run(Protocol::H1, 77, 51_000)]),
-        ],
-    );
-    let drawn = chart::chart(&result, crate::bench_chart::Frame::default());
-    assert!(drawn.has_model());
-    let mut svg = String::new();
-    chart::plot(&mut svg, &drawn, "added round-trip time");
-    assert!(svg.contains(">requests per second (log scale)<"), "{svg}");
-    assert!(svg.contains(">added round-trip time<"));
-    let measured = svg.find("class=\"line measured proto-h1\"").unwrap();
-    let model = svg.find("class=\"line model proto-h1\"").unwrap();
-    assert!(
-        model > measured,
-        "the model is drawn over the measured line"
-    );
-    assert!(svg.contains(&format!("stroke=\"{}\"", chart::MODEL_COLOUR)));
-    assert_eq!(svg.matches("class=\"mark model").count(), 1);
-}
-
-#[test]
 fn a_finished_sweep_names_the_relays_cost_and_the_plain_caveats_per_step() {
     let mut result = swept(
         "rtt=0,100ms",

@@ -3,9 +3,13 @@
 //! record (the URL, a failure's reason) stays text.
 
 use super::*;
-use crate::bench::{BenchOptions, BenchProgress, BenchRun, LatencySummary, PercentilePoint};
-use crate::sweep::{Sweep, SweepStep};
-use crate::{Failure, FailureKind, Micros, Phase, Protocol};
+use crate::pages::render;
+use h123_shared::api::{BenchRecord, ProbeStatus};
+use h123_shared::bench::words::description;
+use h123_shared::bench::{BenchOptions, BenchProgress, BenchRun, LatencySummary, PercentilePoint};
+use h123_shared::markup::escape;
+use h123_shared::sweep::{Sweep, SweepStep};
+use h123_shared::{Failure, FailureKind, Micros, Phase, Protocol};
 
 /// A run of `protocol` with `requests` in a second, its latency around `p50_us`.
 fn run(protocol: Protocol, requests: u64, p50_us: u64) -> BenchRun {
@@ -104,6 +108,19 @@ fn sweep(status: ProbeStatus, finished: usize) -> BenchRecord {
     record
 }
 
+/// `words` as a view writes text: `&`, `<` and `>` escaped.
+fn text(words: &str) -> String {
+    words
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// `record`'s page as the server sends it.
+fn page(record: &BenchRecord) -> String {
+    render(|| bench_page(record))
+}
+
 #[test]
 fn a_finished_bench_shows_its_summary_actions_table_chart_and_caveats() {
     let record = done("https://t.test/?a=<x>");
@@ -116,16 +133,21 @@ fn a_finished_bench_shows_its_summary_actions_table_chart_and_caveats() {
     );
     // The summary line: kind, target, status, set-up and a time the page rewrites.
     assert!(drawn.contains(r#"<h1 class="target">https://t.test/?a=&lt;x&gt;</h1>"#));
-    assert!(drawn.contains(r#"<span class="status done" role="status">done</span> GET · HTTP/1.1, HTTP/2, HTTP/3 · 4 in flight · 1 s per protocol · warm (reused connections) · <time datetime="2023-11-14T22:13Z""#), "{drawn}");
+    assert!(drawn.contains(r#"<span role="status" class="status done">done</span> GET · HTTP/1.1, HTTP/2, HTTP/3 · 4 in flight · 1 s per protocol · warm (reused connections) · <time datetime="2023-11-14T22:13Z" data-unix-ms="1700000000000">"#), "{drawn}");
     // The actions: the copy button, its text, the JSON on the API's base.
     assert!(drawn.contains(
         r#"<button type="button" data-action="copy" data-copy="permalink">Copy permalink</button>"#
     ));
     assert!(drawn.contains(r#"<pre data-text="permalink">/b/benchABC1234</pre>"#));
-    assert!(drawn.contains(r#"href="/api/v1/benches/benchABC1234" data-api="/api/v1/benches/benchABC1234" download="h123-bench-benchABC1234.json">Download JSON</a>"#));
+    assert!(drawn.contains(r#"href="/api/v1/benches/benchABC1234" data-api="/api/v1/benches/benchABC1234" download="h123-bench-benchABC1234.json" class="button">Download JSON</a>"#), "{drawn}");
     // The table: a column per protocol, the best marked, a dash for the run that did not run.
     assert!(drawn.contains(r#"<th scope="col" class="proto proto-h3">HTTP/3</th>"#));
-    assert!(drawn.contains(r#"<tr data-metric="rps"><th scope="row">Requests/s</th><td data-protocol="h1"><span class="value">1,000</span></td><td data-protocol="h2" class="fastest"><span class="value">2,000</span><span class="gap best">best</span></td><td data-protocol="h3"><span class="value">–</span></td></tr>"#), "{drawn}");
+    let rps = r#"<tr data-metric="rps"><th scope="row">Requests/s</th><td data-protocol="h1"><span class="value">1,000</span>"#;
+    assert!(drawn.contains(rps), "{drawn}");
+    assert!(drawn.contains(r#"<td data-protocol="h2" class="fastest"><span class="value">2,000</span><span class="gap best">best</span>"#), "{drawn}");
+    assert!(drawn.contains(r#"<td data-protocol="h3"><span class="value">–</span>"#));
+    assert_eq!(drawn.matches("class=\"fastest\"").count(), 1, "{drawn}");
+    assert!(!drawn.contains(r#"class="""#), "no empty class: {drawn}");
     assert!(drawn.contains(r#"<tr data-metric="latency-p50"><th scope="row">Latency p50</th><td data-protocol="h1"><span class="value">2.00 ms</span>"#), "{drawn}");
     assert!(
         !drawn.contains("data-metric=\"send-rate\""),
@@ -139,18 +161,17 @@ fn a_finished_bench_shows_its_summary_actions_table_chart_and_caveats() {
     );
     // The chart: the shared geometry, named by its description, and its table.
     let result = record.result.as_ref().unwrap();
-    let label = escape(&crate::bench_chart::describe(result));
+    let label = escape(&h123_shared::bench_chart::describe(result));
     assert!(
-        drawn.contains(&format!(r#"role="img" aria-label="{label}">"#)),
+        drawn.contains(&format!(
+            r#"role="img" aria-label="{label}" class="bench-chart">"#
+        )),
         "{drawn}"
     );
-    for line in crate::bench_chart::chart(result, Default::default()).lines {
+    for line in h123_shared::bench_chart::chart(result, Default::default()).lines {
         let p = line.protocol.as_str();
         assert!(
-            drawn.contains(&format!(
-                r#"<path class="line proto-{p}" data-protocol="{p}" d="{}""#,
-                line.path
-            )),
+            drawn.contains(&format!(r#"<path data-protocol="{p}" d="{}""#, line.path)),
             "{p}"
         );
     }
@@ -158,15 +179,15 @@ fn a_finished_bench_shows_its_summary_actions_table_chart_and_caveats() {
     assert!(drawn.contains(r#"<details class="chart-table"><summary>Chart as a table</summary>"#));
     assert!(drawn.contains(r#"<th scope="row">max</th>"#));
     // The caveats, and no network note on the real path alone.
-    for caveat in crate::bench::caveats(result) {
+    for caveat in h123_shared::bench::caveats(result) {
         assert!(
-            drawn.contains(&format!("<li>{}</li>", escape(&caveat))),
+            drawn.contains(&format!("<li>{}</li>", text(&caveat))),
             "{caveat}"
         );
     }
     assert!(!drawn.contains("network-note") && !drawn.contains("bench-progress"));
     assert_eq!(
-        summary::description(&record),
+        description(&record),
         "Requests per second: HTTP/1.1 1,000 · HTTP/2 2,000 · HTTP/3 did not run."
     );
 }
@@ -188,16 +209,13 @@ fn a_running_bench_shows_its_progress_and_no_figures() {
     assert!(drawn.contains(
         r#"data-status="running" data-title="Load comparison of https://t.test/: measuring…""#
     ));
-    assert!(drawn.contains(r#"<span class="status running" role="status">measuring…</span>"#));
-    assert!(drawn.contains(r#"<section class="bench-progress" aria-label="Progress"><progress max="1" value="0.500"></progress><p class="progress-text" role="status" aria-live="polite">HTTP/2 (2 of 3) measuring: 1,200 requests, 3 errors, 0.5 s of 1 s</p><p class="hint">Protocols run one after another"#), "{drawn}");
+    assert!(drawn.contains(r#"<span role="status" class="status running">measuring…</span>"#));
+    assert!(drawn.contains(r#"<section aria-label="Progress" class="bench-progress"><progress max="1" value="0.500"></progress><p role="status" aria-live="polite" class="progress-text">HTTP/2 (2 of 3) measuring: 1,200 requests, 3 errors, 0.5 s of 1 s</p><p class="hint">Protocols run one after another"#), "{drawn}");
     assert!(
         !drawn.contains("bench-table") && !drawn.contains("caveats"),
         "{drawn}"
     );
-    assert_eq!(
-        summary::description(&record),
-        "Running: the load is being measured."
-    );
+    assert_eq!(description(&record), "Running: the load is being measured.");
     record.progress = None;
     assert!(page(&record).contains(">Opening connections…</p>"));
 }
@@ -209,9 +227,9 @@ fn a_cancelled_bench_says_it_has_no_figures() {
     record.result = None;
     let drawn = page(&record);
     assert!(drawn.contains(&format!(
-        r#"<p class="pending-note" role="status">{BENCH_CANCELLED}</p>"#
+        r#"<p role="status" class="pending-note">{BENCH_CANCELLED}</p>"#
     )));
-    assert!(drawn.contains(r#"<span class="status cancelled" role="status">cancelled</span>"#));
+    assert!(drawn.contains(r#"<span role="status" class="status cancelled">cancelled</span>"#));
     assert!(!drawn.contains("bench-table"));
 }
 
@@ -236,7 +254,7 @@ fn a_sweep_grows_its_decay_chart_and_says_its_notes_once_finished() {
     let drawn = page(&running);
     assert!(drawn.contains(">Step 2 of 2 (40 ms): HTTP/1.1 (1 of 2) measuring: 0 requests, 0 errors, 0.0 s of 1 s</p>"), "{drawn}");
     assert!(drawn.contains(r#"aria-label="Requests per second by added round-trip time on a logarithmic scale, 1 of 2 steps measured, one line per protocol""#), "{drawn}");
-    assert!(drawn.contains(r#"<a class="button" href="/api/v1/benches/benchABC1234/decay.svg" data-api="/api/v1/benches/benchABC1234/decay.svg" download="h123-decay-benchABC1234.svg">Download SVG</a>"#));
+    assert!(drawn.contains(r#"<a href="/api/v1/benches/benchABC1234/decay.svg" data-api="/api/v1/benches/benchABC1234/decay.svg" download="h123-decay-benchABC1234.svg" class="button">Download SVG</a>"#), "{drawn}");
     assert!(!drawn.contains("caveats"), "notes once finished: {drawn}");
 
     let finished = sweep(ProbeStatus::Done, 2);
@@ -248,24 +266,72 @@ fn a_sweep_grows_its_decay_chart_and_says_its_notes_once_finished() {
         2,
         "a row per step"
     );
-    for line in crate::sweep::network_lines(&result) {
-        assert!(
-            drawn.contains(&format!("<p>{}</p>", escape(&line))),
-            "{line}"
-        );
+    for line in h123_shared::sweep::network_lines(&result) {
+        assert!(drawn.contains(&format!("<p>{}</p>", text(&line))), "{line}");
     }
-    for caveat in crate::sweep::caveats(&result) {
+    for caveat in h123_shared::sweep::caveats(&result) {
         assert!(
-            drawn.contains(&format!("<li>{}</li>", escape(&caveat))),
+            drawn.contains(&format!("<li>{}</li>", text(&caveat))),
             "{caveat}"
         );
     }
     assert!(!drawn.contains("bench-progress") && !drawn.contains("pending-note"));
     assert_eq!(
-        summary::description(&finished),
+        description(&finished),
         "A sweep over rtt=0,40ms: 2 of 2 steps measured."
     );
 
     let stopped = page(&sweep(ProbeStatus::Cancelled, 1));
     assert!(stopped.contains(SWEEP_CANCELLED) && stopped.contains("decay-chart"));
+}
+
+#[test]
+fn the_decay_plot_says_its_scale_and_draws_the_model_on_top() {
+    let result = sweep(ProbeStatus::Done, 2).sweep_result().unwrap();
+    let c = h123_shared::sweep::chart::chart(&result, Default::default());
+    assert!(c.has_model());
+    let svg = render(|| decay::plot(&c, "added round-trip time"));
+    assert!(svg.contains(">requests per second (log scale)<"), "{svg}");
+    assert!(svg.contains(">added round-trip time<"));
+    let measured = svg.find("class=\"line measured proto-h1\"").unwrap();
+    let model = svg.find("class=\"line model proto-h1\"").unwrap();
+    assert!(
+        model > measured,
+        "the model is drawn over the measured line"
+    );
+    assert!(svg.contains(&format!(
+        "stroke=\"{}\"",
+        h123_shared::sweep::chart::MODEL_COLOUR
+    )));
+    assert_eq!(svg.matches("class=\"mark model").count(), 2, "{svg}");
+}
+
+#[test]
+fn the_decay_picture_is_a_standalone_svg_of_the_same_plot() {
+    let mut finished = sweep(ProbeStatus::Done, 2);
+    finished.options.url = "https://t.test/?a=<b>&c".into();
+    let result = finished.sweep_result().unwrap();
+    let picture = crate::pages::render_picture(|| decay::picture(&result));
+    assert!(
+        picture.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 396" width="720" height="396""#),
+        "{picture}"
+    );
+    assert!(picture.ends_with("</svg>\n"));
+    assert!(
+        !picture.contains("<!"),
+        "no hydration markers in XML: {picture}"
+    );
+    assert!(picture.contains("<title>Requests per second (log scale) by added round-trip time: GET https://t.test/?a=&lt;b&gt;&amp;c</title>"), "{picture}");
+    assert!(picture.contains(">model: closed-loop ceiling (Little's law)</text>"));
+    // The page's plot, whole, inside the picture.
+    let c = h123_shared::sweep::chart::chart(
+        &result,
+        h123_shared::bench_chart::Frame {
+            top: 56.0,
+            height: 396.0,
+            ..Default::default()
+        },
+    );
+    let plot = render(|| decay::plot(&c, "added round-trip time")).replace("<!>", "");
+    assert!(picture.contains(&plot), "{picture}");
 }
