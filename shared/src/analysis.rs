@@ -7,7 +7,9 @@
 use crate::chain::{Chain, all_chains};
 use crate::diagnosis::{Finding, diagnose};
 use crate::json::ReadJson;
-use crate::schema::{H3Discovery, H3Outcome, H3Via, ProbeResult, Protocol, ProtocolRun};
+use crate::schema::{
+    FailureKind, H3Discovery, H3Outcome, H3Via, Phase, ProbeResult, Protocol, ProtocolRun,
+};
 use crate::verdict::{Verdict, list, verdict};
 use serde::{Deserialize, Serialize};
 
@@ -76,7 +78,7 @@ pub fn analyze(result: &ProbeResult) -> Analysis {
     let h3_failed = h3_apart(result).is_some_and(|(_, d)| advertised_h3_failed(d));
     let outcome = if counts.succeeded == 0 {
         Outcome::Failed
-    } else if counts.succeeded == counts.attempts && !h3_failed {
+    } else if counts.succeeded == counts.attempts && !h3_failed && !http3_only(result) {
         Outcome::Done
     } else {
         Outcome::DoneWithErrors
@@ -130,11 +132,43 @@ pub fn advertised_h3_failed(d: &H3Discovery) -> bool {
         )
 }
 
+/// A server that answers HTTP/3 only: every attempt over TCP (HTTP/1.1,
+/// HTTP/2) was refused at connect while an HTTP/3 attempt got an answer.
+/// The TCP runs are set apart from the count and told beside it, as an
+/// HTTP/3 run set apart is: the site's error (browsers find HTTP/3 through a
+/// TCP answer), exit code 8, the outcome "done with errors" at best.
+pub fn http3_only(result: &ProbeResult) -> bool {
+    let (tcp, h3): (Vec<&ProtocolRun>, Vec<&ProtocolRun>) =
+        result.runs.iter().partition(|r| r.protocol != Protocol::H3);
+    let refused = |run: &&ProtocolRun| {
+        !run.attempts.is_empty()
+            && run.attempts.iter().all(|a| {
+                a.failure
+                    .as_ref()
+                    .is_some_and(|f| f.phase == Phase::Connect && f.kind == FailureKind::Refused)
+            })
+    };
+    !tcp.is_empty()
+        && tcp.iter().all(refused)
+        && h3
+            .iter()
+            .flat_map(|r| &r.attempts)
+            .any(|a| a.response.is_some())
+}
+
 /// The chains the outcome counts: every run's, less an HTTP/3 run set
-/// apart ([`h3_apart`]).
+/// apart ([`h3_apart`]) or the TCP runs of a server that answers HTTP/3
+/// only ([`http3_only`]).
 pub fn counted(result: &ProbeResult) -> impl Iterator<Item = Chain<'_>> {
-    let apart = h3_apart(result).is_some();
-    all_chains(result).filter(move |c| !(apart && c.protocol == Protocol::H3))
+    let h3 = h3_apart(result).is_some();
+    let tcp = http3_only(result);
+    all_chains(result).filter(move |c| {
+        let apart = match c.protocol {
+            Protocol::H3 => h3,
+            _ => tcp,
+        };
+        !apart
+    })
 }
 
 /// Why nothing was measured when the server offers none of the protocols
@@ -192,6 +226,18 @@ fn headline(result: &ProbeResult, outcome: Outcome, c: AttemptCounts) -> String 
         line.push_str(" · ");
         line.push_str(&aside);
     }
+    if http3_only(result) {
+        let tcp: Vec<&str> = result
+            .runs
+            .iter()
+            .filter(|r| r.protocol != Protocol::H3)
+            .map(|r| r.protocol.http_version())
+            .collect();
+        line.push_str(&format!(
+            " · {} refused: nothing listens on TCP, this server answers HTTP/3 only",
+            list(&tcp)
+        ));
+    }
     line
 }
 
@@ -217,11 +263,67 @@ fn counts(result: &ProbeResult) -> AttemptCounts {
 mod tests {
     use super::*;
     use crate::fixture::{attempt, failed, fresh, result, reused, run};
-    use crate::schema::{FailureKind, H3Discovery, Phase};
+    use crate::schema::H3Discovery;
 
     fn status(mut a: crate::schema::Attempt, code: u16) -> crate::schema::Attempt {
         a.response.as_mut().unwrap().status = code;
         a
+    }
+
+    /// An attempt refused at connect: no answer.
+    fn refused(n: u32) -> crate::schema::Attempt {
+        let mut a = failed(
+            attempt(n, &[(Phase::Connect, 300)], false),
+            Phase::Connect,
+            FailureKind::Refused,
+        );
+        a.response = None;
+        a
+    }
+
+    #[test]
+    fn a_server_answering_http3_only_has_its_tcp_runs_told_beside_the_count() {
+        let only = result(vec![
+            run(Protocol::H1, vec![refused(1), refused(2)]),
+            run(Protocol::H2, vec![refused(1), refused(2)]),
+            run(
+                Protocol::H3,
+                vec![fresh(1, 0, 1_000, 1_000, 1_000), reused(2, 1_000)],
+            ),
+        ]);
+        assert!(http3_only(&only));
+        let a = analyze(&only);
+        assert_eq!(a.outcome, Outcome::DoneWithErrors, "the site's error");
+        assert_eq!(
+            a.counts,
+            AttemptCounts {
+                attempts: 2,
+                succeeded: 2,
+                http_errors: 0,
+                failed: 0
+            }
+        );
+        assert_eq!(
+            a.headline,
+            "done with errors · 2 of 2 HTTP/3 attempt(s) succeeded · HTTP/1.1 and HTTP/2 refused: \
+             nothing listens on TCP, this server answers HTTP/3 only"
+        );
+        assert_eq!(
+            crate::exit::Exit::of_result(&only),
+            crate::exit::Exit::ConnectFailed
+        );
+
+        // One TCP answer, or no HTTP/3 answer: plain refusals, counted as any failure.
+        let mut answered = only.clone();
+        answered.runs[1].attempts[1] = reused(2, 1_000);
+        assert!(!http3_only(&answered));
+        assert_eq!(analyze(&answered).counts.attempts, 6);
+        let mut silent = only.clone();
+        silent.runs[2].attempts = vec![refused(1)];
+        assert!(!http3_only(&silent));
+        assert_eq!(analyze(&silent).outcome, Outcome::Failed);
+        let alone = result(vec![run(Protocol::H3, vec![fresh(1, 0, 1, 1, 1)])]);
+        assert!(!http3_only(&alone), "no TCP run asked for");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! ([`crate::analysis`]): the attempts it counts, and an advertised HTTP/3
 //! endpoint that failed beside them.
 
-use crate::analysis::{advertised_h3_failed, counted, h3_apart, nothing_measured};
+use crate::analysis::{advertised_h3_failed, counted, h3_apart, http3_only, nothing_measured};
 use crate::schema::{Phase, ProbeResult};
 use crate::slo::SloReport;
 
@@ -30,7 +30,9 @@ pub enum Exit {
     /// HTTP/3 endpoint did not answer (its name's lookup included), or the
     /// server offers none of the protocols asked for (nothing was measured).
     HandshakeFailed = 7,
-    /// 8: an attempt failed to connect (or to open its proxy tunnel).
+    /// 8: an attempt failed to connect (or to open its proxy tunnel), or
+    /// nothing listens on TCP where HTTP/3 answered (a server that answers
+    /// HTTP/3 only).
     ConnectFailed = 8,
     /// 9: an attempt failed in the name lookup.
     DnsFailed = 9,
@@ -47,7 +49,7 @@ Exit codes (stable; when several apply, the highest wins):
   5  an attempt answered 5xx
   6  an attempt failed sending the request or reading the response
   7  an attempt failed in the TLS or QUIC handshake, an advertised HTTP/3 endpoint did not answer, or the server offers none of the protocols asked for
-  8  an attempt failed to connect (or to open its proxy tunnel)
+  8  an attempt failed to connect (or to open its proxy tunnel), or nothing listens on TCP where HTTP/3 answered
   9  an attempt failed in the name lookup (DNS)";
 
 impl Exit {
@@ -66,7 +68,9 @@ impl Exit {
     /// protocols is not among them). Such a run is 7 when something
     /// advertised the endpoint, and nothing when it was only tried; a probe
     /// that measured nothing because the server offers none of the
-    /// protocols asked for is 7 (its TLS agreed on another).
+    /// protocols asked for is 7 (its TLS agreed on another); the TCP runs
+    /// of a server that answers HTTP/3 only ([`http3_only`]) are set apart
+    /// too, and are 8.
     pub fn of_result(result: &ProbeResult) -> Exit {
         let attempts = counted(result).map(|chain| match (chain.failure(), chain.status()) {
             (Some(failure), _) => Exit::failed_in(failure.phase),
@@ -85,7 +89,12 @@ impl Exit {
         } else {
             Exit::Success
         };
-        attempts.fold(h3.max(unoffered), Exit::max)
+        let tcp = if http3_only(result) {
+            Exit::ConnectFailed
+        } else {
+            Exit::Success
+        };
+        attempts.fold(h3.max(unoffered).max(tcp), Exit::max)
     }
 
     /// The code for a failure in `phase`.

@@ -18,6 +18,7 @@ use h123::probe::tls::TrustSettings;
 use h123_shared::analysis::{Outcome, analyzed};
 use h123_shared::chain::{ConnState, chains};
 use h123_shared::diagnosis::Severity;
+use h123_shared::exit::Exit;
 use h123_shared::schema::{H3Outcome, H3Via};
 use h123_shared::verdict::VerdictKind;
 use h123_shared::{ConnectionMode, Method, ProbeOptions, ProbeResult, Protocol};
@@ -752,6 +753,19 @@ async fn an_http3_only_server_is_named_as_such() {
         "{}",
         refused.next_step
     );
+    // One story: the first line counts HTTP/3 and names the refused TCP protocols beside it, and
+    // the exit code agrees (8: nothing listens on TCP).
+    let analysis = direct.analysis.as_ref().unwrap();
+    assert_eq!(analysis.outcome, Outcome::DoneWithErrors);
+    assert!(
+        analysis.headline.starts_with("done with errors · ")
+            && analysis.headline.contains(" HTTP/3 attempt(s) succeeded · HTTP/1.1 and HTTP/2 refused: nothing listens on TCP, this server answers HTTP/3 only"),
+        "{}",
+        analysis.headline
+    );
+    assert_eq!(analysis.counts.failed, 0, "{:?}", analysis.counts);
+    assert_eq!(Exit::of_result(&direct), Exit::ConnectFailed);
+    assert_eq!(Exit::of_result(&default), Exit::ConnectFailed);
 }
 
 /// aioquic's example server keeps tickets and takes 0-RTT: a GET goes as
