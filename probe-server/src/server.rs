@@ -9,11 +9,13 @@ pub mod buckets;
 pub mod client;
 pub mod cluster;
 pub mod cors_origin;
+pub mod delivery_budget;
 pub mod dispatch;
 pub mod egress_quota;
 pub mod event_relay;
 pub mod fair;
 pub mod forwarded;
+pub mod host_runs;
 pub mod jobs;
 pub mod limit;
 pub mod listener;
@@ -132,10 +134,19 @@ pub struct MonitorLimits {
     /// The bytes all monitors' runs together may make the server receive in a minute
     /// (`--monitor-bytes-per-minute`).
     pub bytes_per_minute: u64,
+    /// The runs a minute all monitors together may start at one target host
+    /// (`--max-monitor-runs-per-host-minute`): bytes are bounded above, requests here.
+    pub runs_per_host_minute: u64,
+    /// The notifications' tries a minute over the whole server (`--max-deliveries-per-minute`).
+    pub deliveries_per_minute: u64,
+    /// The notifications' tries in flight at once over the whole server
+    /// (`--max-deliveries-in-flight`).
+    pub deliveries_in_flight: usize,
 }
 
 impl Default for MonitorLimits {
-    /// 1,000 monitors, 20 an owner, 100 a client, every minute at most, 128 MiB a minute in all.
+    /// 1,000 monitors, 20 an owner, 100 a client, every minute at most, 128 MiB a minute in all,
+    /// 60 runs a minute at one host, 120 deliveries a minute and 16 at once.
     fn default() -> Self {
         MonitorLimits {
             max_total: 1000,
@@ -143,6 +154,9 @@ impl Default for MonitorLimits {
             per_client: 100,
             min_every_ms: 60_000,
             bytes_per_minute: 128 << 20,
+            runs_per_host_minute: host_runs::DEFAULT_PER_MINUTE,
+            deliveries_per_minute: delivery_budget::DEFAULT_PER_MINUTE,
+            deliveries_in_flight: delivery_budget::DEFAULT_IN_FLIGHT,
         }
     }
 }
@@ -321,6 +335,12 @@ pub struct Shared {
     /// All monitors' bytes from targets over time, shared evenly among the clients that made
     /// running monitors (`EgressQuota::shared`; the scheduler keeps their number).
     pub monitor_egress: Arc<egress_quota::EgressQuota>,
+    /// Monitor runs a minute at each target host, over all monitors.
+    pub monitor_hosts: host_runs::HostRuns,
+    /// The notifications' tries: tokens, places, failing receivers rested.
+    pub deliveries: delivery_budget::DeliveryBudget,
+    /// The latest notification of each monitor's condition to each receiver.
+    pub conditions: delivery_budget::Conditions,
     /// Probes holding a slot now.
     pub running: AtomicUsize,
     /// The bench engine, with the server's trust store and the bench allow list;
@@ -368,6 +388,12 @@ impl AppState {
                 slots: FairSlots::new(config.max_running, config.reserved_slots),
                 egress_quota: egress_quota::EgressQuota::new(config.client_bytes_per_minute),
                 monitor_egress: egress_quota::EgressQuota::shared(config.monitors.bytes_per_minute),
+                monitor_hosts: host_runs::HostRuns::new(config.monitors.runs_per_host_minute),
+                deliveries: delivery_budget::DeliveryBudget::new(
+                    config.monitors.deliveries_per_minute,
+                    config.monitors.deliveries_in_flight,
+                ),
+                conditions: delivery_budget::Conditions::default(),
                 engine,
                 lookups: NameResolver::new(config.dns_server, Vec::new()),
                 store,

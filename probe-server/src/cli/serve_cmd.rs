@@ -230,6 +230,19 @@ pub struct ServeArgs {
     /// monitors: a run that finds its client's share or the whole spent is a missed slot.
     #[arg(long, default_value_t = 128 << 20, value_name = "BYTES")]
     pub monitor_bytes_per_minute: u64,
+    /// The runs a minute all monitors together may start at one target host (the URL's name
+    /// or address, whatever its port; as many at once): a slot over it is missed, saying so.
+    /// Bytes are bounded by --monitor-bytes-per-minute, requests at a third party by this.
+    #[arg(long, default_value_t = crate::server::host_runs::DEFAULT_PER_MINUTE, value_name = "N")]
+    pub max_monitor_runs_per_host_minute: u64,
+    /// Notifications' tries (webhook or Alertmanager POSTs) a minute over the whole server, as
+    /// many at once; a try that finds them spent is not sent, saying so in the delivery log.
+    #[arg(long, default_value_t = crate::server::delivery_budget::DEFAULT_PER_MINUTE, value_name = "N")]
+    pub max_deliveries_per_minute: u64,
+    /// Notifications' tries in flight at once over the whole server (one at a time to a
+    /// receiver; each within 5 s): what bounds the sockets silent receivers can hold.
+    #[arg(long, default_value_t = crate::server::delivery_budget::DEFAULT_IN_FLIGHT, value_name = "N")]
+    pub max_deliveries_in_flight: usize,
     /// The shortest interval a monitor may run at: 30s, 5m, 1h.
     #[arg(long, default_value = "60s", value_name = "INTERVAL", value_parser = parse_interval)]
     pub monitor_min_interval: u64,
@@ -334,6 +347,12 @@ impl ServeArgs {
                 self.monitor_bytes_per_minute, self.max_probe_bytes
             ));
         }
+        if self.max_monitor_runs_per_host_minute == 0 {
+            return Err(
+                "--max-monitor-runs-per-host-minute must be at least 1 (--max-monitors 0 turns monitors off)"
+                    .to_owned(),
+            );
+        }
         if self.client_bytes_per_minute < self.max_probe_bytes {
             return Err(format!(
                 "--client-bytes-per-minute ({}) must hold at least one probe's --max-probe-bytes ({})",
@@ -403,6 +422,9 @@ impl ServeArgs {
                 per_client: self.max_monitors_per_client,
                 min_every_ms: self.monitor_min_interval,
                 bytes_per_minute: self.monitor_bytes_per_minute,
+                runs_per_host_minute: self.max_monitor_runs_per_host_minute,
+                deliveries_per_minute: self.max_deliveries_per_minute.max(1),
+                deliveries_in_flight: self.max_deliveries_in_flight.max(1),
             },
         })
     }

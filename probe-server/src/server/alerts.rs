@@ -1,14 +1,18 @@
 //! A monitor's notifications, delivered: after each run its alert state is judged
-//! (`shared::alert`), stored, and every notification posted to each of the monitor's places:
-//! a webhook gets JSON signed with the monitor's secret (`X-H123-Signature: sha256=HEX`, an
-//! HMAC-SHA256 of the body), an Alertmanager its `/api/v2/alerts` form. A try that is not
-//! answered 2xx is tried again after 1, 2, 4 and 8 s (five in all); every try is logged.
+//! (`shared::alert`), stored, and every notification posted to each of the monitor's places
+//! (each URL once): a webhook gets JSON signed with the monitor's secret (`X-H123-Signature:
+//! sha256=HEX`, an HMAC-SHA256 of the body), an Alertmanager its `/api/v2/alerts` form. A try
+//! not answered 2xx within 5 s (3 s to connect) is tried again after 5 and 30 s (three in all),
+//! unless a newer notification of its condition to that place came meanwhile; every try is
+//! drawn from the server's budget (`server::delivery_budget`: one bucket, bounded places, a
+//! failing receiver rested) and logged, a try not made saying why.
 //!
 //! The safety policy holds for these URLs as for targets: a webhook's name is looked up and an
 //! address the policy refuses is never dialled (at creation the monitor is refused; at delivery
 //! the try fails, saying why).
 
 use super::AppState;
+use super::delivery_budget::{NotSent, receiver_of};
 use crate::probe::guard::non_public;
 use crate::probe::trace::AttemptTrace;
 use crate::store::monitor_rows::{DeliveryLog, StoredMonitor};
@@ -23,11 +27,15 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use url::{Host, Url};
 
-/// Tries per notification and place.
-const TRIES: u32 = 5;
+/// The waits before a notification's second and third tries (three in all).
+const RETRY_AFTER: [Duration; 2] = [Duration::from_secs(5), Duration::from_secs(30)];
 
-/// How long one try may take, connection included.
-const TRY_LIMIT: Duration = Duration::from_secs(10);
+/// How long one try may take, name lookup and connection included; also the longest a try
+/// waits for its place.
+const TRY_LIMIT: Duration = Duration::from_secs(5);
+
+/// How long a try's TCP connection may take.
+const CONNECT_LIMIT: Duration = Duration::from_secs(3);
 
 /// The header a webhook's signature travels in.
 pub const SIGNATURE_HEADER: &str = "x-h123-signature";
@@ -49,7 +57,14 @@ pub async fn after_run(
     else {
         return;
     };
-    for target in &monitor.spec.alerts {
+    let mut places = std::collections::HashSet::new();
+    // A place listed twice is notified once.
+    for target in monitor
+        .spec
+        .alerts
+        .iter()
+        .filter(|t| places.insert(t.url()))
+    {
         for note in &notes {
             tokio::spawn(deliver(
                 state.clone(),
@@ -152,7 +167,8 @@ fn body(state: &AppState, stored: &StoredMonitor, webhook: bool, note: &Notifica
     serde_json::to_vec(&value).unwrap_or_default()
 }
 
-/// Delivers `note` to `target`, trying again with backoff, logging every try.
+/// Delivers `note` to `target`, trying again after [`RETRY_AFTER`] unless a newer notification
+/// of its condition overtook it, within the server's budget, logging every try.
 async fn deliver(state: AppState, stored: StoredMonitor, target: AlertTarget, note: Notification) {
     let (url, webhook) = target.url();
     let url = if webhook {
@@ -167,8 +183,21 @@ async fn deliver(state: AppState, stored: StoredMonitor, target: AlertTarget, no
         .filter(|_| webhook)
         .map(|secret| sign(secret, &body));
     let shown = target.redacted().url().0.to_owned();
-    for attempt in 1..=TRIES {
-        let outcome = post(&state, &url, &body, signature.as_deref()).await;
+    let receiver = receiver_of(&url);
+    let turn = state.conditions.begin(&stored.monitor.id, &url, &note.key);
+    let waits = RETRY_AFTER.iter().map(Some).chain([None]);
+    for (attempt, next) in (1..).zip(waits) {
+        let outcome = match state.deliveries.admit(&receiver, TRY_LIMIT).await {
+            Ok(place) => {
+                let answer = post(&state, &url, &body, signature.as_deref()).await;
+                state
+                    .deliveries
+                    .outcome(&receiver, matches!(answer, Ok(200..=299)));
+                drop(place);
+                answer.map_err(Refused::Failed)
+            }
+            Err(not_sent) => Err(Refused::NotSent(not_sent)),
+        };
         let log = DeliveryLog {
             at_unix_ms: crate::probe::trace::unix_ms(),
             target: shown.clone(),
@@ -182,7 +211,8 @@ async fn deliver(state: AppState, stored: StoredMonitor, target: AlertTarget, no
             delivered: matches!(outcome, Ok(200..=299)),
             outcome: match &outcome {
                 Ok(status) => format!("HTTP {status}"),
-                Err(why) => why.clone(),
+                Err(Refused::Failed(why)) => why.clone(),
+                Err(Refused::NotSent(why)) => why.to_string(),
             },
         };
         let delivered = log.delivered;
@@ -196,11 +226,25 @@ async fn deliver(state: AppState, stored: StoredMonitor, target: AlertTarget, no
                 stored.monitor.id
             );
         }
-        if delivered || attempt == TRIES {
-            return;
+        let resting = matches!(outcome, Err(Refused::NotSent(NotSent::Resting { .. })));
+        let Some(wait) = next.filter(|_| !delivered && !resting) else {
+            break;
+        };
+        tokio::time::sleep(*wait).await;
+        if state.conditions.overtaken(&turn) {
+            // A newer notification of this condition is on its way: this one is stale.
+            break;
         }
-        tokio::time::sleep(Duration::from_secs(1 << (attempt - 1))).await;
     }
+    state.conditions.end(turn);
+}
+
+/// Why a try delivered nothing.
+enum Refused {
+    /// It was made and failed (no 2xx), saying why.
+    Failed(String),
+    /// The server's budget did not make it.
+    NotSent(NotSent),
 }
 
 /// `sha256=` and the hex HMAC-SHA256 of `body` under `secret`.
@@ -278,8 +322,14 @@ async fn post(
             .await
             .map_err(|why| format!("refused: {why}"))?;
         let parsed = Url::parse(url).map_err(|e| e.to_string())?;
-        let tcp = tokio::net::TcpStream::connect(addr)
+        let tcp = tokio::time::timeout(CONNECT_LIMIT, tokio::net::TcpStream::connect(addr))
             .await
+            .map_err(|_| {
+                format!(
+                    "connect {addr}: no connection within {} s",
+                    CONNECT_LIMIT.as_secs()
+                )
+            })?
             .map_err(|e| format!("connect {addr}: {e}"))?;
         let mut sender =
             crate::probe::plain_client::over(tcp, &parsed, &state.config.trust).await?;

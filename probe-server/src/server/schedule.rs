@@ -13,7 +13,9 @@
 //! among the clients that made running monitors (counted again at every look that finds
 //! slots due), each run paid from its monitor's client's share, so one client's monitors
 //! cannot spend what another's need; a slot refused for want of room or bytes is recorded as
-//! missed, saying why.
+//! missed, saying why. Requests are bounded too: at most `--max-monitor-runs-per-host-minute`
+//! runs start at one target host a minute over all monitors (`server::host_runs`), a slot over
+//! it missed, saying so.
 
 use super::AppState;
 use super::client::ClientKey;
@@ -131,6 +133,17 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             slot_unix_ms: slot,
         }),
     };
+    let host = super::host_runs::host_of(&monitor.spec.options.url);
+    if !state.monitor_hosts.take(&host) {
+        // Over the cap at this host: the slot passes unrun, saying why.
+        let mut missed = missed_point(slot, 1);
+        missed.detail = Some(format!(
+            "the monitors' runs at {host} are spent: at most {} a minute at one host",
+            state.monitor_hosts.per_minute()
+        ));
+        store_points(&state, &stored, vec![missed], None).await;
+        return;
+    }
     let mut record = None;
     let points: Vec<MonitorPoint> = match launch.start(&state, monitor.spec.options.clone()).await {
         Ok(live) => {
@@ -147,6 +160,7 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             | ApiError::EgressSpent(_)
             | ApiError::EgressShareSpent(_)),
         ) => {
+            state.monitor_hosts.give_back(&host);
             let mut missed = missed_point(slot, 1);
             missed.detail = Some(match why {
                 ApiError::EgressSpent(_) => "the monitors' bytes per minute are spent".to_owned(),
@@ -167,6 +181,17 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             &format!("not run: {refusal}"),
         ),
     };
+    store_points(&state, &stored, points, record.as_ref()).await;
+}
+
+/// Counts a slot's `points` on `/metrics`, stores them and judges the monitor's alerts on them.
+async fn store_points(
+    state: &AppState,
+    stored: &StoredMonitor,
+    points: Vec<MonitorPoint>,
+    record: Option<&ProbeRecord>,
+) {
+    let monitor = &stored.monitor;
     let now = crate::probe::trace::unix_ms();
     state.metrics.monitor_run(monitor, &points, now);
     if let Err(e) = state
@@ -176,7 +201,7 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
     {
         eprintln!("h123 serve: cannot store monitor {}'s run: {e}", monitor.id);
     }
-    super::alerts::after_run(&state, &stored, &points, record.as_ref()).await;
+    super::alerts::after_run(state, stored, &points, record).await;
 }
 
 /// How long the run of slot `run` of monitor `id` (every `every_ms`) waits: nothing for a slot

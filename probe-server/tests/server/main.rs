@@ -28,6 +28,7 @@ mod list_verdict;
 mod listener;
 mod load;
 mod migration;
+mod monitor_budgets;
 mod monitor_shares;
 mod monitors;
 mod network;

@@ -56,6 +56,8 @@ async fn one_client_gets_its_share_of_monitors_and_bytes_while_another_keeps_eve
         min_every_ms: 1000,
         // Two clients: a share of two budgets a minute each.
         bytes_per_minute: 4 * budget,
+        runs_per_host_minute: 1_000_000,
+        ..MonitorLimits::default()
     };
     let state = state(config, &dir);
     h123::server::schedule::spawn(state.clone());

@@ -24,6 +24,9 @@ fn monitor_config(target: &h123_target::TestTarget) -> ServerConfig {
             per_client: 100,
             min_every_ms: 1000,
             bytes_per_minute: 1 << 40,
+            // Many monitors of the one target every second (`monitor_budgets` tests the cap).
+            runs_per_host_minute: 1_000_000,
+            ..h123::server::MonitorLimits::default()
         },
         ..config(target)
     }
@@ -803,6 +806,8 @@ async fn two_instances_on_postgres_run_each_slot_once_and_one_takes_over_when_th
         "100",
         "--instance-lease-ms",
         "3000",
+        "--max-monitor-runs-per-host-minute",
+        "100000",
     ];
     let (a, b) = tokio::join!(
         ServerProcess::start_with_db(&target, url.as_ref(), dir.path(), &extra),
@@ -1360,6 +1365,9 @@ async fn thousand_monitors(with_agent: bool) {
         "--rate-burst",
         "5000",
         "--rate-per-minute",
+        "100000",
+        // The scheduler's figure, not the cap's: every run at the one target starts.
+        "--max-monitor-runs-per-host-minute",
         "100000",
     ];
     if with_agent {
