@@ -14,7 +14,7 @@ pub mod sqlite_monitors;
 
 use h123_shared::Protocol;
 use h123_shared::alert::AlertState;
-use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
+use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeSummary};
 use h123_shared::browser::BrowserRun;
 use h123_shared::monitor::MonitorPoint;
 use h123_shared::monitor_rollup::{Cell, CellKey};
@@ -620,15 +620,6 @@ impl SharedStore {
         dispatch!(self, |s| s.cancel_running_benches(now_unix_ms), |pg| pg
             .cancel_running_benches(now_unix_ms)
             .await)
-    }
-}
-
-/// The status as stored in the database.
-pub fn status_str(status: ProbeStatus) -> &'static str {
-    match status {
-        ProbeStatus::Running => "running",
-        ProbeStatus::Done => "done",
-        ProbeStatus::Cancelled => "cancelled",
     }
 }
 

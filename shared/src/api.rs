@@ -20,6 +20,17 @@ pub enum ProbeStatus {
     Cancelled,
 }
 
+impl ProbeStatus {
+    /// The status as the API, the store and the pages write it: `running`, `done`, `cancelled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeStatus::Running => "running",
+            ProbeStatus::Done => "done",
+            ProbeStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
 /// A probe as stored and served at `/api/v1/probes/{id}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ReadJson)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -154,13 +154,6 @@ pub fn dash(protocol: Protocol) -> Option<&'static str> {
     }
 }
 
-/// A line's `stroke-dasharray` as an SVG attribute (with its leading
-/// space), or nothing for a solid line.
-pub fn dash_attribute(dash: Option<&str>) -> String {
-    dash.map(|d| format!(r#" stroke-dasharray="{d}""#))
-        .unwrap_or_default()
-}
-
 /// A percentile as a label: `0%`, `90%`, `99.99%`; 100 reads `max`.
 pub fn percentile_label(percentile: f64) -> String {
     if percentile >= 100.0 {

@@ -41,21 +41,12 @@ pub fn bench_page(record: &BenchRecord) -> impl IntoView + use<> {
         view! { {decay::section(&record.id, &sweep).into_any()}{notes} }
     });
     view! {
-        <div id="bench" data-id=record.id.clone() data-status=status_name(record.status) data-title=title(record)>
+        <div id="bench" data-id=record.id.clone() data-status=record.status.as_str() data-title=title(record)>
             {summary::summary(record)}
             {summary::actions(&record.id)}
             {body}
             {sweep}
         </div>
-    }
-}
-
-/// A status as `data-status` names it.
-fn status_name(status: ProbeStatus) -> &'static str {
-    match status {
-        ProbeStatus::Running => "running",
-        ProbeStatus::Done => "done",
-        ProbeStatus::Cancelled => "cancelled",
     }
 }
 

@@ -518,7 +518,7 @@ pub fn curl_text(record: &ProbeRecord) -> String {
         "# h123 probe {} of {} ({})\n",
         record.id,
         record.options.url,
-        crate::store::status_str(record.status)
+        record.status.as_str()
     );
     for run in &record.result.runs {
         if let Some(reason) = &run.skipped {

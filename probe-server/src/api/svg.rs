@@ -63,7 +63,7 @@ pub fn render(record: &ProbeRecord) -> String {
     let mut svg = String::with_capacity(4096 + rows * 600);
     let status = match (record.status, verdict) {
         (h123_shared::api::ProbeStatus::Done, Some(a)) => a.outcome.label(),
-        (status, _) => crate::store::status_str(status),
+        (status, _) => status.as_str(),
     };
     open(
         &mut svg,

@@ -245,7 +245,7 @@ async fn remote_record(args: &ProbeArgs) -> Result<h123_shared::api::ProbeRecord
         ProbeStatus::Done => Ok(finished.record),
         status => Err(RemoteError::Trouble(format!(
             "the server ended the probe as {} before it finished",
-            crate::store::status_str(status)
+            status.as_str()
         ))),
     }
 }

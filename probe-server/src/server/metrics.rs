@@ -126,7 +126,7 @@ impl Metrics {
     /// Counts a finished probe: its status, each protocol's outcome and every phase.
     pub fn probe_finished(&self, status: ProbeStatus, result: &ProbeResult) {
         let mut inner = self.lock();
-        let status = crate::store::status_str(status);
+        let status = status.as_str();
         *inner.probes.entry(status).or_default() += 1;
         for run in &result.runs {
             let outcome = if run.skipped.is_some() {

@@ -27,7 +27,7 @@ use super::codec::{
 };
 use super::location::PostgresUrl;
 use super::size_cap::{Pruned, SizeCap};
-use super::{Attached, Result, StoreError, new_id, status_str};
+use super::{Attached, Result, StoreError, new_id};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeSummary};
 use h123_shared::browser::BrowserRun;
@@ -281,7 +281,7 @@ impl PostgresStore {
                 &[
                     &record.id,
                     &to_i64(record.created_at_unix_ms),
-                    &status_str(record.status),
+                    &record.status.as_str(),
                     &to_json(record)?,
                     &record.options.visibility.as_str(),
                     &owner_hash,
@@ -310,7 +310,7 @@ impl PostgresStore {
                  WHERE id = $1 AND status = 'running'",
                 &[
                     &record.id,
-                    &status_str(record.status),
+                    &record.status.as_str(),
                     &json,
                     &outcome,
                     &verdict,
@@ -505,7 +505,7 @@ impl PostgresStore {
                     &record.id,
                     &to_i64(record.created_at_unix_ms),
                     &record.finished_at_unix_ms.map(to_i64),
-                    &status_str(record.status),
+                    &record.status.as_str(),
                     &bench_options_json(record)?,
                     &bench_result_json(record)?,
                     &record.cancel_reason,
@@ -531,7 +531,7 @@ impl PostgresStore {
                  cancel_reason = $5 WHERE id = $1 AND status = 'running'",
                 &[
                     &record.id,
-                    &status_str(record.status),
+                    &record.status.as_str(),
                     &record.finished_at_unix_ms.map(to_i64),
                     &result,
                     &record.cancel_reason,

@@ -10,7 +10,7 @@ use super::codec::{
 use super::monitor_rows::{DeliveryLog, MonitorsOf, StoredMonitor};
 use super::size_cap::{self, Pruned, SizeCap};
 use super::sqlite_monitors as monitors;
-use super::{Attached, Commit, Result, Store, StoreError, status_str};
+use super::{Attached, Commit, Result, Store, StoreError};
 use group_commit::{GroupCommit, NewRow, Write};
 use h123_shared::alert::AlertState;
 use h123_shared::api::{BenchRecord, BenchSummary, ProbeRecord, ProbeStatus, ProbeSummary};
@@ -202,7 +202,7 @@ impl Store for SqliteStore {
         Ok(self.commits.submit(Write::Insert(NewRow {
             id: record.id.clone(),
             created_at_unix_ms: i64::try_from(record.created_at_unix_ms).unwrap_or(i64::MAX),
-            status: status_str(record.status),
+            status: record.status.as_str(),
             json: to_json(record)?,
             visibility: record.options.visibility.as_str(),
             owner_hash: owner_hash.map(str::to_owned),
@@ -218,7 +218,7 @@ impl Store for SqliteStore {
         self.commits
             .submit(Write::Update {
                 id: record.id.clone(),
-                status: status_str(record.status),
+                status: record.status.as_str(),
                 json: to_json(record)?,
                 outcome,
                 verdict,
@@ -399,7 +399,7 @@ impl Store for SqliteStore {
                 record.id,
                 to_i64(record.created_at_unix_ms),
                 record.finished_at_unix_ms.map(to_i64),
-                status_str(record.status),
+                record.status.as_str(),
                 bench_options_json(record)?,
                 result,
                 record.options.visibility.as_str(),
@@ -416,7 +416,7 @@ impl Store for SqliteStore {
              cancel_reason = ?5 WHERE id = ?1 AND status = 'running'",
             params![
                 record.id,
-                status_str(record.status),
+                record.status.as_str(),
                 record.finished_at_unix_ms.map(to_i64),
                 result,
                 record.cancel_reason,

@@ -56,7 +56,7 @@ impl ResultView<'_> {
         let mut out = format!(
             r#"<div id="result" data-id="{}" data-status="{}" data-title="{}">"#,
             escape(&record.id),
-            status_name(record.status),
+            record.status.as_str(),
             escape(&summary::title(record))
         );
         out.push_str(&summary::summary(record));
@@ -127,15 +127,6 @@ impl ResultView<'_> {
             pending(out, MATRIX_PENDING);
         }
         out.push_str(&vantages::groups(self.runs, self.running_at, done, span));
-    }
-}
-
-/// The status as the page's `data-status` says it.
-pub(crate) fn status_name(status: ProbeStatus) -> &'static str {
-    match status {
-        ProbeStatus::Running => "running",
-        ProbeStatus::Done => "done",
-        ProbeStatus::Cancelled => "cancelled",
     }
 }
 

@@ -38,7 +38,7 @@ pub fn render(record: &ProbeRecord) -> String {
     let verdict = record.result.analysis.as_ref();
     let status = match (record.status, verdict) {
         (ProbeStatus::Done, Some(a)) => a.outcome.label(),
-        (status, _) => crate::store::status_str(status),
+        (status, _) => status.as_str(),
     };
     let _ = write!(
         svg,

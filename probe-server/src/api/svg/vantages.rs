@@ -33,7 +33,7 @@ pub fn render(record: &ProbeRecord) -> String {
     let what = format!(
         "{} vantage(s) · {}",
         record.vantages.len(),
-        crate::store::status_str(record.status)
+        record.status.as_str()
     );
     open(&mut svg, record, height, &what);
     axis(&mut svg, &laid.ticks, plot_bottom);
