@@ -20,6 +20,7 @@ pub mod postgres;
 pub mod relay;
 pub mod routes;
 mod silent;
+pub mod slow_link;
 mod slow_tls;
 pub mod upload;
 

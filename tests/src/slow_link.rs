@@ -1,0 +1,77 @@
+//! A slow link in front of a server: a TCP forwarder that passes what the
+//! client sends at once and paces what the server answers to a fixed rate on
+//! each connection, as a slow network would. Browser tests put it between
+//! Chromium and `h123 serve` to see a page before its scripts arrive, without
+//! DevTools' network emulation (which, in Chromium 156, can stall every
+//! throttled request of a page for good).
+
+use crate::net::Tasks;
+use anyhow::Context as _;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// The size of a paced chunk: about one packet.
+const CHUNK: usize = 1_500;
+
+/// A running slow link; it stops when dropped.
+pub struct SlowLink {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    _tasks: Tasks,
+}
+
+impl SlowLink {
+    /// Forwards a loopback port to `upstream`, pacing each connection's answers to
+    /// `bytes_per_second`.
+    ///
+    /// # Errors
+    /// When the listening socket cannot be bound.
+    pub async fn start(upstream: SocketAddr, bytes_per_second: u32) -> anyhow::Result<SlowLink> {
+        let listener = TcpListener::bind((upstream.ip(), 0))
+            .await
+            .context("binding the slow link")?;
+        let addr = listener.local_addr()?;
+        let gap = Duration::from_secs_f64(CHUNK as f64 / f64::from(bytes_per_second.max(1)));
+        let mut tasks = Tasks::default();
+        tasks.spawn(serve(listener, upstream, gap));
+        Ok(SlowLink {
+            addr,
+            _tasks: tasks,
+        })
+    }
+}
+
+async fn serve(listener: TcpListener, upstream: SocketAddr, gap: Duration) {
+    loop {
+        let Ok((client, _)) = listener.accept().await else {
+            continue;
+        };
+        tokio::spawn(async move {
+            let Ok(server) = TcpStream::connect(upstream).await else {
+                return;
+            };
+            let _ = client.set_nodelay(true);
+            let _ = server.set_nodelay(true);
+            let (mut client_read, mut client_write) = client.into_split();
+            let (mut server_read, server_write) = server.into_split();
+            let ask = async move {
+                let mut server_write = server_write;
+                let _ = tokio::io::copy(&mut client_read, &mut server_write).await;
+                let _ = server_write.shutdown().await;
+            };
+            let answer = async move {
+                let mut buf = [0u8; CHUNK];
+                while let Ok(n) = server_read.read(&mut buf).await {
+                    if n == 0 || client_write.write_all(&buf[..n]).await.is_err() {
+                        break;
+                    }
+                    tokio::time::sleep(gap.mul_f64(n as f64 / CHUNK as f64)).await;
+                }
+                let _ = client_write.shutdown().await;
+            };
+            tokio::join!(ask, answer);
+        });
+    }
+}
