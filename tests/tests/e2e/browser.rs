@@ -1423,7 +1423,7 @@ async fn home_form_works_before_the_wasm() {
     // A slow link to the server: about 4 s for the home page's wasm, its page and stylesheet in
     // well under one.
     let server: SocketAddr = stage.base["http://".len()..].parse().unwrap();
-    let link = h123_target::slow_link::SlowLink::start(server, 30_000)
+    let link = h123_target::slow_link::SlowLink::paced(server, 30_000)
         .await
         .expect("slow link");
     let base = format!("http://{}", link.addr);

@@ -19,6 +19,7 @@ use h123_shared::analysis::{Outcome, analyzed};
 use h123_shared::chain::{ConnState, chains};
 use h123_shared::diagnosis::Severity;
 use h123_shared::exit::Exit;
+use h123_shared::schema::ResolveOverride;
 use h123_shared::schema::{H3Outcome, H3Via};
 use h123_shared::verdict::VerdictKind;
 use h123_shared::{ConnectionMode, Method, ProbeOptions, ProbeResult, Protocol};
@@ -608,6 +609,85 @@ async fn a_one_ticket_server_resumes_every_attempt() {
     assert_eq!(get, ["FRRRR", "FRRRR", "F0000"]);
     let post = resumption(Setup::Caddy, &server, all, Method::Post, "/").await;
     assert_eq!(post, ["FRRRR", "FRRRR", "FRRRR"]);
+}
+
+/// One slow full handshake among fast resumed ones (as a process's first handshake often is):
+/// Caddy behind a link that holds the first connection's first answer 20 ms, probed with
+/// `--resumed` (one full handshake, then resumed connections). One handshake is not a saving:
+/// no figure is stated, the words say why and the advice is one that helps (more rounds cannot,
+/// under `--resumed`), and the first line and the exit code are those of a clean probe.
+#[tokio::test]
+async fn a_one_handshake_outlier_states_no_resumption_saving() {
+    let Some(server) = Setup::Caddy.start() else {
+        return;
+    };
+    let hold = Duration::from_millis(20);
+    let upstream = format!("127.0.0.1:{}", server.port).parse().unwrap();
+    let link = h123_target::slow_link::SlowLink::first_answer_held(upstream, hold)
+        .await
+        .expect("slow link");
+    let both = [Protocol::H1, Protocol::H2];
+    let result = probe_with(Setup::Caddy, &server, &both, |o| {
+        o.url = format!("https://localhost:{}/", link.addr.port());
+        o.resolve = vec![ResolveOverride {
+            host: "localhost".into(),
+            port: link.addr.port(),
+            addr: "127.0.0.1".into(),
+        }];
+        o.mode = ConnectionMode::Resumed;
+        o.rounds = 1;
+        o.repeat = 5;
+    })
+    .await;
+    // The link did its part: the probe's first full handshake is the outlier.
+    let setups: Vec<(bool, Duration)> = both
+        .iter()
+        .flat_map(|&p| run(&result, p).attempts.iter())
+        .map(|a| {
+            let tls = a.tls.as_ref().expect("TLS facts");
+            let took = a.phases.tls.map_or(0, |t| t.duration().0);
+            (tls.resumed, Duration::from_micros(took))
+        })
+        .collect();
+    let full: Vec<Duration> = setups.iter().filter(|(r, _)| !r).map(|s| s.1).collect();
+    assert_eq!(full.len(), 2, "one full handshake a protocol: {setups:?}");
+    assert!(full.iter().any(|d| *d >= hold), "{setups:?}");
+
+    let analysis = result.analysis.as_ref().unwrap();
+    assert_eq!(analysis.outcome, Outcome::Done);
+    assert_eq!(
+        analysis.headline,
+        "done · 10 of 10 HTTP/1.1 and HTTP/2 attempt(s) succeeded"
+    );
+    assert_eq!(Exit::of_result(&result), Exit::Success);
+    assert!(
+        analysis
+            .findings
+            .iter()
+            .all(|f| f.id != "resumption_saving"),
+        "{:?}",
+        analysis.findings
+    );
+    let seen: Vec<_> = analysis
+        .findings
+        .iter()
+        .filter(|f| f.id == "resumption_seen")
+        .collect();
+    assert_eq!(seen.len(), 2, "{:?}", analysis.findings);
+    for f in seen {
+        eprintln!("{}: {} / {}", f.title, f.evidence.detail, f.next_step);
+        assert!(
+            f.evidence.detail.starts_with("Too few full handshakes")
+                && f.evidence.detail.contains("1 full handshake(s)"),
+            "{}",
+            f.evidence.detail
+        );
+        assert!(
+            f.next_step.contains("--arms cold,resumed") && !f.next_step.contains("more rounds:"),
+            "{}",
+            f.next_step
+        );
+    }
 }
 
 #[tokio::test]
