@@ -735,17 +735,35 @@ async fn hypercorn_answers_every_protocol() {
         .as_ref()
         .map(|d| d.addresses.clone())
         .unwrap_or_default();
-    let findings = &result.analysis.as_ref().unwrap().findings;
-    let refused = findings.iter().any(|f| f.id == "h3_address_refused");
+    let analysis = result.analysis.as_ref().unwrap();
+    let findings = &analysis.findings;
+    let refused = findings.iter().find(|f| f.id == "h3_address_refused");
     assert_eq!(
-        refused,
+        refused.is_some(),
         resolved.iter().any(|a| a.contains(':')),
         "resolved {resolved:?}: {findings:?}"
     );
+    if let Some(refused) = refused {
+        assert_eq!(refused.severity, Severity::Info);
+        assert!(
+            refused
+                .title
+                .starts_with("Nothing listens for HTTP/3 on [::1]:"),
+            "{}",
+            refused.title
+        );
+    }
     assert!(
         findings.iter().all(|f| f.id != "h3_address_silent"),
         "{findings:?}"
     );
+    // A dead family beside a live one is a fact about the path: the probe is clean.
+    assert_eq!(analysis.outcome, Outcome::Done);
+    assert_eq!(
+        analysis.headline,
+        "done · 24 of 24 HTTP/1.1, HTTP/2 and HTTP/3 attempt(s) succeeded"
+    );
+    assert_eq!(Exit::of_result(&result), Exit::Success);
 }
 
 /// Hypercorn's QUIC (aioquic, with no ticket store) issues no session
