@@ -51,6 +51,9 @@ pub struct Module {
     pub family: AddressFamily,
     /// The module's own limit on a scrape, in ms (Prometheus' may be shorter).
     pub timeout_ms: Option<u64>,
+    /// The hosts (`host` or `host:port`, lower case) its headers and body may go to; a scrape
+    /// of any other target is refused. Empty for a module that sends neither.
+    pub targets: Vec<String>,
 }
 
 impl Module {
@@ -70,7 +73,20 @@ impl Module {
             body: None,
             family: AddressFamily::Any,
             timeout_ms: None,
+            targets: Vec::new(),
         }
+    }
+
+    /// Whether a scrape of `host` on `port` may use this module: any target when it lists none,
+    /// else one it lists by its host (any port) or its host and port. `host` is compared without
+    /// case or a final dot, an IPv6 address in brackets.
+    pub fn may_send_to(&self, host: &str, port: u16) -> bool {
+        if self.targets.is_empty() {
+            return true;
+        }
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let with_port = format!("{host}:{port}");
+        self.targets.iter().any(|t| *t == host || *t == with_port)
     }
 
     /// Whether `chain` is a success under this module: no failure, a valid

@@ -47,7 +47,7 @@ pub struct ScrapeQuery {
         (status = 200, description = "Prometheus text exposition format 0.0.4: blackbox_exporter's `probe_*` series for the module's primary protocol and h123's per-protocol `h123_*` series", body = String,
         content_type = "text/plain"),
         (status = 400, description = "No target, an unknown module or options the server refuses (`invalid_query`, `invalid_options`)", body = ErrorBody),
-        (status = 403, description = "The target is one the safety policy forbids (`blocked_target`), or a page on another site asked (`cross_site`: its `Sec-Fetch-Site` header)", body = ErrorBody),
+        (status = 403, description = "The target is one the safety policy forbids, or one the module may not send its headers to (`blocked_target`), or a page on another site asked (`cross_site`: its `Sec-Fetch-Site` header)", body = ErrorBody),
         (status = 429, description = "Too many scrapes, or bytes from targets, from this client (`rate_limited`, `egress_budget_spent`); see `Retry-After`", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
@@ -94,6 +94,15 @@ pub async fn probe_scrape(
         .ok_or_else(|| ApiError::InvalidQuery("the target parameter is missing".into()))?;
     let budget = scrape_budget(&headers, module);
     let mut plan = Plan::new(options(target, module, budget), &state.config.limits)?;
+    let host = plan.url.host_str().unwrap_or_default();
+    let port = plan.url.port_or_known_default().unwrap_or_default();
+    if !module.may_send_to(host, port) {
+        state.metrics.rejected("scrape_module_target");
+        return Err(ApiError::BlockedTarget(format!(
+            "module {name} sends its headers only to {}",
+            module.targets.join(", ")
+        )));
+    }
     super::probes::guard_target(&state, &mut plan).await?;
     let reservation = match plan.egress.clone() {
         Some(egress) => Some(super::probes::reserve_egress(

@@ -737,10 +737,6 @@ impl<'a, C: Connection> ProtocolRunner<'a, C> {
 /// Request headers that carry credentials: sent to the probed origin only.
 pub const SENSITIVE_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
 
-/// The plan's extra headers for a request to `url`: all of them on the
-/// plan's own origin; without [`SENSITIVE_HEADERS`] once a redirect has
-/// changed the scheme, host or port, as curl does, so a redirect cannot
-/// hand the user's credentials to another origin.
 /// An attempt's TCP snapshots, `None` when none was taken (HTTP/3, or
 /// off Linux).
 fn tcp_snapshots(
@@ -775,6 +771,10 @@ pub fn request_spec(plan: &Plan, url: &Url, method: Method) -> RequestSpec {
     }
 }
 
+/// The plan's extra headers for a request to `url`: all of them on the
+/// plan's own origin; without [`SENSITIVE_HEADERS`] once a redirect has
+/// changed the scheme, host or port, as curl does, so a redirect cannot
+/// hand the user's credentials to another origin.
 fn headers_for(plan: &Plan, url: &Url) -> Vec<(http::HeaderName, http::HeaderValue)> {
     let same_origin = url.scheme() == plan.url.scheme()
         && url.host() == plan.url.host()

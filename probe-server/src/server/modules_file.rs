@@ -33,6 +33,10 @@ struct Spec {
     /// h123: a whole default probe (rounds, the verdict) rather than one request each.
     #[serde(default)]
     whole_probe: bool,
+    /// h123: the hosts (`host` or `host:port`) the module's headers and body may go to; needed
+    /// when it has either, since anyone who can reach `/probe` names the target.
+    #[serde(default)]
+    targets: Vec<String>,
 }
 
 #[derive(Default, Deserialize)]
@@ -187,7 +191,36 @@ fn module(name: &str, spec: Spec) -> Result<Module, String> {
     module.body = spec.http.body;
     module.family = family;
     module.timeout_ms = spec.timeout.as_deref().map(duration_ms).transpose()?;
+    module.targets = spec
+        .targets
+        .iter()
+        .map(|t| target(t))
+        .collect::<Result<_, _>>()?;
+    if module.targets.is_empty() && (!module.headers.is_empty() || module.body.is_some()) {
+        return Err(
+            "its headers or body would go to any target a scrape names: list the hosts \
+             they may go to in `targets` (host or host:port)"
+                .into(),
+        );
+    }
     Ok(module)
+}
+
+/// One of a module's `targets`, checked and in lower case: a host name, an IPv4 address or an
+/// IPv6 address in brackets, with an optional port.
+fn target(text: &str) -> Result<String, String> {
+    let bad = || format!("targets: {text:?} is not a host or host:port");
+    let url = url::Url::parse(&format!("http://{text}/")).map_err(|_| bad())?;
+    let host = url.host_str().filter(|h| !h.is_empty()).ok_or_else(bad)?;
+    if url.path() != "/" || !url.username().is_empty() || url.query().is_some() {
+        return Err(bad());
+    }
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    Ok(match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None if text.ends_with(":80") => format!("{host}:80"),
+        None => host,
+    })
 }
 
 /// `HTTP/1.1`, `HTTP/2.0` (or `HTTP/2`), `HTTP/3.0` (or `HTTP/3`), as blackbox writes them.
@@ -234,7 +267,8 @@ mod tests {
             "modules:\n  strict_h3:\n    prober: http\n    timeout: 4s\n    http:\n      \
              valid_status_codes: [200, 204]\n      valid_http_versions: [\"HTTP/3.0\"]\n      \
              method: HEAD\n      headers:\n        Accept: text/html\n      fail_if_not_ssl: true\n      \
-             preferred_ip_protocol: ip4\n      ip_protocol_fallback: false\n",
+             preferred_ip_protocol: ip4\n      ip_protocol_fallback: false\n    \
+             targets: [example.com]\n",
         )
         .unwrap();
         let m = modules.iter().find(|m| m.name == "strict_h3").unwrap();
@@ -261,7 +295,7 @@ mod tests {
         assert!(lines.contains("nested more than 32 deep"), "{lines}");
         // Brackets in quotes and comments are text.
         let quoted = format!(
-            "modules:  # {open}\n  m:\n    http:\n      headers:\n        X-A: \"{open}\\\"\"\n        X-B: '{open}'\n",
+            "modules:  # {open}\n  m:\n    targets: [a.example]\n    http:\n      headers:\n        X-A: \"{open}\\\"\"\n        X-B: '{open}'\n",
             open = "[".repeat(40)
         );
         let modules = loaded(&quoted).unwrap();
@@ -278,8 +312,10 @@ mod tests {
         assert!(unknown.contains("tls_config"), "{unknown}");
         let prober = loaded("modules:\n  m:\n    prober: icmp\n").unwrap_err();
         assert!(prober.contains("http prober only"), "{prober}");
-        let post =
-            loaded("modules:\n  m:\n    http:\n      method: POST\n      body: x\n").unwrap_err();
+        let post = loaded(
+            "modules:\n  m:\n    targets: [a.example]\n    http:\n      method: POST\n      body: x\n",
+        )
+        .unwrap_err();
         assert!(
             post.contains("module m"),
             "a public server's methods: {post}"
@@ -288,5 +324,45 @@ mod tests {
             loaded("modules:\n  m:\n    http:\n      valid_http_versions: [\"HTTP/1.0\"]\n")
                 .unwrap_err();
         assert!(version.contains("HTTP/1.0"), "{version}");
+    }
+
+    #[test]
+    fn headers_go_only_to_the_targets_the_file_lists() {
+        let open = loaded("modules:\n  m:\n    http:\n      headers:\n        X-Key: s3cret\n")
+            .unwrap_err();
+        assert!(
+            open.contains("module m") && open.contains("list the hosts"),
+            "{open}"
+        );
+        let modules = loaded(
+            "modules:\n  m:\n    targets: [Api.Example., \"api.example:8443\", \"[::1]:443\", 192.0.2.7]\n    \
+             http:\n      headers:\n        X-Key: s3cret\n",
+        )
+        .unwrap();
+        let m = modules.iter().find(|m| m.name == "m").unwrap();
+        assert_eq!(
+            m.targets,
+            ["api.example", "api.example:8443", "[::1]:443", "192.0.2.7"]
+        );
+        assert!(m.may_send_to("API.example.", 443));
+        assert!(m.may_send_to("[::1]", 443));
+        assert!(!m.may_send_to("[::1]", 8443));
+        assert!(!m.may_send_to("evil.example", 443));
+        assert!(!m.may_send_to("api.example.evil.example", 443));
+        let built_in = modules.iter().find(|m| m.name == "compare").unwrap();
+        assert!(
+            built_in.may_send_to("anywhere.example", 443),
+            "no headers, any target"
+        );
+        for bad in ["a.example/path", "user@a.example", "", "a.example:99999"] {
+            let refused = loaded(&format!(
+                "modules:\n  m:\n    targets: [\"{bad}\"]\n    http:\n      headers:\n        X-Key: k\n"
+            ))
+            .unwrap_err();
+            assert!(
+                refused.contains("is not a host or host:port"),
+                "{bad}: {refused}"
+            );
+        }
     }
 }

@@ -445,6 +445,105 @@ async fn a_module_from_a_blackbox_style_file_decides_success() {
     );
 }
 
+/// A module's headers can carry an operator's secret, and anyone who reaches `/probe` names the
+/// target: they go only to the hosts the module lists. A listed host gets them; any other target
+/// is refused before a packet leaves, saying why, and receives nothing.
+#[tokio::test]
+async fn a_modules_headers_go_only_to_the_targets_it_lists() {
+    let target = target().await;
+    // A plain HTTP/1.1 server that keeps each request's head.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listed = listener.local_addr().unwrap();
+    let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let kept = heads.clone();
+    let _server = tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut head = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !head.ends_with(b"\r\n\r\n") {
+                match stream.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&buf[..n]),
+                }
+            }
+            kept.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&head).to_lowercase());
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                .await;
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("modules.yml");
+    std::fs::write(
+        &file,
+        format!(
+            "modules:\n  keyed:\n    targets: [\"{listed}\"]\n    protocols: [h1]\n    http:\n      \
+             headers:\n        X-Key: s3cret\n"
+        ),
+    )
+    .unwrap();
+    let limits = h123::server::server_limits();
+    let mut config = ServerConfig {
+        modules: h123::server::modules_file::load(&file, &limits).unwrap(),
+        ..config(&target)
+    };
+    let mut reachable = allowed(&target);
+    reachable.push(h123::probe::guard::AllowedTarget {
+        ip: listed.ip(),
+        port: Some(listed.port()),
+    });
+    config.guard.policy = h123::probe::guard::ConnectPolicy::only(reachable);
+    let state = state(config, &dir);
+
+    let ok = call(
+        &state,
+        get(&format!("/probe?module=keyed&target=http://{listed}/")),
+        CLIENT,
+    )
+    .await;
+    assert_eq!(ok.status, StatusCode::OK, "{}", ok.text());
+    assert_eq!(
+        value(&ok.text(), "probe_success"),
+        Some(1.0),
+        "{}",
+        ok.text()
+    );
+    assert_eq!(heads.lock().unwrap().len(), 1);
+    assert!(
+        heads.lock().unwrap()[0].contains("x-key: s3cret"),
+        "{:?}",
+        heads.lock().unwrap()
+    );
+
+    for other in [
+        target.https_url("/"),
+        format!("http://localhost:{}/", listed.port()),
+    ] {
+        let refused = call(
+            &state,
+            get(&format!("/probe?module=keyed&target={other}")),
+            CLIENT,
+        )
+        .await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{other}");
+        let body: Value = serde_json::from_str(&refused.text()).unwrap();
+        assert_eq!(body["error"]["code"], "blocked_target", "{body}");
+        assert_eq!(
+            body["error"]["message"].as_str().unwrap_or_default(),
+            format!("blocked target: module keyed sends its headers only to {listed}"),
+            "{body}"
+        );
+    }
+    assert_eq!(
+        heads.lock().unwrap().len(),
+        1,
+        "nothing reached the listener by another name"
+    );
+}
+
 /// A file the repository ships in `docs/prometheus/`.
 fn shipped(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
