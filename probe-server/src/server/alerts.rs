@@ -170,12 +170,8 @@ fn body(state: &AppState, stored: &StoredMonitor, webhook: bool, note: &Notifica
 /// Delivers `note` to `target`, trying again after [`RETRY_AFTER`] unless a newer notification
 /// of its condition overtook it, within the server's budget, logging every try.
 async fn deliver(state: AppState, stored: StoredMonitor, target: AlertTarget, note: Notification) {
-    let (url, webhook) = target.url();
-    let url = if webhook {
-        url.to_owned()
-    } else {
-        format!("{}/api/v2/alerts", url.trim_end_matches('/'))
-    };
+    let webhook = target.url().1;
+    let (url, basic) = destination(&target);
     let body = body(&state, &stored, webhook, &note);
     let signature = stored
         .alert_secret
@@ -189,7 +185,11 @@ async fn deliver(state: AppState, stored: StoredMonitor, target: AlertTarget, no
     for (attempt, next) in (1..).zip(waits) {
         let outcome = match state.deliveries.admit(&receiver, TRY_LIMIT).await {
             Ok(place) => {
-                let answer = post(&state, &url, &body, signature.as_deref()).await;
+                let credentials = Credentials {
+                    signature: signature.as_deref(),
+                    basic: basic.as_deref(),
+                };
+                let answer = post(&state, &url, &body, credentials).await;
                 state
                     .deliveries
                     .outcome(&receiver, matches!(answer, Ok(200..=299)));
@@ -237,6 +237,39 @@ async fn deliver(state: AppState, stored: StoredMonitor, target: AlertTarget, no
         }
     }
     state.conditions.end(turn);
+}
+
+/// Where a notification to `target` is posted, and the Basic credentials sent with it: a
+/// webhook's URL as given, an Alertmanager's base URL with `api/v2/alerts` after its path (its
+/// query kept, as a proxy in front of it may need). A user and password in either URL are taken
+/// out of it and sent as `Authorization: Basic`, as curl sends them.
+fn destination(target: &AlertTarget) -> (String, Option<String>) {
+    let (given, webhook) = target.url();
+    let Ok(mut url) = Url::parse(given) else {
+        return (given.to_owned(), None);
+    };
+    if !webhook {
+        let path = format!("{}/api/v2/alerts", url.path().trim_end_matches('/'));
+        url.set_path(&path);
+    }
+    url.set_fragment(None);
+    let decoded =
+        |text: &str| String::from_utf8_lossy(&h123_shared::uri::percent_decoded(text)).into_owned();
+    let basic = (!url.username().is_empty() || url.password().is_some()).then(|| {
+        let user = decoded(url.username());
+        let password = url.password().map(decoded).unwrap_or_default();
+        crate::store::base64(format!("{user}:{password}").as_bytes())
+    });
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    (url.into(), basic)
+}
+
+/// What proves a notification: a webhook's signature, a receiver's Basic credentials.
+#[derive(Clone, Copy)]
+struct Credentials<'a> {
+    signature: Option<&'a str>,
+    basic: Option<&'a str>,
 }
 
 /// Why a try delivered nothing.
@@ -315,7 +348,7 @@ async fn post(
     state: &AppState,
     url: &str,
     body: &[u8],
-    signature: Option<&str>,
+    credentials: Credentials<'_>,
 ) -> Result<u16, String> {
     tokio::time::timeout(TRY_LIMIT, async {
         let addr = checked_address(state, url)
@@ -343,8 +376,11 @@ async fn post(
                 header::USER_AGENT,
                 concat!("h123/", env!("CARGO_PKG_VERSION")),
             );
-        if let Some(signature) = signature {
+        if let Some(signature) = credentials.signature {
             request = request.header(SIGNATURE_HEADER, signature);
+        }
+        if let Some(basic) = credentials.basic {
+            request = request.header(header::AUTHORIZATION, format!("Basic {basic}"));
         }
         let request = request
             .body(Full::new(Bytes::copy_from_slice(body)))
@@ -360,4 +396,52 @@ async fn post(
     })
     .await
     .map_err(|_| format!("no answer within {} s", TRY_LIMIT.as_secs()))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alertmanager(url: &str) -> AlertTarget {
+        AlertTarget {
+            webhook: None,
+            alertmanager: Some(url.into()),
+        }
+    }
+
+    #[test]
+    fn an_alertmanager_url_is_kept_whole_and_its_credentials_sent_as_basic() {
+        let cases = [
+            (
+                "http://am.example:9093",
+                "http://am.example:9093/api/v2/alerts",
+            ),
+            (
+                "http://am.example:9093/",
+                "http://am.example:9093/api/v2/alerts",
+            ),
+            (
+                "https://proxy.example/alertmanager/?tenant=a&x=1#top",
+                "https://proxy.example/alertmanager/api/v2/alerts?tenant=a&x=1",
+            ),
+        ];
+        for (given, posted) in cases {
+            assert_eq!(destination(&alertmanager(given)), (posted.into(), None));
+        }
+        let (url, basic) = destination(&alertmanager("https://al%40ice:s3cr%3At@am.example/"));
+        assert_eq!(url, "https://am.example/api/v2/alerts");
+        // "al@ice:s3cr:t" in base64.
+        assert_eq!(basic.as_deref(), Some("YWxAaWNlOnMzY3I6dA=="));
+        let hook = AlertTarget {
+            webhook: Some("https://bob@hooks.example/p/s3cret?k=v".into()),
+            alertmanager: None,
+        };
+        assert_eq!(
+            destination(&hook),
+            (
+                "https://hooks.example/p/s3cret?k=v".into(),
+                Some("Ym9iOg==".into())
+            )
+        );
+    }
 }
