@@ -302,15 +302,29 @@ pub trait Store: Send + Sync + 'static {
     /// When the database fails.
     fn next_slot(&self) -> Result<Option<u64>>;
 
-    /// Moves running monitor `id`'s next slot from `due` to `next`; whether this call did
-    /// (then the slot is this caller's alone to run).
+    /// Moves running monitor `id`'s next slot from `slots.0` (due) to `slots.1` (next) and
+    /// stores `running`, the claimed slot's point, by `instance`, in one transaction; whether
+    /// this call did (then the slot is this caller's alone to run).
     ///
     /// # Errors
     /// When the database fails.
-    fn claim_slot(&self, id: &str, due: u64, next: u64) -> Result<bool>;
+    fn claim_slot(
+        &self,
+        id: &str,
+        slots: (u64, u64),
+        running: &MonitorPoint,
+        instance: Option<&str>,
+    ) -> Result<bool>;
 
-    /// Stores points of monitor `id` in one transaction (a point already stored for its slot,
-    /// vantage and protocol is kept).
+    /// Marks every monitor point still `running` as `cancelled`, saying `reason` (called at
+    /// start-up, one instance per file); how many there were.
+    ///
+    /// # Errors
+    /// When the database fails.
+    fn cancel_running_points(&self, reason: &str) -> Result<usize>;
+
+    /// Stores points of monitor `id` in one transaction, in place of their slots' running (or
+    /// cancelled) points (a point already stored for its slot, vantage and protocol is kept).
     ///
     /// # Errors
     /// When the database fails.
@@ -369,6 +383,9 @@ enum Backend {
     /// PostgreSQL, called directly.
     Postgres(PostgresStore),
 }
+
+/// Why a monitor point left `running` by an earlier stop of the only server is `cancelled`.
+pub const CANCELLED_RUN: &str = "the server stopped during this run";
 
 /// Calls `$method` on the back end: on the blocking pool for a [`Store`]
 /// (with `$sync` as the call), directly for PostgreSQL (with `$async`).
@@ -733,15 +750,45 @@ impl SharedStore {
         })
     }
 
-    /// Moves running monitor `id`'s next slot from `due` to `next`; whether this call did
-    /// (then the slot is this caller's alone to run, in every instance).
+    /// Moves running monitor `id`'s next slot from `due` to `next` and stores `running`, the
+    /// claimed slot's point, in one transaction; whether this call did (then the slot is this
+    /// caller's alone to run, in every instance).
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn claim_slot(&self, id: String, due: u64, next: u64) -> Result<bool> {
-        dispatch!(self, |s| s.claim_slot(&id, due, next), |pg| {
-            postgres::monitors::claim(&*pg.client().await?, &id, due, next).await
-        })
+    pub async fn claim_slot(
+        &self,
+        id: String,
+        (due, next): (u64, u64),
+        running: MonitorPoint,
+    ) -> Result<bool> {
+        dispatch!(
+            self,
+            |s| s.claim_slot(&id, (due, next), &running, None),
+            |pg| {
+                let instance = pg.instance_id().to_owned();
+                postgres::monitors::claim(
+                    &mut pg.client().await?,
+                    &id,
+                    (due, next),
+                    &running,
+                    &instance,
+                )
+                .await
+            }
+        )
+    }
+
+    /// Marks as `cancelled` the monitor points `running` in no live server (their slot's run
+    /// was under way when its server stopped); how many: with SQLite every one (at start-up),
+    /// with PostgreSQL those of instances whose heartbeat is older than the lease.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn cancel_running_points(&self) -> Result<usize> {
+        dispatch!(self, |s| s.cancel_running_points(CANCELLED_RUN), |pg| pg
+            .cancel_running_points()
+            .await)
     }
 
     /// Stores points of monitor `id` in one transaction.

@@ -372,6 +372,12 @@ pub enum PointState {
     Skipped,
     /// The slot (and `missed - 1` after it) passed without a run.
     Missed,
+    /// The slot's run is under way: stored when the slot is claimed, and replaced by the run's
+    /// points (or a missed one) when it ends. Counted nowhere: neither up nor down.
+    Running,
+    /// The server stopped while the slot's run was under way (`detail` says so): no answer
+    /// was measured, so it is not an outage of the target, and it is counted nowhere.
+    Cancelled,
 }
 
 impl PointState {
@@ -383,6 +389,8 @@ impl PointState {
             PointState::Failed => "failed",
             PointState::Skipped => "skipped",
             PointState::Missed => "missed",
+            PointState::Running => "running",
+            PointState::Cancelled => "cancelled",
         }
     }
 
@@ -394,6 +402,8 @@ impl PointState {
             PointState::Failed,
             PointState::Skipped,
             PointState::Missed,
+            PointState::Running,
+            PointState::Cancelled,
         ]
         .into_iter()
         .find(|s| s.as_str() == name)
@@ -433,9 +443,9 @@ pub struct MonitorPoint {
     pub slot_unix_ms: u64,
     /// When the run started (its lateness is this less the slot); the slot for a missed one.
     pub started_unix_ms: u64,
-    /// The vantage's name (empty for a missed stretch).
+    /// The vantage's name (empty for a missed stretch and a running or cancelled slot).
     pub vantage: String,
-    /// The protocol (`None` for a missed stretch).
+    /// The protocol (`None` for a missed stretch and a running or cancelled slot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<Protocol>,
     /// How it came out.
@@ -517,6 +527,16 @@ pub fn missed_point(from: u64, count: u64) -> MonitorPoint {
         figures: Figures::default(),
         breached: Vec::new(),
         detail: None,
+    }
+}
+
+/// The point a slot holds while its run is under way (claimed at `started`), for the whole
+/// slot: no vantage, no protocol, counted nowhere until the run's own points replace it.
+pub fn running_point(slot: u64, started: u64) -> MonitorPoint {
+    MonitorPoint {
+        started_unix_ms: started,
+        state: PointState::Running,
+        ..missed_point(slot, 0)
     }
 }
 
@@ -914,7 +934,7 @@ pub fn verdict_of(compared: u32, leader: Protocol, led: u32, median_lead: Micros
 /// Lateness of the runs among `points` (start less slot), one per slot and vantage.
 pub fn lateness(points: &[MonitorPoint]) -> Vec<u64> {
     let mut runs: BTreeMap<(u64, &str), u64> = BTreeMap::new();
-    for point in points.iter().filter(|p| p.state != PointState::Missed) {
+    for point in points.iter().filter(|p| p.protocol.is_some()) {
         runs.insert(
             (point.slot_unix_ms, point.vantage.as_str()),
             point.started_unix_ms.saturating_sub(point.slot_unix_ms),

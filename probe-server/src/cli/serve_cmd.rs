@@ -469,6 +469,12 @@ async fn serve(args: ServeArgs, config: ServerConfig) -> anyhow::Result<()> {
             "h123 serve: {recovered} probe(s) left running by an earlier stop are now cancelled"
         );
     }
+    let runs = store.cancel_running_points().await?;
+    if runs > 0 {
+        eprintln!(
+            "h123 serve: {runs} monitor run(s) under way at an earlier stop are now cancelled"
+        );
+    }
     let benches = store
         .cancel_running_benches(crate::probe::trace::unix_ms())
         .await?;

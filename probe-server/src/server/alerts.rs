@@ -196,7 +196,10 @@ async fn deliver(state: AppState, stored: StoredMonitor, target: AlertTarget, no
                 drop(place);
                 answer.map_err(Refused::Failed)
             }
-            Err(not_sent) => Err(Refused::NotSent(not_sent)),
+            Err(not_sent) => {
+                state.metrics.delivery_skipped(not_sent.reason());
+                Err(Refused::NotSent(not_sent))
+            }
         };
         let log = DeliveryLog {
             at_unix_ms: crate::probe::trace::unix_ms(),
@@ -233,6 +236,7 @@ async fn deliver(state: AppState, stored: StoredMonitor, target: AlertTarget, no
         tokio::time::sleep(*wait).await;
         if state.conditions.overtaken(&turn) {
             // A newer notification of this condition is on its way: this one is stale.
+            state.metrics.delivery_skipped("overtaken");
             break;
         }
     }

@@ -86,6 +86,22 @@ pub enum NotSent {
     },
 }
 
+impl NotSent {
+    /// Its reason on `/metrics` (`h123_deliveries_skipped_total`): one of [`SKIP_REASONS`].
+    pub fn reason(&self) -> &'static str {
+        match self {
+            NotSent::Resting { .. } => "receiver_resting",
+            NotSent::Spent { .. } => "budget_spent",
+            NotSent::Busy { .. } => "no_place",
+        }
+    }
+}
+
+/// Every reason a delivery's try is skipped for, as `/metrics` labels them: the three of
+/// [`NotSent`], and `overtaken`, a retry not made because a newer notification of its
+/// condition is on its way.
+pub const SKIP_REASONS: [&str; 4] = ["receiver_resting", "budget_spent", "no_place", "overtaken"];
+
 impl std::fmt::Display for NotSent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -43,6 +43,10 @@ struct Inner {
     db_size: Option<(u64, bool)>,
     agent_jobs: BTreeMap<AgentJobEvent, u64>,
     monitors: monitor::MonitorMetrics,
+    /// Monitor slots missed over their target host's runs a minute.
+    slots_capped: u64,
+    /// Deliveries' tries skipped, by one of `delivery_budget::SKIP_REASONS`.
+    deliveries_skipped: BTreeMap<&'static str, u64>,
 }
 
 /// What happened to an agent's job, for `h123_agent_jobs_total`.
@@ -195,6 +199,17 @@ impl Metrics {
             .run(&monitor.id, public, protocols, points, now_unix_ms);
     }
 
+    /// Counts a monitor slot missed because its target host's runs a minute were spent
+    /// (`server::host_runs`); no label: nothing about the monitor or its host is published.
+    pub fn slot_capped(&self) {
+        self.lock().slots_capped += 1;
+    }
+
+    /// Counts a delivery's try skipped for `reason`, one of `delivery_budget::SKIP_REASONS`.
+    pub fn delivery_skipped(&self, reason: &'static str) {
+        *self.lock().deliveries_skipped.entry(reason).or_default() += 1;
+    }
+
     /// Removes deleted monitor `id`'s series.
     pub fn monitor_deleted(&self, id: &str) {
         self.lock().monitors.deleted(id);
@@ -271,6 +286,20 @@ impl Metrics {
             let _ = writeln!(out, "h123_db_over_cap {}", u8::from(over));
         }
         inner.monitors.render(&mut out);
+        out.push_str("# HELP h123_monitor_slots_capped_total Monitor slots missed because their target host's runs a minute (--max-monitor-runs-per-host-minute) were spent.\n# TYPE h123_monitor_slots_capped_total counter\n");
+        let _ = writeln!(
+            out,
+            "h123_monitor_slots_capped_total {}",
+            inner.slots_capped
+        );
+        out.push_str("# HELP h123_deliveries_skipped_total Notification tries not made, by reason: receiver_resting (it failed its last tries), budget_spent (--max-deliveries-per-minute), no_place (none of --max-deliveries-in-flight came free), overtaken (a retry a newer notification made stale).\n# TYPE h123_deliveries_skipped_total counter\n");
+        for reason in super::delivery_budget::SKIP_REASONS {
+            let n = inner.deliveries_skipped.get(reason).copied().unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "h123_deliveries_skipped_total{{reason=\"{reason}\"}} {n}"
+            );
+        }
         let _ = write!(
             out,
             "# HELP h123_probes_in_flight Probes accepted and not yet finished.\n# TYPE h123_probes_in_flight gauge\nh123_probes_in_flight {}\n# HELP h123_probes_running Probes running now.\n# TYPE h123_probes_running gauge\nh123_probes_running {}\n",

@@ -4,6 +4,12 @@
 //! monitors are simply taken by the others), records the slots that passed unrun as missed,
 //! and runs the slot as a normal probe linked to its monitor, then counts its points on
 //! `/metrics` (`server::metrics`), stores them and judges its alerts (`server::alerts`).
+//! The claim stores the slot's point as `running` in its own transaction, and the run's points
+//! (or a missed one) replace it, so a slot always has a point: one still `running` when the
+//! server starts again is `cancelled`, saying the server stopped during the run. After a
+//! restart, the slots that fell due while the server was down run spread by an offset from
+//! each monitor's id ([`RESTART_SPREAD_MS`] at most), or, when that reaches the monitor's next
+//! slot, are missed, saying the server was not running.
 //!
 //! Monitors count as one client of their own ([`MONITORS`]): they share the fair running
 //! slots with people's probes and may fill at most half of the queue, so a thousand of them
@@ -24,7 +30,9 @@ use crate::api::error::ApiError;
 use crate::api::probes::Launch;
 use crate::store::monitor_rows::StoredMonitor;
 use h123_shared::api::{MonitorLink, ProbeRecord};
-use h123_shared::monitor::{Claim, MonitorPoint, missed_point, points_of, refused_points};
+use h123_shared::monitor::{
+    Claim, MonitorPoint, missed_point, points_of, refused_points, running_point,
+};
 use std::net::Ipv6Addr;
 use std::time::Duration;
 
@@ -40,7 +48,7 @@ const BATCH: usize = 256;
 
 /// The widest spread of the slots that fell due while this instance was not running: after a
 /// stop, a thousand monitors' late slots would otherwise all run in the first seconds.
-const RESTART_SPREAD_MS: u64 = 30_000;
+const RESTART_SPREAD_MS: u64 = 60_000;
 
 /// Runs the scheduler for as long as the server runs; nothing when monitors are off.
 pub fn spawn(state: AppState) {
@@ -88,16 +96,23 @@ async fn take_due(state: &AppState, up_since: u64) -> crate::store::Result<Optio
         let monitor = &stored.monitor;
         let due = monitor.next_slot_unix_ms;
         let claim = Claim::at(due, monitor.spec.every_ms, now);
+        // The slot's point is `running` from the claim on, in the claim's transaction, so a
+        // crash leaves it to be cancelled at the next start, never no point at all.
         if !state
             .store
-            .claim_slot(monitor.id.clone(), due, claim.next)
+            .claim_slot(
+                monitor.id.clone(),
+                (due, claim.next),
+                running_point(claim.run, now),
+            )
             .await?
         {
             // Another instance took it, or it was paused meanwhile.
             continue;
         }
         if claim.missed > 0 {
-            let missed = missed_point(claim.missed_from, claim.missed);
+            let mut missed = missed_point(claim.missed_from, claim.missed);
+            missed.detail = Some(missed_reason(claim.missed_from, up_since));
             state
                 .metrics
                 .monitor_run(monitor, std::slice::from_ref(&missed), now);
@@ -106,17 +121,40 @@ async fn take_due(state: &AppState, up_since: u64) -> crate::store::Result<Optio
                 .add_points(monitor.id.clone(), vec![missed])
                 .await?;
         }
-        let delay = restart_delay(&monitor.id, monitor.spec.every_ms, claim.run, up_since);
+        let late = restart_delay(&monitor.id, monitor.spec.every_ms, &claim, up_since, now);
         let state = state.clone();
         tokio::spawn(async move {
-            if !delay.is_zero() {
-                tokio::time::sleep(delay).await;
+            match late {
+                Some(delay) => {
+                    if !delay.is_zero() {
+                        tokio::time::sleep(delay).await;
+                    }
+                    run_slot(state, stored, claim.run).await;
+                }
+                None => {
+                    // Its next slot comes before its turn in the spread: this one passes.
+                    let mut missed = missed_point(claim.run, 1);
+                    missed.detail = Some(NOT_RUNNING.to_owned());
+                    store_points(&state, &stored, vec![missed], None).await;
+                }
             }
-            run_slot(state, stored, claim.run).await;
         });
     }
     state.store.next_slot().await
 }
+
+/// Why slots that passed unrun from `from` on are missed, when this scheduler started at
+/// `up_since`.
+fn missed_reason(from: u64, up_since: u64) -> String {
+    if from < up_since {
+        NOT_RUNNING.to_owned()
+    } else {
+        "the scheduler found it more than an interval late (the server was busy)".to_owned()
+    }
+}
+
+/// Why a slot that fell due while no scheduler ran is missed.
+const NOT_RUNNING: &str = "the server was not running at its time";
 
 /// Runs monitor `stored`'s slot `slot` and stores its points.
 async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
@@ -136,6 +174,7 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
     let host = super::host_runs::host_of(&monitor.spec.options.url);
     if !state.monitor_hosts.take(&host) {
         // Over the cap at this host: the slot passes unrun, saying why.
+        state.metrics.slot_capped();
         let mut missed = missed_point(slot, 1);
         missed.detail = Some(format!(
             "the monitors' runs at {host} are spent: at most {} a minute at one host",
@@ -204,16 +243,26 @@ async fn store_points(
     super::alerts::after_run(state, stored, &points, record).await;
 }
 
-/// How long the run of slot `run` of monitor `id` (every `every_ms`) waits: nothing for a slot
-/// due while this scheduler ran (since `up_since`); for one that fell due before, an offset
-/// from the monitor's id below its interval and [`RESTART_SPREAD_MS`], so after a restart the
-/// late slots spread as the monitors' own slots do instead of all running at once.
-fn restart_delay(id: &str, every_ms: u64, run: u64, up_since: u64) -> Duration {
-    if run >= up_since {
-        return Duration::ZERO;
+/// How long the claimed slot `claim.run` of monitor `id` (every `every_ms`) waits at `now`:
+/// nothing for a slot due while this scheduler ran (since `up_since`); for one that fell due
+/// before, an offset from a hash of its id below its interval and [`RESTART_SPREAD_MS`], so
+/// after a restart the late slots spread as the monitors' own slots do instead of all running
+/// at once. `None` when that offset reaches the monitor's next slot: the late one is missed.
+fn restart_delay(
+    id: &str,
+    every_ms: u64,
+    claim: &Claim,
+    up_since: u64,
+    now: u64,
+) -> Option<Duration> {
+    if claim.run >= up_since {
+        return Some(Duration::ZERO);
     }
     let window = every_ms.clamp(1, RESTART_SPREAD_MS);
-    Duration::from_millis(h123_shared::monitor::first_slot(id, 0, window))
+    // Not the id's own hash: that is the monitor's phase, and an offset equal to it would put
+    // every late run exactly at (or past) its next slot.
+    let offset = h123_shared::monitor::first_slot(&format!("{id}/restart"), 0, window);
+    (now + offset < claim.next).then(|| Duration::from_millis(offset))
 }
 
 /// The client whose share of the monitors' bytes pays for `stored`'s runs: the one that made
@@ -244,23 +293,39 @@ mod tests {
     #[test]
     fn slots_late_from_before_a_restart_spread_and_others_wait_for_nothing() {
         let up = 1_000_000;
-        assert_eq!(restart_delay("abc", 60_000, up, up), Duration::ZERO);
-        assert_eq!(restart_delay("abc", 60_000, up + 5, up), Duration::ZERO);
-        // 230 monitors every minute, all late after a stop: spread over the 30 s window.
-        let delays: Vec<u64> = (0..230)
-            .map(|n| restart_delay(&format!("mon{n:04}x"), 60_000, up - 68_000, up))
-            .map(|d| u64::try_from(d.as_millis()).unwrap())
-            .collect();
-        assert!(delays.iter().all(|d| *d < RESTART_SPREAD_MS));
-        let busiest = (0..RESTART_SPREAD_MS / 1000)
-            .map(|s| delays.iter().filter(|d| **d / 3000 == s / 3).count())
-            .max()
-            .unwrap();
-        assert!(
-            busiest < 60,
-            "at most a quarter in any 3 s: {busiest} of 230"
+        let on_time = Claim::at(up, 60_000, up);
+        assert_eq!(
+            restart_delay("abc", 60_000, &on_time, up, up),
+            Some(Duration::ZERO)
         );
-        // A monitor every second waits less than a second.
-        assert!(restart_delay("abc", 1000, up - 1, up) < Duration::from_secs(1));
+        // 230 monitors every minute, all late after a 68 s stop: spread over their interval,
+        // each before its next slot or missed.
+        let delays: Vec<Option<u64>> = (0..230)
+            .map(|n| {
+                let id = format!("mon{n:04}x");
+                let due = h123_shared::monitor::first_slot(&id, up - 68_000 - 60_000, 60_000);
+                let claim = Claim::at(due, 60_000, up);
+                restart_delay(&id, 60_000, &claim, up, up).map(|d| {
+                    let d = u64::try_from(d.as_millis()).unwrap();
+                    assert!(up + d < claim.next, "a late run before its next slot");
+                    d
+                })
+            })
+            .collect();
+        let ran: Vec<u64> = delays.iter().flatten().copied().collect();
+        assert!(ran.len() > 50, "most late slots still run: {}", ran.len());
+        let first_3s = ran.iter().filter(|d| **d < 3000).count();
+        assert!(first_3s < 30, "{first_3s} of 230 in the first 3 s");
+        // A monitor every second waits less than a second, or misses its late slot.
+        let claim = Claim::at(up - 1, 1000, up);
+        assert!(
+            restart_delay("abc", 1000, &claim, up, up).is_none_or(|d| d < Duration::from_secs(1))
+        );
+    }
+
+    #[test]
+    fn a_stretch_missed_while_the_server_was_down_says_so() {
+        assert_eq!(missed_reason(10, 20), NOT_RUNNING);
+        assert!(missed_reason(30, 20).contains("busy"));
     }
 }

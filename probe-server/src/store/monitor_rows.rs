@@ -163,6 +163,11 @@ impl NewMonitor {
     }
 }
 
+/// The slots of `points`, once each (whose running points they replace).
+pub fn slots_of(points: &[MonitorPoint]) -> std::collections::BTreeSet<u64> {
+    points.iter().map(|p| p.slot_unix_ms).collect()
+}
+
 /// A point's columns after `monitor_id`, in order.
 pub const POINT_COLUMNS: &str = "slot_unix_ms, vantage, protocol, state, started_unix_ms, missed, \
      probe_id, status, dns_us, connect_us, tls_us, ttfb_us, total_us, reused_total_us, breached, detail";

@@ -490,6 +490,16 @@ impl PostgresStore {
         instance::reap_probes(&mut client, self.inner.lease).await
     }
 
+    /// Marks as cancelled the monitor points `running` on instances whose heartbeat is older
+    /// than the lease; how many.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn cancel_running_points(&self) -> Result<usize> {
+        let client = self.client().await?;
+        instance::reap_points(&client, self.inner.lease).await
+    }
+
     /// Stores a new bench, run by this instance.
     ///
     /// # Errors

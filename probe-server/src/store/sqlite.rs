@@ -36,6 +36,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0009_list_verdict.sql"),
     include_str!("../../migrations/0010_monitor_rollups.sql"),
     include_str!("../../migrations/0011_monitor_client.sql"),
+    include_str!("../../migrations/0012_monitor_running.sql"),
 ];
 
 /// The trigger migrations 3 and 9 drop while their rows are redacted and backfilled.
@@ -536,8 +537,18 @@ impl Store for SqliteStore {
         monitors::next_slot(&self.reader())
     }
 
-    fn claim_slot(&self, id: &str, due: u64, next: u64) -> Result<bool> {
-        monitors::claim(&self.writer(), id, due, next)
+    fn claim_slot(
+        &self,
+        id: &str,
+        slots: (u64, u64),
+        running: &MonitorPoint,
+        instance: Option<&str>,
+    ) -> Result<bool> {
+        monitors::claim(&mut self.writer(), id, slots, running, instance)
+    }
+
+    fn cancel_running_points(&self, reason: &str) -> Result<usize> {
+        monitors::cancel_running_points(&self.writer(), reason)
     }
 
     fn add_points(&self, id: &str, points: &[MonitorPoint]) -> Result<()> {

@@ -6,6 +6,7 @@ use super::codec::{json_of, to_i64};
 use super::monitor_rows::{
     DeliveryLog, MONITOR_COLUMNS, MonitorRow, MonitorsOf, NewMonitor, POINT_COLUMNS, PointRow,
     StoredMonitor, alert_state_of, cell_row, every_of, merged_cell, protocol_column, rollups_of,
+    slots_of,
 };
 use h123_shared::Protocol;
 use h123_shared::alert::AlertState;
@@ -149,20 +150,59 @@ pub fn next_slot(conn: &Connection) -> Result<Option<u64>> {
     Ok(next.map(super::codec::to_u64))
 }
 
-/// Moves running `id`'s next slot from `due` to `next`; whether this call did.
-pub fn claim(conn: &Connection, id: &str, due: u64, next: u64) -> Result<bool> {
-    Ok(conn.execute(
+/// Moves running `id`'s next slot from `due` to `next` and stores `running`, the claimed slot's
+/// point, in the same transaction; whether this call did.
+pub fn claim(
+    conn: &mut Connection,
+    id: &str,
+    (due, next): (u64, u64),
+    running: &MonitorPoint,
+    instance: Option<&str>,
+) -> Result<bool> {
+    let tx = conn.transaction()?;
+    let claimed = tx.execute(
         "UPDATE monitors SET next_slot_unix_ms = ?3 \
          WHERE id = ?1 AND paused = 0 AND next_slot_unix_ms = ?2",
         params![id, to_i64(due), to_i64(next)],
-    )? == 1)
+    )? == 1;
+    if claimed {
+        let p = PointRow::of(running);
+        tx.execute(
+            "INSERT OR IGNORE INTO monitor_points \
+             (monitor_id, slot_unix_ms, vantage, protocol, state, started_unix_ms, instance_id) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                id, p.slot, p.vantage, p.protocol, p.state, p.started, instance
+            ],
+        )?;
+    }
+    tx.commit()?;
+    Ok(claimed)
 }
 
-/// Stores `points` of `id` and adds the new ones to its rollup cells, in one transaction.
+/// Marks every point still `running` as `cancelled`, saying `reason` (at start-up: one
+/// instance per file, so none runs); how many there were.
+pub fn cancel_running_points(conn: &Connection, reason: &str) -> Result<usize> {
+    Ok(conn.execute(
+        "UPDATE monitor_points SET state = 'cancelled', detail = ?1, instance_id = NULL \
+         WHERE state = 'running'",
+        [reason],
+    )?)
+}
+
+/// Stores `points` of `id` in place of their slots' running (or cancelled) points and adds the
+/// new ones to its rollup cells, in one transaction.
 pub fn add_points(conn: &mut Connection, id: &str, points: &[MonitorPoint]) -> Result<()> {
     let tx = conn.transaction()?;
     let mut added = Vec::new();
     {
+        let mut replaced = tx.prepare_cached(
+            "DELETE FROM monitor_points WHERE monitor_id = ?1 AND slot_unix_ms = ?2 \
+             AND state IN ('running', 'cancelled')",
+        )?;
+        for slot in slots_of(points) {
+            replaced.execute(params![id, to_i64(slot)])?;
+        }
         let mut statement = tx.prepare_cached(&format!(
             "INSERT OR IGNORE INTO monitor_points (monitor_id, {POINT_COLUMNS}) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"

@@ -166,6 +166,20 @@ async fn create(state: &AppState, body: &Value) -> String {
     made.json()["monitor"]["id"].as_str().unwrap().to_owned()
 }
 
+/// The value of series `name` (with its labels) on `/metrics`, checking that no monitor of
+/// `ids` is named there (none is public).
+async fn metric(state: &AppState, name: &str, ids: &[String]) -> u64 {
+    let text = call(state, get("/metrics"), CLIENT).await.text();
+    for id in ids {
+        assert!(!text.contains(id.as_str()), "{id} on /metrics");
+    }
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("{name} on /metrics: {text}"))
+        .parse()
+        .unwrap()
+}
+
 fn seconds_since(started: u64) -> f64 {
     (h123::probe::trace::unix_ms() - started) as f64 / 1000.0
 }
@@ -185,10 +199,13 @@ async fn many_monitors_of_one_host_start_at_most_its_runs_a_minute() {
     for _ in 0..MONITORS {
         ids.push(create(&state, &every_second(&url, &[])).await);
     }
-    tokio::time::sleep(Duration::from_secs(8)).await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let capped_early = metric(&state, CAPPED, &ids).await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
     let elapsed = seconds_since(started);
     let requests = origin.requests();
     state.shutdown(Duration::from_secs(5)).await;
+    let capped = metric(&state, CAPPED, &ids).await;
 
     let mut missed = 0;
     for id in &ids {
@@ -228,7 +245,15 @@ async fn many_monitors_of_one_host_start_at_most_its_runs_a_minute() {
     );
     assert!(requests >= 5, "the cap's runs ran: {requests}");
     assert!(missed > 20, "the rest were missed, saying why: {missed}");
+    println!("{CAPPED}: {capped_early} after 4 s, {capped} at the end");
+    assert!(
+        0 < capped_early && capped_early < capped,
+        "the counter grows: {capped_early}, then {capped}"
+    );
+    assert_eq!(capped, missed, "every capped slot counted once");
 }
+
+const CAPPED: &str = "h123_monitor_slots_capped_total";
 
 #[tokio::test]
 async fn a_flapping_target_costs_a_failing_receiver_a_few_posts_and_a_healthy_one_a_post_a_change()
@@ -278,6 +303,12 @@ async fn a_flapping_target_costs_a_failing_receiver_a_few_posts_and_a_healthy_on
         .filter(|p| p.protocol.is_some())
         .count();
     state.shutdown(Duration::from_secs(5)).await;
+    let resting = metric(
+        &state,
+        "h123_deliveries_skipped_total{reason=\"receiver_resting\"}",
+        &[hooked.clone(), id.clone()],
+    )
+    .await;
     let log = state.store.deliveries(hooked, 1000).await.unwrap();
     let skipped = log
         .iter()
@@ -297,6 +328,7 @@ async fn a_flapping_target_costs_a_failing_receiver_a_few_posts_and_a_healthy_on
         "one try at a time, rested after three failures: {posts} POSTs"
     );
     assert!(skipped > 0, "the log says why: {log:?}");
+    assert_eq!(resting, skipped as u64, "/metrics counts each skipped try");
     // Each change once: firing and resolved in turn, no more than the runs made.
     assert!(
         delivered >= runs / 2 && delivered <= runs + 1,

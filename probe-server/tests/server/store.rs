@@ -897,11 +897,16 @@ async fn a_long_history_is_read_in_bounded_rows(f: &Fixture) {
     assert_eq!(only.lines.len(), 1);
     assert!(only.verdict.is_none(), "one protocol has no verdict");
 
-    // A database from before the rollups (and the monitors' clients, which came after them):
+    // A database from before the rollups (and the monitors' clients and running points, which
+    // came after them):
     // the upgrade fills them from the stored points.
     f.raw("DROP TABLE monitor_rollups").await.unwrap();
     f.raw("DROP INDEX monitors_client").await.unwrap();
     f.raw("ALTER TABLE monitors DROP COLUMN client")
+        .await
+        .unwrap();
+    f.raw("DROP INDEX monitor_points_running").await.unwrap();
+    f.raw("ALTER TABLE monitor_points DROP COLUMN instance_id")
         .await
         .unwrap();
     let undo = match f.db {

@@ -77,6 +77,8 @@ fn last_run(last: &LastRun) -> impl IntoView + use<> {
         PointState::Failed => ("state danger", "failing".to_owned()),
         PointState::Skipped => ("state danger", "not measured".to_owned()),
         PointState::Missed => ("state muted", "missed".to_owned()),
+        PointState::Running => ("state muted", "running".to_owned()),
+        PointState::Cancelled => ("state muted", "cancelled".to_owned()),
     };
     let total = last
         .total

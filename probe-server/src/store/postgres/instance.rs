@@ -1,6 +1,7 @@
 //! Instances sharing one PostgreSQL database: each registers a random id and
 //! refreshes its heartbeat every few seconds; records `running` on an
-//! instance whose heartbeat is older than the lease are finished as cancelled
+//! instance whose heartbeat is older than the lease (and monitor points `running` there) are
+//! finished as cancelled
 //! by the live ones, at start-up and on every heartbeat.
 //!
 //! Heartbeats and the lease are compared on the database's clock (`now()`),
@@ -106,6 +107,26 @@ pub async fn reap_benches(
     Ok(usize::try_from(changed).unwrap_or(usize::MAX))
 }
 
+/// Marks as cancelled every monitor point `running` on no live instance (its slot's run was
+/// under way when its instance stopped), saying so; returns how many.
+///
+/// # Errors
+/// When the database fails.
+pub async fn reap_points(client: &tokio_postgres::Client, lease: Duration) -> Result<usize> {
+    let changed = client
+        .execute(
+            &format!(
+                "UPDATE monitor_points r SET state = 'cancelled', instance_id = NULL, \
+                 detail = 'the server instance that ran it (' \
+                     || COALESCE(r.instance_id, 'unknown') || ') stopped during this run' \
+                 WHERE r.state = 'running' AND {ORPHANED}"
+            ),
+            &[&lease_ms(lease)],
+        )
+        .await?;
+    Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+}
+
 /// Forgets instances whose heartbeat is older than the lease (their records
 /// were reaped; one that comes back registers again).
 async fn forget_dead(client: &tokio_postgres::Client, lease: Duration) -> Result<()> {
@@ -171,9 +192,11 @@ async fn beat(pool: &Pool, id: &str, lease: Duration) -> Result<()> {
     register(&client, id).await?;
     let probes = reap_probes(&mut client, lease).await?;
     let benches = reap_benches(&client, lease, crate::probe::trace::unix_ms()).await?;
-    if probes + benches > 0 {
+    let slots = reap_points(&client, lease).await?;
+    if probes + benches + slots > 0 {
         eprintln!(
-            "h123 serve: {probes} probe(s) and {benches} bench(es) of stopped instances are now cancelled"
+            "h123 serve: {probes} probe(s), {benches} bench(es) and {slots} monitor run(s) \
+             of stopped instances are now cancelled"
         );
     }
     super::jobs::reap(&client, lease).await?;

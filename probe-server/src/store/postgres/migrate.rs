@@ -59,6 +59,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0010_monitor_client",
         include_str!("../../../migrations/postgres/0010_monitor_client.sql"),
     ),
+    (
+        11,
+        "0011_monitor_running",
+        include_str!("../../../migrations/postgres/0011_monitor_running.sql"),
+    ),
 ];
 
 /// The migration whose rows [`super::rollups::fill`] fills.

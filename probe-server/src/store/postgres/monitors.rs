@@ -7,7 +7,7 @@ use super::super::Result;
 use super::super::codec::{json_of, to_i64};
 use super::super::monitor_rows::{
     DeliveryLog, MONITOR_COLUMNS, MonitorRow, MonitorsOf, NewMonitor, POINT_COLUMNS, PointRow,
-    StoredMonitor, alert_state_of,
+    StoredMonitor, alert_state_of, slots_of,
 };
 use h123_shared::Protocol;
 use h123_shared::alert::AlertState;
@@ -170,25 +170,63 @@ pub async fn next_slot(client: &Client) -> Result<Option<u64>> {
         .map(super::super::codec::to_u64))
 }
 
-/// Moves running `id`'s next slot from `due` to `next`; whether this call did.
-pub async fn claim(client: &Client, id: &str, due: u64, next: u64) -> Result<bool> {
-    Ok(client
+/// Moves running `id`'s next slot from `due` to `next` and stores `running`, the claimed slot's
+/// point, by `instance`, in the same transaction; whether this call did.
+pub async fn claim(
+    client: &mut deadpool_postgres::Object,
+    id: &str,
+    (due, next): (u64, u64),
+    running: &MonitorPoint,
+    instance: &str,
+) -> Result<bool> {
+    let tx = client.transaction().await?;
+    let claimed = tx
         .execute(
             "UPDATE monitors SET next_slot_unix_ms = $3 \
              WHERE id = $1 AND NOT paused AND next_slot_unix_ms = $2",
             &[&id, &to_i64(due), &to_i64(next)],
         )
         .await?
-        == 1)
+        == 1;
+    if claimed {
+        let p = PointRow::of(running);
+        tx.execute(
+            "INSERT INTO monitor_points \
+             (monitor_id, slot_unix_ms, vantage, protocol, state, started_unix_ms, instance_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+            &[
+                &id,
+                &p.slot,
+                &p.vantage,
+                &p.protocol,
+                &p.state,
+                &p.started,
+                &instance,
+            ],
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(claimed)
 }
 
-/// Stores `points` of `id` in one transaction.
+/// Stores `points` of `id` in place of their slots' running (or cancelled) points, in one
+/// transaction.
 pub async fn add_points(
     client: &mut deadpool_postgres::Object,
     id: &str,
     points: &[MonitorPoint],
 ) -> Result<()> {
     let tx = client.transaction().await?;
+    let replaced = tx
+        .prepare(
+            "DELETE FROM monitor_points WHERE monitor_id = $1 AND slot_unix_ms = $2 \
+             AND state IN ('running', 'cancelled')",
+        )
+        .await?;
+    for slot in slots_of(points) {
+        tx.execute(&replaced, &[&id, &to_i64(slot)]).await?;
+    }
     let statement = tx
         .prepare(&format!(
             "INSERT INTO monitor_points (monitor_id, {POINT_COLUMNS}) \
