@@ -97,6 +97,9 @@ pub struct ServerConfig {
     /// Bytes one client may make the server receive from targets per
     /// minute (each probe reserves its `limits.max_probe_bytes` up front).
     pub client_bytes_per_minute: u64,
+    /// Bytes all clients together may make the server receive from targets per minute: however
+    /// many addresses a stranger has, the server as a whole fetches no more.
+    pub server_bytes_per_minute: u64,
     /// Benches (load comparisons): `None` unless `h123 serve --enable-bench`.
     pub bench: Option<BenchConfig>,
     /// The server's own vantage: its name, label and tags, stamped on what it measures.
@@ -216,6 +219,7 @@ impl Default for ServerConfig {
             max_streams: 1024,
             max_probe_time: Duration::from_secs(120),
             client_bytes_per_minute: SERVER_CLIENT_BYTES_PER_MINUTE,
+            server_bytes_per_minute: SERVER_BYTES_PER_MINUTE,
             bench: None,
             vantage: Vantage::named(OWN_VANTAGE),
             agents: Vec::new(),
@@ -262,6 +266,10 @@ pub const SERVER_BENCH_MAX_BYTES: u64 = 1 << 30;
 /// Bytes one client may make a server receive from targets per minute by
 /// default (32 MiB, `--client-bytes-per-minute`): four whole probe budgets.
 pub const SERVER_CLIENT_BYTES_PER_MINUTE: u64 = 32 * 1024 * 1024;
+
+/// Bytes all clients together may make a server receive from targets per minute by default
+/// (256 MiB, `--server-bytes-per-minute`): eight clients' whole minutes, about 36 Mbit/s.
+pub const SERVER_BYTES_PER_MINUTE: u64 = 256 * 1024 * 1024;
 
 /// Most requests a server's probe sends at once per protocol (`streams`):
 /// as many HTTP/1.1 connections to one target as a few browsers would open.
@@ -332,6 +340,9 @@ pub struct Shared {
     pub slots: FairSlots,
     /// Per-client bytes from targets over time.
     pub egress_quota: Arc<egress_quota::EgressQuota>,
+    /// Bytes from targets over time for the whole server, every client's probes and scrapes
+    /// together (one bucket, `--server-bytes-per-minute`).
+    pub server_egress: Arc<egress_quota::EgressQuota>,
     /// All monitors' bytes from targets over time, shared evenly among the clients that made
     /// running monitors (`EgressQuota::shared`; the scheduler keeps their number).
     pub monitor_egress: Arc<egress_quota::EgressQuota>,
@@ -387,6 +398,7 @@ impl AppState {
                 monitor_cache: Default::default(),
                 slots: FairSlots::new(config.max_running, config.reserved_slots),
                 egress_quota: egress_quota::EgressQuota::new(config.client_bytes_per_minute),
+                server_egress: egress_quota::EgressQuota::new(config.server_bytes_per_minute),
                 monitor_egress: egress_quota::EgressQuota::shared(config.monitors.bytes_per_minute),
                 monitor_hosts: host_runs::HostRuns::new(config.monitors.runs_per_host_minute),
                 deliveries: delivery_budget::DeliveryBudget::new(

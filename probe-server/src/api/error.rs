@@ -101,6 +101,10 @@ pub enum ApiError {
         "your probes have used the bytes this server fetches for one client per minute: try again in {0} s"
     )]
     EgressSpent(u64),
+    /// 503 `server_bytes_spent`: the bytes the whole server fetches from targets per minute
+    /// are spent (`--server-bytes-per-minute`); the seconds until they are back.
+    #[error("this server has fetched all it fetches from targets in a minute: try again in {0} s")]
+    ServerBytesSpent(u64),
     /// 429 `egress_share_spent`: a monitor's client has used its share of the monitors' bytes
     /// per minute (only a monitor's run meets it, and records it as a missed slot).
     #[error("this client's share of the monitors' bytes per minute is spent: try again in {0} s")]
@@ -192,9 +196,10 @@ impl ApiError {
             | ApiError::EgressSpent(_)
             | ApiError::EgressShareSpent(_)
             | ApiError::TooManyMonitors(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::ServerBusy | ApiError::ShuttingDown | ApiError::StoreUnavailable(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ApiError::ServerBusy
+            | ApiError::ServerBytesSpent(_)
+            | ApiError::ShuttingDown
+            | ApiError::StoreUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::AgentVersion { .. } => StatusCode::UPGRADE_REQUIRED,
@@ -232,6 +237,7 @@ impl ApiError {
             ApiError::TooManyStreams(_) => "too_many_streams",
             ApiError::EgressSpent(_) => "egress_budget_spent",
             ApiError::EgressShareSpent(_) => "egress_share_spent",
+            ApiError::ServerBytesSpent(_) => "server_bytes_spent",
             ApiError::ServerBusy => "server_busy",
             ApiError::ShuttingDown => "shutting_down",
             ApiError::StoreUnavailable(_) => "store_unavailable",
@@ -307,7 +313,9 @@ impl IntoResponse for ApiError {
                     HeaderValue::from(decision.retry_after_secs),
                 );
             }
-            ApiError::EgressSpent(secs) | ApiError::EgressShareSpent(secs) => {
+            ApiError::EgressSpent(secs)
+            | ApiError::EgressShareSpent(secs)
+            | ApiError::ServerBytesSpent(secs) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(*secs));
             }
             ApiError::TooManyProbes(_) | ApiError::TooManyStreams(_) | ApiError::ServerBusy => {

@@ -112,7 +112,7 @@ pub fn list_page(page: impl serde::Serialize) -> Response {
         (status = 422, description = "Invalid options: `invalid_body` (unknown field, wrong type), `invalid_url`, `unsupported_scheme`, `out_of_range`, `invalid_header`, `forbidden_header` (framing, hop-by-hop, proxy or pseudo-header), `method_not_allowed` (outside the server's `--allow-methods`, see `/api/v1/config`), `invalid_request_body` (neither or both of text and base64, bad base64, a body with GET or HEAD), `unknown_vantage` (a name `GET /api/v1/vantages` does not list), ...", body = ErrorBody),
         (status = 429, description = "`rate_limited`, `too_many_probes` or `egress_budget_spent` (the client's bytes from targets per minute are spent); see `Retry-After`.", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
-        (status = 503, description = "`server_busy` (queue full) or `shutting_down`.", body = ErrorBody,
+        (status = 503, description = "`server_busy` (queue full), `server_bytes_spent` (the whole server's bytes from targets per minute are spent) or `shutting_down`.", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
@@ -307,24 +307,34 @@ pub async fn guard_target(state: &AppState, plan: &mut Plan) -> Result<()> {
     Ok(())
 }
 
-/// Takes a probe's whole byte budget from `client`'s bytes per minute in `quota`.
+/// Takes a probe's whole byte budget from the server's bytes per minute and from `client`'s in
+/// `quota`; both come back, less what the probe received, when the reservation is dropped.
 ///
 /// # Errors
-/// `egress_budget_spent`, or `egress_share_spent` when a shared quota's client share is.
+/// `server_bytes_spent`, `egress_budget_spent`, or `egress_share_spent` when a shared quota's
+/// client share is.
 pub fn reserve_egress(
     state: &AppState,
     quota: &Arc<crate::server::egress_quota::EgressQuota>,
     client: crate::server::client::ClientKey,
     egress: std::sync::Arc<crate::probe::egress::Egress>,
 ) -> Result<crate::server::egress_quota::Reservation> {
-    quota.reserve(client, egress).map_err(|spent| {
+    let whole = state
+        .server_egress
+        .reserve_whole(egress.clone())
+        .map_err(|spent| {
+            state.metrics.rejected("server_bytes");
+            ApiError::ServerBytesSpent(crate::server::limit::whole_secs(spent.wait))
+        })?;
+    let mine = quota.reserve(client, egress).map_err(|spent| {
         state.metrics.rejected("client_bytes");
         let secs = crate::server::limit::whole_secs(spent.wait);
         match spent.share {
             true => ApiError::EgressShareSpent(secs),
             false => ApiError::EgressSpent(secs),
         }
-    })
+    })?;
+    Ok(mine.within(whole))
 }
 
 /// The record: running (partial) or finished, from memory or the store. A

@@ -50,6 +50,8 @@ pub struct ScrapeQuery {
         (status = 403, description = "The target is one the safety policy forbids, or one the module may not send its headers to (`blocked_target`), or a page on another site asked (`cross_site`: its `Sec-Fetch-Site` header)", body = ErrorBody),
         (status = 429, description = "Too many scrapes, or bytes from targets, from this client (`rate_limited`, `egress_budget_spent`); see `Retry-After`", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "The whole server's bytes from targets per minute are spent (`server_bytes_spent`); see `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
 pub async fn probe_scrape(

@@ -13,9 +13,9 @@ use crate::server::listener::{self, ListenerConfig};
 use crate::server::retention::{self, Retention};
 use crate::server::target_guard::TargetGuard;
 use crate::server::{
-    AppState, BenchConfig, SERVER_BENCH_MAX_BYTES, SERVER_CLIENT_BYTES_PER_MINUTE,
-    SERVER_MAX_BODY_BYTES, SERVER_MAX_PROBE_BYTES, SERVER_MAX_REQUEST_BODY, ServerConfig,
-    server_bench_limits, server_limits,
+    AppState, BenchConfig, SERVER_BENCH_MAX_BYTES, SERVER_BYTES_PER_MINUTE,
+    SERVER_CLIENT_BYTES_PER_MINUTE, SERVER_MAX_BODY_BYTES, SERVER_MAX_PROBE_BYTES,
+    SERVER_MAX_REQUEST_BODY, ServerConfig, server_bench_limits, server_limits,
 };
 use crate::store::SharedStore;
 use crate::store::location::DbLocation;
@@ -68,6 +68,11 @@ pub struct ServeArgs {
     /// of it when created (else 429 with Retry-After) and gets back what it did not use.
     #[arg(long, default_value_t = SERVER_CLIENT_BYTES_PER_MINUTE, value_name = "BYTES")]
     pub client_bytes_per_minute: u64,
+    /// Bytes all clients together may make the server receive from targets per minute; a
+    /// probe that finds them spent gets 503 with Retry-After. Bounds the server however many
+    /// addresses its clients have.
+    #[arg(long, default_value_t = SERVER_BYTES_PER_MINUTE, value_name = "BYTES")]
+    pub server_bytes_per_minute: u64,
     /// Methods probes may use, comma-separated: a public server does not send
     /// POST, PUT, PATCH or DELETE to strangers unless its operator says so.
     #[arg(long, value_delimiter = ',', default_value = "GET,HEAD,OPTIONS")]
@@ -403,6 +408,7 @@ impl ServeArgs {
             max_streams: self.max_streams.max(1),
             max_probe_time: Duration::from_secs(self.max_probe_secs.max(1)),
             client_bytes_per_minute: self.client_bytes_per_minute,
+            server_bytes_per_minute: self.server_bytes_per_minute,
             bench,
             vantage: h123_shared::vantage::Vantage {
                 name: self.vantage_name.clone(),

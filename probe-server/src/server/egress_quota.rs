@@ -55,6 +55,8 @@ pub struct Reservation {
     egress: Arc<Egress>,
     /// The client's share when taken, for a shared quota.
     share: Option<f64>,
+    /// The same budget taken from the server's whole bucket, given back with this one.
+    whole: Option<Box<Reservation>>,
 }
 
 impl EgressQuota {
@@ -110,7 +112,17 @@ impl EgressQuota {
             client,
             egress,
             share,
+            whole: None,
         })
+    }
+
+    /// `egress`'s budget taken from this quota's one bucket for every client together (the
+    /// server's, `--server-bytes-per-minute`), or how long until it holds it.
+    ///
+    /// # Errors
+    /// [`Spent`] when the bucket does not hold the budget now.
+    pub fn reserve_whole(self: &Arc<Self>, egress: Arc<Egress>) -> Result<Reservation, Spent> {
+        self.reserve(WHOLE, egress)
     }
 
     /// A client's share of a shared quota for a budget of `bytes`: the whole over the
@@ -151,6 +163,15 @@ impl EgressQuota {
             wait: Duration::from_secs_f64(short * 60.0 / per_minute),
             share,
         }
+    }
+}
+
+impl Reservation {
+    /// This reservation, holding `whole` (the same budget from the server's bucket) until it
+    /// is given back with it.
+    pub fn within(mut self, whole: Reservation) -> Reservation {
+        self.whole = Some(Box::new(whole));
+        self
     }
 }
 

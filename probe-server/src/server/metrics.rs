@@ -22,7 +22,13 @@ const HTTP_BUCKETS: &[f64] = &[
 
 /// Rejection reasons listed even before one happens (a probe creation's limits): a dashboard's
 /// query finds them at zero. Any other reason shows once it has been counted.
-const ALWAYS_LISTED: [&str; 4] = ["rate", "client_probes", "client_bytes", "queue_full"];
+const ALWAYS_LISTED: [&str; 5] = [
+    "rate",
+    "client_probes",
+    "client_bytes",
+    "server_bytes",
+    "queue_full",
+];
 
 /// The server's metrics.
 #[derive(Debug, Default)]
@@ -258,7 +264,7 @@ impl Metrics {
                 HTTP_BUCKETS,
             );
         }
-        out.push_str("# HELP h123_rejections_total Requests refused by a limit: creations (rate, client_probes, client_bytes, queue_full, always listed), reads (read_rate, light_rate, reads_busy), streams (streams_client, streams_busy), scrapes (scrape_rate), benches (bench_busy).\n# TYPE h123_rejections_total counter\n");
+        out.push_str("# HELP h123_rejections_total Requests refused by a limit: creations (rate, client_probes, client_bytes, server_bytes, queue_full, always listed), reads (read_rate, light_rate, reads_busy), streams (streams_client, streams_busy), scrapes (scrape_rate), benches (bench_busy).\n# TYPE h123_rejections_total counter\n");
         let others = inner
             .rejections
             .keys()

@@ -197,7 +197,8 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             | ApiError::TooManyProbes(_)
             | ApiError::ShuttingDown
             | ApiError::EgressSpent(_)
-            | ApiError::EgressShareSpent(_)),
+            | ApiError::EgressShareSpent(_)
+            | ApiError::ServerBytesSpent(_)),
         ) => {
             state.monitor_hosts.give_back(&host);
             let mut missed = missed_point(slot, 1);
@@ -205,6 +206,9 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
                 ApiError::EgressSpent(_) => "the monitors' bytes per minute are spent".to_owned(),
                 ApiError::EgressShareSpent(_) => {
                     "its client's share of the monitors' bytes per minute is spent".to_owned()
+                }
+                ApiError::ServerBytesSpent(_) => {
+                    "the server's bytes from targets per minute are spent".to_owned()
                 }
                 other => other.to_string(),
             });

@@ -240,6 +240,58 @@ async fn a_client_past_its_bytes_per_minute_gets_429_with_retry_after() {
     assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.text());
 }
 
+/// However many addresses a stranger has, the server as a whole fetches no more than its
+/// bytes a minute: a second client within its own bytes gets 503 `server_bytes_spent` with
+/// Retry-After once the first has taken the server's, and the server's come back as probes end.
+#[tokio::test]
+async fn the_server_as_a_whole_fetches_no_more_than_its_bytes_per_minute() {
+    let target = target().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&target);
+    config.limits.max_probe_bytes = Some(1024 * 1024);
+    config.client_bytes_per_minute = 2 * 1024 * 1024;
+    config.server_bytes_per_minute = 3 * 1024 * 1024;
+    let state = state(config, &dir);
+    let body = probe_body(&target.https_url("/delay/300"), &["h1"], 1);
+    let client = |n: u8| IpAddr::V4(Ipv4Addr::new(198, 51, 100, n));
+    let mut ids = Vec::new();
+    for n in [1, 1, 2] {
+        let created = call(&state, post_json("/api/v1/probes", &body), client(n)).await;
+        assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.text());
+        ids.push(created.json()["id"].as_str().unwrap().to_owned());
+    }
+    for n in [2, 3] {
+        let refused = call(&state, post_json("/api/v1/probes", &body), client(n)).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{}",
+            refused.text()
+        );
+        assert_eq!(refused.code(), "server_bytes_spent");
+        let retry: u64 = refused
+            .header("retry-after")
+            .expect("Retry-After")
+            .parse()
+            .unwrap();
+        assert!(
+            (1..=30).contains(&retry),
+            "half a minute refills 1 MiB: {retry}"
+        );
+    }
+    // What the probes did not receive comes back to the server's bucket when they end.
+    for id in &ids {
+        call(
+            &state,
+            get(&format!("/api/v1/probes/{id}/events")),
+            client(1),
+        )
+        .await;
+    }
+    let again = call(&state, post_json("/api/v1/probes", &body), client(3)).await;
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.text());
+}
+
 #[tokio::test]
 async fn a_bench_stops_at_its_byte_budget() {
     let _alone = SERIAL.lock().await;

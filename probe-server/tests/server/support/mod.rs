@@ -72,6 +72,7 @@ pub fn config(target: &TestTarget) -> ServerConfig {
         per_client_probes: 100,
         // Tests make many probes from one client; the egress tests set their own.
         client_bytes_per_minute: 1 << 40,
+        server_bytes_per_minute: 1 << 40,
         read_rate: h123::server::limit::RateConfig {
             burst: 10_000,
             per_minute: 1_000_000,
