@@ -192,6 +192,19 @@ async fn amplification_before_and_after() {
     );
 }
 
+/// A refusal's `Retry-After`: within the half minute that refills a 1 MiB budget.
+fn refills_within_half_a_minute(refused: &Answer) {
+    let retry: u64 = refused
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .unwrap();
+    assert!(
+        (1..=30).contains(&retry),
+        "half a minute refills 1 MiB: {retry}"
+    );
+}
+
 #[tokio::test]
 async fn a_client_past_its_bytes_per_minute_gets_429_with_retry_after() {
     let target = target().await;
@@ -210,15 +223,7 @@ async fn a_client_past_its_bytes_per_minute_gets_429_with_retry_after() {
     let refused = call(&state, post_json("/api/v1/probes", &body), CLIENT).await;
     assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(refused.code(), "egress_budget_spent");
-    let retry: u64 = refused
-        .header("retry-after")
-        .expect("Retry-After")
-        .parse()
-        .unwrap();
-    assert!(
-        (1..=30).contains(&retry),
-        "half a minute refills 1 MiB: {retry}"
-    );
+    refills_within_half_a_minute(&refused);
     assert!(
         refused.json()["error"]["message"]
             .as_str()
@@ -269,15 +274,7 @@ async fn the_server_as_a_whole_fetches_no_more_than_its_bytes_per_minute() {
             refused.text()
         );
         assert_eq!(refused.code(), "server_bytes_spent");
-        let retry: u64 = refused
-            .header("retry-after")
-            .expect("Retry-After")
-            .parse()
-            .unwrap();
-        assert!(
-            (1..=30).contains(&retry),
-            "half a minute refills 1 MiB: {retry}"
-        );
+        refills_within_half_a_minute(&refused);
     }
     // What the probes did not receive comes back to the server's bucket when they end.
     for id in &ids {
