@@ -268,8 +268,9 @@ pub const SERVER_BENCH_MAX_BYTES: u64 = 1 << 30;
 pub const SERVER_CLIENT_BYTES_PER_MINUTE: u64 = 32 * 1024 * 1024;
 
 /// Bytes all clients together may make a server receive from targets per minute by default
-/// (256 MiB, `--server-bytes-per-minute`): eight clients' whole minutes, about 36 Mbit/s.
-pub const SERVER_BYTES_PER_MINUTE: u64 = 256 * 1024 * 1024;
+/// (1 GiB, `--server-bytes-per-minute`, about 143 Mbit/s): 128 whole probe budgets, so the 16
+/// running probes and 112 queued ones reserve theirs before a burst meets it.
+pub const SERVER_BYTES_PER_MINUTE: u64 = 1 << 30;
 
 /// Most requests a server's probe sends at once per protocol (`streams`):
 /// as many HTTP/1.1 connections to one target as a few browsers would open.

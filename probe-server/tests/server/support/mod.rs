@@ -406,8 +406,10 @@ impl ServerProcess {
             .arg(target.ca_file())
             .arg("--web-root")
             .arg(web_root)
-            // Tests make many probes from one client.
+            // Tests make many probes from one client, and many at once.
             .arg("--client-bytes-per-minute")
+            .arg((1u64 << 40).to_string())
+            .arg("--server-bytes-per-minute")
             .arg((1u64 << 40).to_string())
             .args(extra)
             .stdin(std::process::Stdio::null())
