@@ -3,8 +3,8 @@
 use gloo_net::http::{Request, Response};
 use h123_shared::ProbeOptions;
 use h123_shared::api::{
-    ApiError, ApiErrorBody, BenchCreated, ProbeComparison, ProbeCreated, ProbeList, ServerInfo,
-    VantageInfo, VantageList,
+    ApiError, ApiErrorBody, BenchCreated, ProbeCreated, ProbeList, ServerInfo, VantageInfo,
+    VantageList,
 };
 use h123_shared::bench::BenchOptions;
 use h123_shared::browser::BrowserRun;
@@ -172,13 +172,14 @@ fn remember_owner_token(token: &str) {
     }
 }
 
-/// `GET /api/v1/compare/{a}/{b}`: two finished probes and what differs between them.
+/// `GET /api/v1/compare/{a}/{b}/view`: two finished probes and what differs between them, as
+/// the comparison page shows it, drawn by the server.
 ///
 /// # Errors
 /// [`Error::Api`] with status 404 for an unknown id, 409 (`still_running`) while either runs.
-pub async fn comparison(a: &str, b: &str) -> Result<ProbeComparison> {
-    let url = api_url(&format!("/api/v1/compare/{a}/{b}"));
-    read(&answer(Request::get(&url).send().await).await?)
+pub async fn comparison_view(a: &str, b: &str) -> Result<String> {
+    let url = api_url(&format!("/api/v1/compare/{a}/{b}/view"));
+    answer(Request::get(&url).send().await).await
 }
 
 /// `GET /api/v1/probes?limit=`: the most recent probes, newest first: the

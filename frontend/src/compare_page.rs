@@ -1,14 +1,13 @@
 //! `/compare/{a}/{b}` without a view tree (the `h123-compare` bundle, no Leptos): the server
-//! draws the comparison (`shared::markup::compare_page`) into the page itself, and this only
-//! gives it behaviour: times on the reader's clock, the waterfalls' hover, focus and keys
+//! draws the comparison (the Leptos component `pages::compare`) into the page itself, and this
+//! only gives it behaviour: times on the reader's clock, the waterfalls' hover, focus and keys
 //! ([`chart::listen`]), the axis labels fitted, the API links on the configured base, the title.
-//! When a static host served the page (nothing drawn), it fetches the comparison and draws it
-//! with the same markup, or the problem page.
+//! When a static host served the page (nothing drawn), it fetches the comparison as the server
+//! draws it (`GET /api/v1/compare/{a}/{b}/view`), or shows the problem page.
 
 use crate::chart::{self, axis};
 use crate::result_page::{actions, local_times, problem_title, set_title};
 use crate::{api, components, navigate, perf};
-use h123_shared::markup::compare_page;
 use h123_shared::route::Route;
 use wasm_bindgen_futures::spawn_local;
 use web_sys::Document;
@@ -33,10 +32,10 @@ pub fn start() {
     }
 }
 
-/// Fetches the comparison and draws it in the shell, or the problem page.
+/// Fetches the comparison as the server draws it and shows it in the shell, or the problem page.
 async fn fetch(a: &str, b: &str) {
-    let html = match api::comparison(a, b).await {
-        Ok(both) => compare_page::page(&both),
+    let html = match api::comparison_view(a, b).await {
+        Ok(html) => html,
         Err(error) => components::problem_markup(&error, false),
     };
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {

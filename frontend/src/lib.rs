@@ -7,6 +7,9 @@
 //! when a static host served the page. A visitor downloads only the page they opened; moving to
 //! another page is a full load ([`navigate::to`]).
 
+// Leptos views nest their types deeply (an element with many attributes, a page of parts).
+#![recursion_limit = "256"]
+
 pub mod api;
 pub mod bench_page;
 pub mod browser_measure;

@@ -1,15 +1,20 @@
 //! The pages as Leptos components, drawn to HTML by the server (feature `ssr`, [`render`]) with
-//! their interactive parts as [`islands`](crate::islands) hydrated in the browser. So far: a
-//! bench's page, a monitor's pages and the page for a path no page knows. The other pages are still drawn as
-//! markup (`shared::markup`) and given their behaviour by their web-sys bundles (`src/bin/`).
+//! their interactive parts as [`islands`](crate::islands) hydrated in the browser: a result, a
+//! comparison, a bench, a monitor's pages and the page for a path no page knows. The home page is
+//! still drawn as markup (`shared::markup::home`); the home, result, comparison and bench pages
+//! still get their behaviour from their web-sys bundles (`src/bin/`).
 
 #[cfg(feature = "ssr")]
 pub mod bench;
+#[cfg(feature = "ssr")]
+pub mod compare;
 #[cfg(feature = "ssr")]
 pub mod monitor;
 pub mod not_found;
 #[cfg(feature = "ssr")]
 mod parts;
+#[cfg(feature = "ssr")]
+pub mod result;
 
 /// `page` drawn to HTML as the server sends it: its islands wrapped in `<leptos-island>`
 /// elements that name their hydrating function, for `index.html`'s loader to call.

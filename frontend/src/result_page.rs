@@ -1,8 +1,9 @@
-//! `/r/{id}` without a view tree: the server draws the result (`shared::markup::result`, into the
-//! page itself and as the probe's live view), and this only gives it behaviour. It adopts the
-//! drawn result (or fetches it, when a static host served the page), follows a running probe's
-//! view stream, and answers the page's clicks, keys and pointer from the document: hover and
-//! focus times, the keyboard path, copy, run again, compare with, and the browser's measurement.
+//! `/r/{id}` without a view tree: the server draws the result (the Leptos component
+//! `pages::result`, into the page itself and as the probe's live view), and this only gives it
+//! behaviour. It adopts the drawn result (or fetches it, when a static host served the page),
+//! follows a running probe's view stream, and answers the page's clicks, keys and pointer from
+//! the document: hover and focus times, the keyboard path, copy, run again, compare with, and the
+//! browser's measurement.
 
 pub(crate) mod actions;
 mod offer;

@@ -1,9 +1,10 @@
-//! Test builders for attempts and results (compiled for tests only).
+//! Test builders for attempts and results (compiled for tests only: this crate's, and with the
+//! `fixture` feature, the tests of the crates that draw results).
 
 use crate::schema::*;
 
 /// A span from `start` to `end` microseconds.
-pub(crate) fn span(start: u64, end: u64) -> Option<Span> {
+pub fn span(start: u64, end: u64) -> Option<Span> {
     Some(Span {
         start_us: Micros(start),
         end_us: Micros(end),
@@ -12,7 +13,7 @@ pub(crate) fn span(start: u64, end: u64) -> Option<Span> {
 
 /// A successful attempt whose phases follow one another from 0 with the given
 /// durations (µs), on connection 1, with a 200 response of 1000 bytes.
-pub(crate) fn attempt(n: u32, durations: &[(Phase, u64)], reused: bool) -> Attempt {
+pub fn attempt(n: u32, durations: &[(Phase, u64)], reused: bool) -> Attempt {
     let mut phases = Phases::default();
     let mut at = 0;
     for &(phase, d) in durations {
@@ -69,7 +70,7 @@ pub(crate) fn attempt(n: u32, durations: &[(Phase, u64)], reused: bool) -> Attem
 }
 
 /// A new HTTPS connection over TCP with the given phase durations (µs).
-pub(crate) fn fresh(n: u32, dns: u64, connect: u64, tls: u64, wait: u64) -> Attempt {
+pub fn fresh(n: u32, dns: u64, connect: u64, tls: u64, wait: u64) -> Attempt {
     attempt(
         n,
         &[
@@ -85,7 +86,7 @@ pub(crate) fn fresh(n: u32, dns: u64, connect: u64, tls: u64, wait: u64) -> Atte
 }
 
 /// A request on a reused connection with the given wait (µs).
-pub(crate) fn reused(n: u32, wait: u64) -> Attempt {
+pub fn reused(n: u32, wait: u64) -> Attempt {
     attempt(
         n,
         &[
@@ -98,7 +99,7 @@ pub(crate) fn reused(n: u32, wait: u64) -> Attempt {
 }
 
 /// Marks an attempt failed.
-pub(crate) fn failed(mut a: Attempt, phase: Phase, kind: FailureKind) -> Attempt {
+pub fn failed(mut a: Attempt, phase: Phase, kind: FailureKind) -> Attempt {
     a.failure = Some(Failure {
         phase,
         kind,
@@ -108,7 +109,7 @@ pub(crate) fn failed(mut a: Attempt, phase: Phase, kind: FailureKind) -> Attempt
 }
 
 /// A protocol run.
-pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
+pub fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
     ProtocolRun {
         attempts,
         ..ProtocolRun::empty(protocol)
@@ -118,7 +119,7 @@ pub(crate) fn run(protocol: Protocol, attempts: Vec<Attempt>) -> ProtocolRun {
 /// Four rounds of one new connection and one reused attempt on it (attempts 1 to 8): `new_tls`
 /// is each new connection's handshake, `waits` the reused attempts' waits (µs). A result of such
 /// runs wants [`in_rounds`] of 4.
-pub(crate) fn warm_rounds(protocol: Protocol, new_tls: [u64; 4], waits: [u64; 4]) -> ProtocolRun {
+pub fn warm_rounds(protocol: Protocol, new_tls: [u64; 4], waits: [u64; 4]) -> ProtocolRun {
     let attempts = (0..4u32)
         .flat_map(|round| {
             let mut new = fresh(2 * round + 1, 0, 1_000, new_tls[round as usize], 1_000);
@@ -132,7 +133,7 @@ pub(crate) fn warm_rounds(protocol: Protocol, new_tls: [u64; 4], waits: [u64; 4]
 }
 
 /// The result made in `rounds` rounds of equal size (each from a new connection).
-pub(crate) fn in_rounds(mut result: ProbeResult, rounds: u32) -> ProbeResult {
+pub fn in_rounds(mut result: ProbeResult, rounds: u32) -> ProbeResult {
     result.options.repeat /= rounds;
     result.options.rounds = rounds;
     result
@@ -140,7 +141,7 @@ pub(crate) fn in_rounds(mut result: ProbeResult, rounds: u32) -> ProbeResult {
 
 /// A result for `https://example.com/path?q=1` with these runs, made in one
 /// round (attempt 1 opens the connection, later ones reuse it in warm mode).
-pub(crate) fn result(runs: Vec<ProtocolRun>) -> ProbeResult {
+pub fn result(runs: Vec<ProtocolRun>) -> ProbeResult {
     let attempts = runs
         .iter()
         .flat_map(|r| r.attempts.iter().map(|a| a.attempt))

@@ -28,8 +28,8 @@ pub mod timeline;
 pub mod curl;
 pub mod diagnosis;
 pub mod exit;
-#[cfg(test)]
-mod fixture;
+#[cfg(any(test, feature = "fixture"))]
+pub mod fixture;
 pub mod format;
 pub mod har;
 pub mod input;

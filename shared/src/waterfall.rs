@@ -22,6 +22,9 @@ pub const MAX_TICK_INTERVALS: u64 = 8;
 /// The axis span used when no attempt took any time (or there are none).
 pub const EMPTY_AXIS: Micros = Micros(1_000);
 
+/// What the readout under a page's waterfalls says while no bar is pointed at or focused.
+pub const HINT: &str = "Hover or focus a bar for its exact times.";
+
 /// A laid-out result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Waterfall {

@@ -2,7 +2,7 @@
 //! readout (a polite live region), drawn straight into the DOM, from the pointer and focus events
 //! the bars hand up (`chart::listen`).
 
-use h123_shared::markup::waterfall::HINT;
+use h123_shared::waterfall::HINT;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event};
 

@@ -28,6 +28,7 @@ use utoipa::OpenApi;
         super::probes::probes_svg,
         super::preview::probes_preview_png,
         super::compare::compare_get,
+        super::compare::compare_view,
         super::monitors::monitors_create,
         super::monitors::monitors_list,
         super::monitors::monitors_get,

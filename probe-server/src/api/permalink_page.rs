@@ -2,8 +2,9 @@
 //! `index.html` with the answer filled in before any script runs, and `og:` tags for link
 //! previews: a probe's whole result as markup (the same as `/api/v1/probes/{id}/view`, a running
 //! probe's with its progress so far) in the page's shell, a comparison's whole page
-//! (`shared::markup::compare_page`), a bench's (the Leptos component
-//! `h123_frontend::pages::bench`, the same as `/api/v1/benches/{id}/view`).
+//! (the Leptos component `h123_frontend::pages::compare`, the same as
+//! `/api/v1/compare/{a}/{b}/view`), a bench's (the Leptos component `h123_frontend::pages::bench`,
+//! the same as `/api/v1/benches/{id}/view`).
 //!
 //! The page only says what the record's own JSON says to anyone holding
 //! the link (an unlisted record's page is its permalink; nothing here lists
@@ -22,7 +23,7 @@ use axum::http::{HeaderMap, header};
 use h123_frontend::pages::{self, bench};
 use h123_shared::api::{BenchLinks, ProbeComparison, ProbeLinks, ProbeRecord, ProbeStatus};
 use h123_shared::bench::words::description;
-use h123_shared::markup::{compare_page, escape};
+use h123_shared::markup::escape;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 
@@ -116,7 +117,8 @@ pub async fn render_comparison(
         // The whole comparison is in the page: its script reads nothing first.
         data: None,
     };
-    page(root, &preview, &compare_page::page(&both), request).await
+    let drawn = h123_frontend::pages::render(|| h123_frontend::pages::compare::compare_page(&both));
+    page(root, &preview, &drawn, request).await
 }
 
 /// The page of bench `id`, or why the plain `index.html` is served instead (as for [`render`]).

@@ -188,6 +188,9 @@ pub fn table() -> &'static [Route] {
             r(Method::GET, "/api/v1/compare/{a}/{b}", Record, |_| {
                 get(compare::compare_get)
             }),
+            r(Method::GET, "/api/v1/compare/{a}/{b}/view", Record, |_| {
+                get(compare::compare_view)
+            }),
             r(Method::GET, "/api/v1/config", Light, |_| {
                 get(config::config_get)
             }),

@@ -206,7 +206,7 @@ async fn a_hostile_agent_s_events_and_result_are_held_to_the_probe_and_the_cap()
         None,
     )
     .await;
-    let rows = view.text().matches(r#"<li class="wf-row"#).count();
+    let rows = view.text().matches(r#" data-redirects=""#).count();
     assert!(rows <= 1, "{rows} rows for a probe of one attempt");
     eprintln!(
         "4,000 events: {rows} row(s), a page of {} bytes",

@@ -216,7 +216,7 @@ async fn two_results_compare_by_the_significance_rule_and_share_a_page() {
     }
 
     // The shared page: the whole comparison in the shell (as the API's JSON gives it, drawn by
-    // `shared::markup::compare_page`) and the preview tags, before any script runs.
+    // the Leptos component `pages::compare`) and the preview tags, before any script runs.
     let page = http(
         addr,
         FROM,
@@ -227,13 +227,18 @@ async fn two_results_compare_by_the_significance_rule_and_share_a_page() {
     .await;
     assert_eq!(page.status, StatusCode::OK, "{}", page.text());
     let html = page.text();
-    let summary = h123_shared::markup::escape(&both.comparison.summary);
+    let summary = both
+        .comparison
+        .summary
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
     let shown: String = summary.chars().take(120).collect();
     assert!(html.contains(&shown), "{html}");
     for part in [
-        "<section class=\"summary\" id=\"comparison\"",
+        "<section id=\"comparison\" aria-label=\"Results compared\" data-title=\"Comparison: ",
         "<table class=\"diff-table\">",
-        "<section class=\"vantage-group\" data-side=\"b\"",
+        "<section data-side=\"b\" aria-labelledby=\"vantage-title-b\" class=\"vantage-group\">",
     ] {
         assert!(html.contains(part), "{part} in {html}");
     }
@@ -246,6 +251,36 @@ async fn two_results_compare_by_the_significance_rule_and_share_a_page() {
         "{html}"
     );
     assert!(!html.contains("Where does the time go?"));
+    // The same drawing as HTML alone, for a page a static host served.
+    let view = http(
+        addr,
+        FROM,
+        Method::GET,
+        &format!("/api/v1/compare/{slow}/{fast}/view"),
+        None,
+    )
+    .await;
+    assert_eq!(view.status, StatusCode::OK, "{}", view.text());
+    assert_eq!(
+        view.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(
+        view.text().starts_with("<section id=\"comparison\""),
+        "{}",
+        view.text()
+    );
+    assert!(html.contains(&view.text()), "the page holds the view");
+    let missing = http(
+        addr,
+        FROM,
+        Method::GET,
+        &format!("/api/v1/compare/{slow}/zzzzzzzzzzzz/view"),
+        None,
+    )
+    .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.code(), "not_found");
     // An unknown one gets the plain shell, and the app says what is wrong.
     let unknown = http(
         addr,

@@ -1,15 +1,16 @@
 //! A probe's result page folded from its record and progress, as the web UI's page once folded
-//! its event stream (`shared::live`), and drawn as markup by `shared::markup::result`.
+//! its event stream (`shared::live`), and drawn by the Leptos component
+//! `h123_frontend::pages::result`.
 //!
 //! A running probe's state is its record plus the partial results its events filled in (the
 //! record's own and each vantage's): bounded by the record's size limits, as the record is.
 
 use super::super::progress::Progress;
+use h123_frontend::pages::{render, result::ResultView};
 use h123_shared::agent::VantageEvent;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use h123_shared::live::LiveResult;
 use h123_shared::live::vantages::{LiveVantages, RunningAt};
-use h123_shared::markup::result::ResultView;
 use std::sync::Arc;
 
 /// What a probe's page shows, as far as its progress has been folded in.
@@ -76,25 +77,27 @@ impl View {
             View::Running(live) => {
                 let (shown, running) = (live.own.snapshot(), live.own.running());
                 let (runs, running_at) = (live.vantages.runs(), live.vantages.running());
-                ResultView {
+                let view = ResultView {
                     record: &live.record,
                     shown: &shown,
                     running: &running,
                     runs: &runs,
                     running_at: &running_at,
                     now_unix_ms,
-                }
-                .markup()
+                };
+                render(|| view.view())
             }
-            View::Finished(record) => ResultView {
-                record,
-                shown: &record.result,
-                running: &[],
-                runs: &record.vantages,
-                running_at: &none,
-                now_unix_ms,
+            View::Finished(record) => {
+                let view = ResultView {
+                    record,
+                    shown: &record.result,
+                    running: &[],
+                    runs: &record.vantages,
+                    running_at: &none,
+                    now_unix_ms,
+                };
+                render(|| view.view())
             }
-            .markup(),
         }
     }
 }

@@ -1,17 +1,20 @@
 //! The whole result view on fixture records: what a running, a finished and a cross-vantage
 //! probe show, in which order, and that what a target or a user wrote stays text.
 
+mod parts;
+
 use super::ResultView;
-use crate::analysis::analyzed;
-use crate::api::{BROWSER_WINDOW_MS, ProbeRecord, ProbeStatus};
-use crate::browser::{BrowserAttempt, BrowserRun};
-use crate::live::AttemptKey;
-use crate::live::vantages::RunningAt;
-use crate::markup::tests::{count, waiting_on_h2_3};
-use crate::markup::waterfall::{DEFAULT_AXIS_PX, pct};
-use crate::schema::{Header, Micros, Phase, ProbeOptions, ProbeResult};
-use crate::vantage::{Vantage, VantageRun};
-use crate::waterfall::{axis, fitted_span, label_stride};
+use super::waterfall::{DEFAULT_AXIS_PX, pct};
+use crate::pages::render;
+use h123_shared::analysis::analyzed;
+use h123_shared::api::{BROWSER_WINDOW_MS, ProbeRecord, ProbeStatus};
+use h123_shared::browser::{BrowserAttempt, BrowserRun};
+use h123_shared::live::AttemptKey;
+use h123_shared::live::vantages::RunningAt;
+use h123_shared::schema::{Header, Micros, Phase, ProbeOptions, ProbeResult};
+use h123_shared::vantage::{Vantage, VantageRun};
+use h123_shared::waterfall::{axis, fitted_span, label_stride};
+use parts::{count, waiting_on_h2_3};
 
 /// When the fixture records were created (2023-11-14 22:13 UTC).
 const CREATED: u64 = 1_700_000_000_000;
@@ -19,7 +22,7 @@ const CREATED: u64 = 1_700_000_000_000;
 /// The fixture of the parts' tests (HTTP/1.1 and HTTP/2 measured, HTTP/3 skipped for a reason
 /// a hostile target wrote), analysed.
 fn two_protocols() -> ProbeResult {
-    analyzed(super::super::tests::two_protocols())
+    analyzed(parts::two_protocols())
 }
 
 /// A record of `result` in `status` (a running one has no analysis yet).
@@ -43,15 +46,15 @@ fn record(status: ProbeStatus, mut result: ProbeResult) -> ProbeRecord {
 
 /// The page of `record` as stored, at `now_unix_ms`, with `running` attempts at its own vantage.
 fn page(record: &ProbeRecord, running: &[(AttemptKey, Option<Phase>)], now_unix_ms: u64) -> String {
-    ResultView {
+    let view = ResultView {
         record,
         shown: &record.result,
         running,
         runs: &record.vantages,
         running_at: &RunningAt::new(),
         now_unix_ms,
-    }
-    .markup()
+    };
+    render(|| view.view())
 }
 
 /// Where `needle` first occurs in `html`.
@@ -67,7 +70,7 @@ fn attribute<'a>(html: &'a str, name: &str) -> &'a str {
     &html[start..end]
 }
 
-/// `text` with `markup::escape`'s entities read back.
+/// `text` with the view's entities read back.
 fn unescape(text: &str) -> String {
     text.replace("&quot;", "\"")
         .replace("&#39;", "'")
@@ -99,22 +102,18 @@ fn a_running_probe_shows_its_live_rows_and_says_what_is_to_come() {
     let html = page(&r, &waiting_on_h2_3(), CREATED + 1_000);
     assert!(html.starts_with(r#"<div id="result" data-id="abc123def456" data-status="running" data-title="https://example.com/path?q=1: measuring…">"#), "{html}");
     assert!(html.ends_with("</div>"));
-    assert!(html.contains(r#"<span class="status running" role="status">measuring…</span>"#));
-    assert_eq!(
-        count(&html, r#"<li class="wf-row reused live""#),
-        1,
-        "{html}"
-    );
+    assert!(html.contains(r#"<span role="status" class="status running">measuring…</span>"#));
+    assert_eq!(count(&html, r#" class="wf-row reused live""#), 1, "{html}");
     assert!(html.contains("giving up after 10 s</p>"), "{html}");
     assert!(html.contains(
-        r#"<p class="pending-note" role="status">Comparison, findings and facts appear when every attempt has finished.</p>"#
+        r#"<p role="status" class="pending-note">Comparison, findings and facts appear when every attempt has finished.</p>"#
     ));
     assert!(
-        html.contains(r#"<a class="button partial" href="/api/v1/probes/abc123def456""#),
+        html.contains(r#"<a href="/api/v1/probes/abc123def456" data-api="/api/v1/probes/abc123def456" download="h123-abc123def456.json" class="button partial">"#),
         "the JSON is partial while the probe runs"
     );
     for absent in [
-        r#"<section class="verdict"#,
+        r#"class="verdict"#,
         r#"class="comparison""#,
         r#"class="findings""#,
         "compare-with",
@@ -125,12 +124,12 @@ fn a_running_probe_shows_its_live_rows_and_says_what_is_to_come() {
     }
     // In order: summary, actions, the texts to copy, the rerun's alert, the waterfalls, the note.
     let order = [
-        r#"<section class="summary""#,
-        r#"<nav class="actions""#,
+        r#"<section aria-label="Probe" class="summary">"#,
+        r#"<nav aria-label="Result actions" class="actions">"#,
         r#"<details class="copy-texts">"#,
-        r#"<div class="rerun-problem" role="alert" hidden></div>"#,
-        r#"<section class="waterfalls" aria-labelledby="waterfalls-title">"#,
-        r#"<p class="pending-note""#,
+        r#"<div role="alert" hidden class="rerun-problem"></div>"#,
+        r#"<section aria-labelledby="waterfalls-title" class="waterfalls">"#,
+        r#"class="pending-note""#,
     ];
     let places: Vec<usize> = order.iter().map(|needle| at(&html, needle)).collect();
     assert!(places.is_sorted(), "{order:?} at {places:?}");
@@ -144,29 +143,29 @@ fn a_finished_probe_shows_its_verdict_parts_the_hidden_offer_and_the_compare_for
     assert!(html.contains(r#" data-status="done""#));
     assert!(html.contains(&format!(
         r#" data-title="https://example.com/path?q=1: {}""#,
-        crate::markup::escape(&verdict.summary)
+        verdict.summary.replace('&', "&amp;").replace('"', "&quot;")
     )));
     assert!(!html.contains("pending-note"), "{html}");
     assert!(!html.contains("button partial"));
     assert_eq!(count(&html, r#"data-action="measure""#), 1);
     assert!(html.contains(
-        r#"<section class="measure-here" id="measure-offer" hidden data-url="https://example.com/path?q=1" data-method="GET" aria-labelledby="measure-title">"#
+        r#"<section id="measure-offer" hidden data-url="https://example.com/path?q=1" data-method="GET" aria-labelledby="measure-title" class="measure-here">"#
     ), "{html}");
     let order = [
-        r#"<div class="rerun-problem""#,
-        r#"<section class="verdict "#,
+        r#"class="rerun-problem""#,
+        r#"class="verdict "#,
         r#"<h2 id="verdict-title">Verdict</h2>"#,
-        r#"<section class="waterfalls""#,
-        r#"<section class="comparison" aria-labelledby="comparison-title"><h2 id="comparison-title">"#,
-        r#"<section class="findings" aria-labelledby="findings-title"><h2 id="findings-title">"#,
-        r#"<section class="facts-section" aria-labelledby="facts-title">"#,
+        r#"class="waterfalls""#,
+        r#"<section aria-labelledby="comparison-title" class="comparison"><h2 id="comparison-title">"#,
+        r#"<section aria-labelledby="findings-title" class="findings"><h2 id="findings-title">"#,
+        r#"<section aria-labelledby="facts-title" class="facts-section">"#,
         r#"id="measure-offer""#,
         r#"<form class="compare-with">"#,
     ];
     let places: Vec<usize> = order.iter().map(|needle| at(&html, needle)).collect();
     assert!(places.is_sorted(), "{order:?} at {places:?}");
     assert_eq!(count(&html, r#"<p class="rule">"#), 1, "the rule once");
-    assert!(at(&html, r#"<p class="rule">"#) < at(&html, r#"<section class="waterfalls""#));
+    assert!(at(&html, r#"<p class="rule">"#) < at(&html, r#"class="waterfalls""#));
     assert!(html.contains(r#"<input id="compare-with" type="text""#));
     assert!(
         html.contains(
@@ -189,9 +188,9 @@ fn the_offer_is_gone_once_the_record_is_settled_and_the_browsers_group_takes_its
     r.browser = Some(browser_run());
     let html = page(&r, &[], CREATED + 1_000);
     assert!(!html.contains("measure-here"), "measured: no offer");
-    assert!(html.contains(r#"<section class="browser-group" aria-labelledby="browser-title"><h2 id="browser-title">From the probe owner's browser <span class="vantage-tags">Chrome 131 · <time datetime="2023-11-14T22:14Z" data-unix-ms="1700000060000">2023-11-14 22:14 UTC</time></span></h2>"#), "{html}");
+    assert!(html.contains(r#"<section aria-labelledby="browser-title" class="browser-group"><h2 id="browser-title">From the probe owner's browser <span class="vantage-tags">Chrome 131 · <time datetime="2023-11-14T22:14Z" data-unix-ms="1700000060000">2023-11-14 22:14 UTC</time></span></h2>"#), "{html}");
     let group = &html[at(&html, "browser-group")..];
-    assert_eq!(count(group, r#"<li class="wf-row"#), 2, "a row per request");
+    assert_eq!(count(group, "<li data-attempt="), 2, "a row per request");
     assert!(at(&html, "browser-group") < at(&html, "compare-with"));
     // The browser's 40 ms request is the longest: the common axis shows it, ticks and all.
     let (end, ticks) = axis(Micros(40_000));
@@ -203,7 +202,7 @@ fn the_offer_is_gone_once_the_record_is_settled_and_the_browsers_group_takes_its
     );
     let last = ticks.last().expect("ticks");
     assert!(html.contains(&format!(
-        r#"<span style="left: 100.0000%">{}</span>"#,
+        r#"<span style="left: 100.0000%;">{}</span>"#,
         last.label
     )));
 }
@@ -216,10 +215,12 @@ fn a_hostile_url_stays_text_in_the_title_the_summary_and_the_offer() {
     let html = page(&r, &[], CREATED + 1_000);
     assert!(!html.contains("<script>"), "{html}");
     assert!(!html.contains(r#"x.test/">"#));
-    let escaped = "https://x.test/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;";
-    assert!(html.contains(&format!(r#" data-title="{escaped}: "#)));
-    assert!(html.contains(&format!(r#"<h1 class="target">{escaped}</h1>"#)));
-    assert!(html.contains(&format!(r#" data-url="{escaped}""#)));
+    // Text escapes `<`, `>` and `&`; an attribute value `"` too.
+    let text = "https://x.test/\"&gt;&lt;script&gt;alert(1)&lt;/script&gt;";
+    let attribute_value = "https://x.test/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;";
+    assert!(html.contains(&format!(r#" data-title="{attribute_value}: "#)));
+    assert!(html.contains(&format!(r#"<h1 class="target">{text}</h1>"#)));
+    assert!(html.contains(&format!(r#" data-url="{attribute_value}""#)));
     assert_eq!(
         unescape(attribute(&html, "data-title")),
         format!(
@@ -247,7 +248,7 @@ fn the_actions_copy_download_and_run_again_by_their_data_attributes() {
     ] {
         let api = format!("/api/v1/probes/abc123def456{path}");
         let link = format!(
-            r#"<a class="button" href="{api}" data-api="{api}" download="h123-abc123def456.{file}">{text}</a>"#
+            r#"<a href="{api}" data-api="{api}" download="h123-abc123def456.{file}" class="button">{text}</a>"#
         );
         assert!(html.contains(&link), "{link}");
     }
@@ -286,12 +287,12 @@ fn every_axis_label_is_drawn_and_those_the_default_width_has_no_room_for_are_hid
     for (i, t) in ticks.iter().enumerate() {
         let hidden = if i % stride == 0 { "" } else { " hidden" };
         labels.push_str(&format!(
-            r#"<span style="left: {}"{hidden}>{}</span>"#,
+            r#"<span{hidden} style="left: {};">{}</span>"#,
             pct(t.x),
             t.label
         ));
     }
-    let axis = format!(r#"<span class="wf-ticks">{labels}</span>"#);
+    let axis = format!(r#"<span class="wf-ticks">{labels}<!></span>"#);
     assert_eq!(count(&html, &axis), 3, "each panel's axis: {axis}");
 }
 
@@ -320,27 +321,27 @@ fn across_vantages_the_matrix_then_a_group_per_vantage() {
     ];
     let html = page(&r, &[], CREATED + 1_000);
     let order = [
-        r#"<section class="comparison vantage-matrix" aria-labelledby="matrix-title">"#,
-        r#"<section class="vantage-groups" aria-labelledby="groups-title"><div class="section-head"><h2 id="groups-title">From each vantage, on one time axis</h2><ul class="legend""#,
-        r#"<section class="vantage-group" data-vantage="server" aria-labelledby="vantage-title-server"><h2 id="vantage-title-server">From server<span class="vantage-tags"></span></h2>"#,
-        r#"<section class="vantage-group" data-vantage="fra1" aria-labelledby="vantage-title-fra1"><h2 id="vantage-title-fra1">From Frankfurt &lt;DE&gt;<code class="vantage-name">fra1</code><span class="vantage-tags">eu</span></h2>"#,
-        r#"<section class="vantage-group failed" data-vantage="gone" aria-labelledby="vantage-title-gone"><h2 id="vantage-title-gone">From gone<span class="vantage-tags"></span></h2><p class="vantage-problem" role="note"><strong>No result from this vantage: </strong>&lt;b&gt;offline&lt;/b&gt;</p></section>"#,
+        r#"<section aria-labelledby="matrix-title" class="comparison vantage-matrix">"#,
+        r#"<section aria-labelledby="groups-title" class="vantage-groups"><div class="section-head"><h2 id="groups-title">From each vantage, on one time axis</h2><ul aria-label="Phases" class="legend">"#,
+        r#"<section data-vantage="server" aria-labelledby="vantage-title-server" class="vantage-group"><h2 id="vantage-title-server">From server<!><span class="vantage-tags"> </span></h2>"#,
+        r#"<section data-vantage="fra1" aria-labelledby="vantage-title-fra1" class="vantage-group"><h2 id="vantage-title-fra1">From Frankfurt &lt;DE&gt;<code class="vantage-name">fra1</code><span class="vantage-tags">eu</span></h2>"#,
+        r#"<section data-vantage="gone" aria-labelledby="vantage-title-gone" class="vantage-group failed"><h2 id="vantage-title-gone">From gone<!><span class="vantage-tags"> </span></h2><p role="note" class="vantage-problem"><strong>No result from this vantage: </strong>&lt;b&gt;offline&lt;/b&gt;</p><!></section>"#,
         r#"<form class="compare-with">"#,
     ];
     let places: Vec<usize> = order.iter().map(|needle| at(&html, needle)).collect();
     assert!(places.is_sorted(), "{order:?} at {places:?}");
     assert_eq!(count(&html, r#"<h2 id="vantage-title-"#), 3);
     assert_eq!(
-        count(&html, r#"<section class="verdict "#),
+        count(&html, r#" class="verdict "#),
         2,
         "a verdict per vantage with a result"
     );
     assert_eq!(count(&html, r#"<p class="rule">"#), 1, "the rule once");
     assert!(at(&html, r#"<p class="rule">"#) < at(&html, "vantage-groups"));
-    assert!(html.contains(r#"<section class="waterfalls" aria-labelledby="vantage-title-fra1">"#));
-    assert_eq!(count(&html, r#"<section class="waterfalls""#), 2);
+    assert!(html.contains(r#"<section aria-labelledby="vantage-title-fra1" class="waterfalls">"#));
+    assert_eq!(count(&html, r#" class="waterfalls""#), 2);
     assert_eq!(
-        count(&html, r#"<ul class="legend""#),
+        count(&html, r#" class="legend""#),
         1,
         "one legend for every group"
     );
@@ -358,11 +359,11 @@ fn across_vantages_the_matrix_then_a_group_per_vantage() {
     r.status = ProbeStatus::Running;
     let running = page(&r, &[], CREATED + 1_000);
     assert!(running.contains(
-        r#"<p class="pending-note" role="status">The matrix across vantages appears when every vantage has finished.</p>"#
+        r#"<p role="status" class="pending-note">The matrix across vantages appears when every vantage has finished.</p>"#
     ));
     assert!(!running.contains("vantage-matrix"));
     assert!(
-        !running.contains(r#"<section class="verdict "#),
+        !running.contains(r#" class="verdict "#),
         "verdicts wait for the end"
     );
     assert_eq!(count(&running, r#"<h2 id="vantage-title-"#), 3);
@@ -370,8 +371,8 @@ fn across_vantages_the_matrix_then_a_group_per_vantage() {
 
 #[test]
 fn nothing_to_compare_carries_no_rule() {
-    use crate::fixture::{failed, fresh, result, run};
-    use crate::{FailureKind, Protocol};
+    use h123_shared::fixture::{failed, fresh, result, run};
+    use h123_shared::{FailureKind, Protocol};
     let refused = |p| {
         run(
             p,

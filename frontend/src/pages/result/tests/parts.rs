@@ -1,17 +1,18 @@
-//! The result's parts as markup, on fixture results: what each part says, and that text from a
-//! target or a server (a refusal's reason, a finding's words) stays text.
+//! The result's parts, on fixture results: what each part says, and that text from a target or
+//! a server (a refusal's reason, a finding's words) stays text.
 
-use super::{comparison, facts, findings, streams, waterfall};
-use crate::analysis::analyze;
-use crate::fixture::{failed, fresh, result, reused, run};
-use crate::live::AttemptKey;
-use crate::table::comparison_table;
-use crate::waterfall::{label_stride, layout};
-use crate::{FailureKind, Phase, ProbeResult, Protocol};
+use super::super::{comparison, facts, findings, streams, waterfall};
+use crate::pages::render;
+use h123_shared::analysis::analyze;
+use h123_shared::fixture::{failed, fresh, result, reused, run};
+use h123_shared::live::AttemptKey;
+use h123_shared::table::comparison_table;
+use h123_shared::waterfall::{label_stride, layout};
+use h123_shared::{FailureKind, Micros, Phase, ProbeResult, Protocol};
 
 /// HTTP/1.1 and HTTP/2, three attempts each (a new connection, then two reused), HTTP/3 skipped
 /// for a reason written by a hostile target.
-pub(super) fn two_protocols() -> ProbeResult {
+pub(in crate::pages) fn two_protocols() -> ProbeResult {
     let attempts = || {
         vec![
             fresh(1, 900, 1_500, 3_000, 9_000),
@@ -31,7 +32,7 @@ pub(super) fn two_protocols() -> ProbeResult {
 }
 
 /// HTTP/2's third attempt, still waiting for its first byte.
-pub(super) fn waiting_on_h2_3() -> [(AttemptKey, Option<Phase>); 1] {
+pub(in crate::pages) fn waiting_on_h2_3() -> [(AttemptKey, Option<Phase>); 1] {
     [(
         AttemptKey {
             protocol: Protocol::H2,
@@ -43,7 +44,7 @@ pub(super) fn waiting_on_h2_3() -> [(AttemptKey, Option<Phase>); 1] {
 }
 
 /// How often `needle` occurs in `haystack`.
-pub(super) fn count(haystack: &str, needle: &str) -> usize {
+pub(in crate::pages) fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
 }
 
@@ -58,18 +59,18 @@ fn the_panels_have_one_tab_stop_a_row_per_attempt_and_a_bar_per_phase() {
         reserve: 3,
         axis_px: 600,
     };
-    let html = panels.markup(&w);
+    let bars: usize = w.rows.iter().map(|row| row.bars.len()).sum();
+    let html = render(|| panels.view(&w));
     assert_eq!(
         count(&html, r#"class="wf-panel""#),
         3,
         "a panel per protocol"
     );
-    assert_eq!(count(&html, "<li class=\"wf-row"), 6, "a row per attempt");
-    let bars: usize = w.rows.iter().map(|row| row.bars.len()).sum();
-    assert_eq!(count(&html, "<g class=\"bar "), bars, "a bar per phase");
+    assert_eq!(count(&html, " data-redirects="), 6, "a row per attempt");
+    assert_eq!(count(&html, " class=\"bar "), bars, "a bar per phase");
     assert_eq!(count(&html, r#"tabindex="0""#), 1, "one tab stop");
     assert_eq!(count(&html, r#"tabindex="-1""#), bars - 1);
-    assert_eq!(count(&html, r#"<span class="tag tag-reused""#), 4);
+    assert_eq!(count(&html, r#" class="tag tag-reused""#), 4);
     assert!(
         html.contains("aria-label=\"HTTP/1.1 attempt 1: dns 0.90 ms (from 0.00 ms to 0.90 ms)\""),
         "{html}"
@@ -92,7 +93,7 @@ fn a_running_attempt_shows_its_open_phase_instead_of_a_total() {
         reserve: 3,
         axis_px: 600,
     };
-    let html = panels.markup(&layout(&r));
+    let html = render(|| panels.view(&layout(&r)));
     assert_eq!(count(&html, " live"), 1, "{html}");
     assert_eq!(count(&html, r#"<span class="wf-total">"#), 6, "{html}");
     assert_eq!(
@@ -107,12 +108,12 @@ fn a_running_attempt_shows_its_open_phase_instead_of_a_total() {
     assert!(html.contains(r#" data-limit-ms="10000""#));
     assert!(
         html.contains(
-            r#"<p class="wf-waiting" data-attempt="3">#3 wait <span class="wf-elapsed">"#
+            r#"<p data-attempt="3" class="wf-waiting">#3 wait <span class="wf-elapsed">"#
         )
     );
     assert!(
         html.contains(
-            "</span>: waiting for the server&#39;s first byte over HTTP/2; giving up after 10 s</p>"
+            "</span>: waiting for the server's first byte over HTTP/2; giving up after 10 s</p>"
         ),
         "{html}"
     );
@@ -121,11 +122,10 @@ fn a_running_attempt_shows_its_open_phase_instead_of_a_total() {
 #[test]
 fn a_narrow_axis_hides_the_labels_it_has_no_room_for() {
     let w = layout(&two_protocols());
-    let (mut wide, mut narrow) = (String::new(), String::new());
-    waterfall::axis(&mut wide, &w.ticks, 2_000.0);
-    waterfall::axis(&mut narrow, &w.ticks, 120.0);
-    let labels = |html: &str| count(html, "<span style=");
-    let hidden = |html: &str| count(html, "\" hidden>");
+    let wide = render(|| waterfall::axis(&w.ticks, 2_000.0));
+    let narrow = render(|| waterfall::axis(&w.ticks, 120.0));
+    let labels = |html: &str| count(html, " style=\"left: ");
+    let hidden = |html: &str| count(html, "<span hidden ");
     assert_eq!(labels(&wide), w.ticks.len());
     assert_eq!(hidden(&wide), 0);
     assert_eq!(labels(&narrow), w.ticks.len(), "every label is drawn");
@@ -135,18 +135,18 @@ fn a_narrow_axis_hides_the_labels_it_has_no_room_for() {
     assert_eq!(hidden(&narrow), intervals - intervals / stride, "{narrow}");
     let (first, last) = (&w.ticks[0], &w.ticks[intervals]);
     assert!(narrow.contains(&format!(
-        r#"<span style="left: 0.0000%">{}</span>"#,
+        r#"<span style="left: 0.0000%;">{}</span>"#,
         first.label
     )));
     assert!(narrow.contains(&format!(
-        r#"<span style="left: 100.0000%">{}</span>"#,
+        r#"<span style="left: 100.0000%;">{}</span>"#,
         last.label
     )));
 }
 
 #[test]
 fn the_table_has_a_column_per_phase_that_occurs_and_a_row_per_attempt() {
-    let html = waterfall::table(&layout(&two_protocols()));
+    let html = render(|| waterfall::table(&layout(&two_protocols())));
     assert_eq!(count(&html, r#"<th scope="row">"#), 6);
     assert!(html.contains(r#"<th scope="col">dns</th>"#));
     assert!(
@@ -158,7 +158,7 @@ fn the_table_has_a_column_per_phase_that_occurs_and_a_row_per_attempt() {
 #[test]
 fn the_comparison_names_a_leader_only_beyond_the_noise_and_says_why_a_column_is_empty() {
     let r = two_protocols();
-    let html = comparison::comparison(&comparison_table(&r));
+    let html = render(|| comparison::comparison(&comparison_table(&r)));
     assert!(html.contains(r#"<tr class="unmeasured-row">"#), "{html}");
     assert!(
         html.contains("&lt;script&gt;"),
@@ -172,7 +172,7 @@ fn the_comparison_names_a_leader_only_beyond_the_noise_and_says_why_a_column_is_
 
 #[test]
 fn findings_say_when_there_is_no_analysis_nothing_to_say_or_what_was_found() {
-    assert!(findings::findings(None).contains("The server sent no analysis"));
+    assert!(render(|| findings::findings(None)).contains("The server sent no analysis"));
     let mut r = result(vec![run(
         Protocol::H1,
         vec![failed(
@@ -185,20 +185,20 @@ fn findings_say_when_there_is_no_analysis_nothing_to_say_or_what_was_found() {
     let mut analysis = analyze(&r);
     assert!(!analysis.findings.is_empty(), "a failed probe has findings");
     analysis.findings[0].title = "<img src=x onerror=alert(1)>".into();
-    let html = findings::findings(Some(&analysis));
+    let html = render(|| findings::findings(Some(&analysis)));
     assert_eq!(
-        count(&html, "<li class=\"finding severity-"),
+        count(&html, " class=\"finding severity-"),
         analysis.findings.len()
     );
     assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
     assert!(!html.contains("<img"));
     analysis.findings.clear();
-    assert!(findings::findings(Some(&analysis)).contains("Nothing stands out"));
+    assert!(render(|| findings::findings(Some(&analysis))).contains("Nothing stands out"));
 }
 
 #[test]
 fn facts_have_a_card_per_protocol_that_ran_and_the_http3_discovery() {
-    let html = facts::facts(&two_protocols());
+    let html = render(|| facts::facts(&two_protocols()));
     assert_eq!(count(&html, r#"<article class="card">"#), 2, "{html}");
     assert_eq!(count(&html, r#"<article class="card h3-status">"#), 1);
     assert!(
@@ -209,17 +209,17 @@ fn facts_have_a_card_per_protocol_that_ran_and_the_http3_discovery() {
 
 #[test]
 fn requests_at_once_are_drawn_only_when_the_probe_sent_them() {
-    assert_eq!(streams::streams(&two_protocols()), None);
+    assert!(streams::streams(&two_protocols()).is_none());
 }
 
 #[test]
 fn every_phase_has_a_swatch_and_a_pattern_its_bars_refer_to() {
-    let legend = waterfall::legend();
-    assert_eq!(count(&legend, "<li "), Phase::ALL.len());
+    let head = render(|| waterfall::head("t", "Waterfalls".to_owned()));
+    assert_eq!(count(&head, "<li "), Phase::ALL.len());
     for phase in Phase::ALL {
         let pattern = format!(r#"id="pat-{}""#, phase.as_str());
-        assert!(waterfall::PATTERNS.contains(&pattern), "{pattern}");
-        assert!(legend.contains(&format!("url(#pat-{})", phase.as_str())));
+        assert!(head.contains(&pattern), "{pattern}");
+        assert!(head.contains(&format!("url(#pat-{})", phase.as_str())));
     }
 }
 
@@ -229,7 +229,7 @@ fn the_label_column_holds_the_widest_rows_tags() {
     assert_eq!(waterfall::label_rem(&w.rows), None, "\"#2 reused\" fits");
     w.rows[1].redirects = 2;
     assert_eq!(waterfall::label_rem(&w.rows), Some(7.0), "\"#2 reused 2↪\"");
-    let html = waterfall::section(&two_protocols(), &[], crate::Micros(20_000), None);
+    let html = render(|| waterfall::section(&two_protocols(), &[], Micros(20_000), None));
     assert!(
         html.contains(r#"<div class="wf-panels">"#),
         "no width of its own"

@@ -1,15 +1,15 @@
-//! The line above a result as markup: what was measured, how, when, whether it is still running,
-//! and how long it waited for a slot; and the page's title, which says the answer.
+//! The line above a result: what was measured, how, when, whether it is still running, and how
+//! long it waited for a slot; and the page's title, which says the answer.
 
-use super::{escape, time};
-use crate::analysis::Outcome;
-use crate::api::{ProbeRecord, ProbeStatus};
-use crate::{ConnectionMode, Protocol};
-use std::fmt::Write as _;
+use crate::pages::parts::time;
+use h123_shared::analysis::Outcome;
+use h123_shared::api::{ProbeRecord, ProbeStatus};
+use h123_shared::{ConnectionMode, Protocol};
+use leptos::prelude::*;
 
 /// The summary of a probe: `<section class="summary">` with the URL as its heading and the
 /// outcome badge, method, attempts, protocols, mode, creation time, vantages and wait below it.
-pub fn summary(record: &ProbeRecord) -> String {
+pub fn summary(record: &ProbeRecord) -> impl IntoView + use<> {
     let o = &record.options;
     let protocols = Protocol::versions(&o.protocols);
     let mode = match o.mode {
@@ -23,33 +23,37 @@ pub fn summary(record: &ProbeRecord) -> String {
     // The outcome's line, as the CLI prints it first.
     let headline = match &record.result.analysis {
         Some(a) if record.status == ProbeStatus::Done && !a.headline.is_empty() => {
-            format!(r#" title="{}""#, escape(&a.headline))
+            Some(a.headline.clone())
         }
-        _ => String::new(),
+        _ => None,
     };
-    let mut out = format!(
-        r#"<section class="summary" aria-label="Probe"><h1 class="target">{}</h1><p class="meta"><span class="{class}" role="status"{headline}>{status}</span> {} · {} × {} × {protocols} · {mode} · {}"#,
-        escape(&o.url),
+    let how = format!(
+        " {} · {} × {} × {protocols} · {mode} · ",
         o.method.as_str(),
         o.rounds,
-        o.repeat,
-        time(record.created_at_unix_ms),
+        o.repeat
     );
-    if !o.vantages.is_empty() {
-        out.push_str(&escape(&format!(" · from {}", o.vantages.join(", "))));
+    let vantages = (!o.vantages.is_empty()).then(|| format!(" · from {}", o.vantages.join(", ")));
+    let waited = record
+        .queued_ms
+        .filter(|ms| *ms > 0)
+        .map(|ms| format!(" · waited {ms} ms for a slot (shared fairly between clients)"));
+    view! {
+        <section class="summary" aria-label="Probe">
+            <h1 class="target">{o.url.clone()}</h1>
+            <p class="meta">
+                <span class=class role="status" title=headline>{status}</span>
+                {how}
+                {time(record.created_at_unix_ms)}
+                {vantages}
+                {waited}
+            </p>
+        </section>
     }
-    if let Some(ms) = record.queued_ms.filter(|ms| *ms > 0) {
-        let _ = write!(
-            out,
-            " · waited {ms} ms for a slot (shared fairly between clients)"
-        );
-    }
-    out.push_str("</p></section>");
-    out
 }
 
-/// The page's title (as text, not yet escaped): the URL and the verdict's answer, or while there
-/// is none, the status word.
+/// The page's title (as text): the URL and the verdict's answer, or while there is none, the
+/// status word.
 pub fn title(record: &ProbeRecord) -> String {
     let answer = record
         .result

@@ -1,13 +1,12 @@
 //! Connection, transport (TCP_INFO, QUIC path) and TLS facts per protocol, what happened with
-//! HTTP/3, and the address table of `--all-addresses`, as markup.
+//! HTTP/3, and the address table of `--all-addresses`.
 
-use super::element;
-use crate::addresses::rows;
-use crate::chain::{ConnState, chains};
-use crate::format::ms;
-use crate::transport;
-use crate::{Attempt, H3Discovery, H3Via, Micros, ProbeResult, Protocol, ProtocolRun};
-use std::fmt::Write as _;
+use h123_shared::addresses::rows;
+use h123_shared::chain::{ConnState, chains};
+use h123_shared::format::ms;
+use h123_shared::transport;
+use h123_shared::{Attempt, H3Discovery, H3Via, Micros, ProbeResult, Protocol, ProtocolRun};
+use leptos::prelude::*;
 
 /// Label/value pairs describing a run's first connection.
 fn run_facts(run: &ProtocolRun) -> Vec<(&'static str, String)> {
@@ -117,7 +116,7 @@ fn run_facts(run: &ProtocolRun) -> Vec<(&'static str, String)> {
             format!(
                 "{} {} · {} body bytes{cut}{via}",
                 r.http_version,
-                crate::format::status(r.status),
+                h123_shared::format::status(r.status),
                 r.body_bytes
             ),
         ));
@@ -132,7 +131,7 @@ fn run_facts(run: &ProtocolRun) -> Vec<(&'static str, String)> {
 }
 
 /// A failure kind as words.
-fn kind(failure: &crate::Failure) -> String {
+fn kind(failure: &h123_shared::Failure) -> String {
     failure.kind.as_str().replace('_', " ")
 }
 
@@ -229,33 +228,40 @@ fn attempt_outcome(a: &Attempt) -> String {
 }
 
 /// A definition list of facts.
-fn fact_list(out: &mut String, facts: &[(&'static str, String)]) {
-    out.push_str(r#"<dl class="facts">"#);
-    for (label, value) in facts {
-        element(out, "dt", "", label);
-        element(out, "dd", "", value);
-    }
-    out.push_str("</dl>");
+fn fact_list(facts: Vec<(&'static str, String)>) -> impl IntoView + use<> {
+    let items = facts
+        .into_iter()
+        .map(|(label, value)| view! { <dt>{label}</dt><dd>{value}</dd> })
+        .collect_view();
+    view! { <dl class="facts">{items}</dl> }
 }
 
 /// The cards: one per protocol that ran, then HTTP/3 discovery.
-pub fn facts(result: &ProbeResult) -> String {
-    let mut out =
-        String::from(r#"<h2 id="facts-title">Connection facts</h2><div class="fact-cards">"#);
-    for run in result.runs.iter().filter(|run| !run.attempts.is_empty()) {
-        let _ = write!(
-            out,
-            r#"<article class="card"><h3>{}</h3>"#,
-            run.protocol.http_version()
-        );
-        fact_list(&mut out, &run_facts(run));
-        address_table(&mut out, run);
-        out.push_str("</article>");
+pub fn facts(result: &ProbeResult) -> impl IntoView + use<> {
+    let cards = result
+        .runs
+        .iter()
+        .filter(|run| !run.attempts.is_empty())
+        .map(|run| {
+            view! {
+                <article class="card">
+                    <h3>{run.protocol.http_version()}</h3>
+                    {fact_list(run_facts(run))}
+                    {address_table(run)}
+                </article>
+            }
+        })
+        .collect_view();
+    view! {
+        <h2 id="facts-title">"Connection facts"</h2>
+        <div class="fact-cards">
+            {cards}
+            <article class="card h3-status">
+                <h3>"HTTP/3 discovery"</h3>
+                {fact_list(h3_status(result))}
+            </article>
+        </div>
     }
-    out.push_str(r#"<article class="card h3-status"><h3>HTTP/3 discovery</h3>"#);
-    fact_list(&mut out, &h3_status(result));
-    out.push_str("</article></div>");
-    out
 }
 
 /// One row's cells: address, family, connect, handshake, ttfb, total, failed.
@@ -288,28 +294,44 @@ fn cells(run: &ProtocolRun) -> Vec<[String; 7]> {
         .collect()
 }
 
-/// Appends the address table of `run`; nothing when it probed one address.
-fn address_table(out: &mut String, run: &ProtocolRun) {
+/// The address table of `run`; nothing when it probed one address.
+fn address_table(run: &ProtocolRun) -> Option<impl IntoView + use<>> {
     let rows = cells(run);
     if rows.is_empty() {
-        return;
+        return None;
     }
     let handshake = if run.protocol == Protocol::H3 {
         "QUIC"
     } else {
         "TLS"
     };
-    let _ = write!(
-        out,
-        r#"<div class="table-scroll addresses"><table><caption>Addresses (medians; connect and {handshake} over new connections)</caption><thead><tr><th scope="col">Address</th><th scope="col">Family</th><th scope="col">Connect</th><th scope="col">{handshake}</th><th scope="col">TTFB</th><th scope="col">Total</th><th scope="col">Failed</th></tr></thead><tbody>"#
-    );
-    for [address, cells @ ..] in &rows {
-        out.push_str("<tr>");
-        element(out, "th", r#" scope="row""#, address);
-        for cell in cells {
-            element(out, "td", "", cell);
-        }
-        out.push_str("</tr>");
-    }
-    out.push_str("</tbody></table></div>");
+    let body = rows
+        .into_iter()
+        .map(|[address, cells @ ..]| {
+            let cells = cells
+                .into_iter()
+                .map(|cell| view! { <td>{cell}</td> })
+                .collect_view();
+            view! { <tr><th scope="row">{address}</th>{cells}</tr> }
+        })
+        .collect_view();
+    Some(view! {
+        <div class="table-scroll addresses">
+            <table>
+                <caption>{format!("Addresses (medians; connect and {handshake} over new connections)")}</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Address"</th>
+                        <th scope="col">"Family"</th>
+                        <th scope="col">"Connect"</th>
+                        <th scope="col">{handshake}</th>
+                        <th scope="col">"TTFB"</th>
+                        <th scope="col">"Total"</th>
+                        <th scope="col">"Failed"</th>
+                    </tr>
+                </thead>
+                <tbody>{body}</tbody>
+            </table>
+        </div>
+    })
 }
