@@ -1,8 +1,9 @@
 //! A monitor's status badge for a README or a dashboard: the protocol on the left, its last
-//! run's total (or what went wrong) on the right, coloured by how that run went, as SVG.
+//! run's total (or what went wrong) on the right, coloured by how that run went. What it says,
+//! its colour and its sizes are here; the SVG is the Leptos component
+//! `h123_frontend::pages::monitor::badge`.
 
 use crate::format;
-use crate::markup::escape;
 use crate::monitor::{MonitorPoint, PointState};
 
 /// How a badge's right half is coloured.
@@ -20,7 +21,7 @@ pub enum Tone {
 
 impl Tone {
     /// The fill, dark enough for white text (WCAG AA at 11 px bold).
-    fn fill(self) -> &'static str {
+    pub fn fill(self) -> &'static str {
         match self {
             Tone::Good => "#1a7f37",
             Tone::Warn => "#9a6700",
@@ -51,19 +52,37 @@ pub fn of_latest(latest: Option<&MonitorPoint>) -> (String, Tone) {
     }
 }
 
-/// A badge reading `label | value`, its right half in `tone`'s colour.
-pub fn svg(label: &str, value: &str, tone: Tone) -> String {
-    // About 6.5 px a character at 11 px, plus 6 px of padding each side.
-    let width = |text: &str| 12 + (text.chars().count() as u32 * 13).div_ceil(2);
-    let (left, right) = (width(label), width(value));
-    let total = left + right;
-    let (label, value) = (escape(label), escape(value));
-    format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="20" role="img" aria-label="{label}: {value}"><title>{label}: {value}</title><rect width="{left}" height="20" rx="3" fill="#24292f"/><rect x="{left}" width="{right}" height="20" rx="3" fill="{fill}"/><g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11" font-weight="bold" text-anchor="middle"><text x="{lx}" y="14">{label}</text><text x="{rx}" y="14">{value}</text></g></svg>"##,
-        fill = tone.fill(),
-        lx = left / 2,
-        rx = left + right / 2,
-    )
+/// Where a badge reading `label | value` puts its halves, in pixels.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BadgeLayout {
+    /// The left half's width (the label's).
+    pub left: u32,
+    /// The right half's width (the value's).
+    pub right: u32,
+    /// The label's centre.
+    pub label_x: u32,
+    /// The value's centre.
+    pub value_x: u32,
+}
+
+impl BadgeLayout {
+    /// The halves wide enough for `label` and `value` at 11 px: about 6.5 px a character, plus
+    /// 6 px of padding each side.
+    pub fn of(label: &str, value: &str) -> Self {
+        let width = |text: &str| 12 + (text.chars().count() as u32 * 13).div_ceil(2);
+        let (left, right) = (width(label), width(value));
+        BadgeLayout {
+            left,
+            right,
+            label_x: left / 2,
+            value_x: left + right / 2,
+        }
+    }
+
+    /// The whole badge's width.
+    pub fn width(self) -> u32 {
+        self.left + self.right
+    }
 }
 
 #[cfg(test)]
@@ -104,23 +123,11 @@ mod tests {
     }
 
     #[test]
-    fn a_badge_is_escaped_svg_wide_enough_for_its_words() {
-        let badge = svg("h3", "<42 ms>", Tone::Good);
-        assert!(badge.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
-        assert!(badge.contains("&lt;42 ms&gt;") && !badge.contains("<42"));
-        assert!(badge.contains("#1a7f37"));
-        let narrow = svg("h3", "1 ms", Tone::Good);
-        let wide = svg("h3", "a much longer value", Tone::Good);
-        let width = |s: &str| -> u32 {
-            s.split("width=\"")
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        };
-        assert!(width(&wide) > width(&narrow) + 50);
+    fn a_badge_is_wide_enough_for_its_words() {
+        let narrow = BadgeLayout::of("h3", "1 ms");
+        let wide = BadgeLayout::of("h3", "a much longer value");
+        assert_eq!(narrow.left, wide.left, "the same label");
+        assert!(wide.width() > narrow.width() + 50);
+        assert_eq!(narrow.value_x, narrow.left + narrow.right / 2);
     }
 }

@@ -4,6 +4,7 @@
 //! string from the monitor or its runs is text or an attribute value in a view, so the view
 //! escapes it.
 
+pub mod badge;
 mod chart;
 mod status;
 

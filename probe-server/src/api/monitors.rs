@@ -539,7 +539,10 @@ pub async fn monitors_badge(
     let points = state.store.points(id, from, to, Some(protocol)).await?;
     let latest = points.iter().rev().find(|p| p.protocol.is_some());
     let (value, tone) = h123_shared::badge::of_latest(latest);
-    let svg = h123_shared::badge::svg(protocol.as_str(), &value, tone);
+    let label = protocol.as_str().to_owned();
+    let svg = h123_frontend::pages::render_picture(|| {
+        h123_frontend::pages::monitor::badge::badge(label, value, tone)
+    });
     Ok((
         [
             (header::CONTENT_TYPE, "image/svg+xml".to_owned()),
