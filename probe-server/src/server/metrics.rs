@@ -205,8 +205,8 @@ impl Metrics {
             .run(&monitor.id, public, protocols, points, now_unix_ms);
     }
 
-    /// Counts a monitor slot missed because its target host's runs a minute were spent
-    /// (`server::host_runs`); no label: nothing about the monitor or its host is published.
+    /// Counts a monitor slot missed because its target site's runs a minute were spent
+    /// (`server::host_runs`); no label: nothing about the monitor or its site is published.
     pub fn slot_capped(&self) {
         self.lock().slots_capped += 1;
     }
