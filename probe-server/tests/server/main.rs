@@ -29,6 +29,7 @@ mod listener;
 mod load;
 mod migration;
 mod monitor_budgets;
+mod monitor_latest;
 mod monitor_restart;
 mod monitor_shares;
 mod monitors;
