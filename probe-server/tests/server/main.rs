@@ -17,6 +17,7 @@ mod cors;
 mod docs;
 mod durability;
 mod egress;
+mod egress_kernel;
 mod fairness;
 mod flood;
 mod guard;
