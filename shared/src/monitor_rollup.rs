@@ -483,7 +483,8 @@ fn verdict<'a>(
 }
 
 /// The status at `now` from the cells of each of [`WINDOWS`], in that order (as
-/// `monitor_status::status` says it from points).
+/// `monitor_status::status` says it from points), but for its `latest` slot: cells count no
+/// running or cancelled slot, so the store reads that slot's points itself.
 pub fn status(windows: &[Cells], now: u64) -> MonitorStatus {
     // A line per protocol and vantage, its cells merged per window (the last the longest).
     let mut rows: BTreeMap<(Protocol, &str), Vec<Cell>> = BTreeMap::new();
@@ -535,6 +536,7 @@ pub fn status(windows: &[Cells], now: u64) -> MonitorStatus {
                     .sum(),
             })
             .collect(),
+        latest: None,
     }
 }
 

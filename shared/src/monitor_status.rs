@@ -121,6 +121,43 @@ pub struct MonitorStatus {
     pub rows: Vec<StatusRow>,
     /// Missed slots per window, shortest first.
     pub missed: Vec<WindowMissed>,
+    /// The latest slot, while no run's points stand for it: under way, or cut short.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest: Option<LatestSlot>,
+}
+
+/// A monitor's latest slot while no run's points stand for it: its run under way since it was
+/// claimed (`running`), or cut short because the server stopped (`cancelled`, `detail` saying
+/// so). Neither is up or down: the rows keep the last run that finished.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ReadJson)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct LatestSlot {
+    /// The slot, milliseconds since the Unix epoch.
+    pub slot_unix_ms: u64,
+    /// `running` or `cancelled`.
+    pub state: PointState,
+    /// When its run started (was claimed), milliseconds since the Unix epoch.
+    pub since_unix_ms: u64,
+    /// Why it was cancelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl LatestSlot {
+    /// The latest slot among `points` when a `running` or `cancelled` point is all it holds;
+    /// `None` when its run's points (or a missed one) are in, or there are no points.
+    pub fn of(points: &[crate::monitor::MonitorPoint]) -> Option<LatestSlot> {
+        let latest = points.iter().map(|p| p.slot_unix_ms).max()?;
+        let mut in_it = points.iter().filter(|p| p.slot_unix_ms == latest);
+        let point = in_it.next()?;
+        let open = matches!(point.state, PointState::Running | PointState::Cancelled);
+        (open && in_it.next().is_none()).then(|| LatestSlot {
+            slot_unix_ms: point.slot_unix_ms,
+            state: point.state,
+            since_unix_ms: point.started_unix_ms,
+            detail: point.detail.clone(),
+        })
+    }
 }
 
 /// The status at `now` of a monitor every `every_ms` from its points of the last 30 days, exactly:
@@ -161,6 +198,7 @@ pub fn status(points: &[MonitorPoint], now: u64, every_ms: u64) -> MonitorStatus
                 missed: missed_since(points, now.saturating_sub(*length), every_ms),
             })
             .collect(),
+        latest: LatestSlot::of(points),
     }
 }
 
@@ -271,5 +309,44 @@ mod tests {
             .uptime_text(),
             "—"
         );
+    }
+
+    #[test]
+    fn a_running_or_cancelled_slot_is_the_latest_apart_from_the_last_run() {
+        let every = 60_000;
+        let last = run(Protocol::H2, 2 * every, PointState::Ok, 40);
+        let running = crate::monitor::running_point(NOW - every, NOW - every + 150);
+        let status = status(&[last.clone(), running.clone()], NOW, every);
+        let row = &status.rows[0];
+        assert_eq!(
+            row.last.state,
+            PointState::Ok,
+            "the last finished run stays"
+        );
+        assert_eq!((row.windows[0].runs, row.windows[0].up), (1, 1));
+        assert_eq!(status.missed[0].missed, 0, "running is not missed");
+        assert_eq!(
+            status.latest,
+            Some(LatestSlot {
+                slot_unix_ms: NOW - every,
+                state: PointState::Running,
+                since_unix_ms: NOW - every + 150,
+                detail: None,
+            })
+        );
+        let cancelled = MonitorPoint {
+            state: PointState::Cancelled,
+            detail: Some("the server stopped during this run".into()),
+            ..running
+        };
+        let slot = LatestSlot::of(&[last.clone(), cancelled]).expect("cancelled");
+        assert_eq!(slot.state, PointState::Cancelled);
+        assert_eq!(
+            slot.detail.as_deref(),
+            Some("the server stopped during this run")
+        );
+        // Once the run's points are in, or with none at all, there is no latest slot apart.
+        assert_eq!(LatestSlot::of(&[last]), None);
+        assert_eq!(LatestSlot::of(&[]), None);
     }
 }

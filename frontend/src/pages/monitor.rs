@@ -275,6 +275,7 @@ mod tests {
             at_unix_ms: 0,
             rows: Vec::new(),
             missed: Vec::new(),
+            latest: None,
         };
         let html = render(|| status_page(&m, &status));
         assert!(!html.contains("<script>"), "{html}");
@@ -283,6 +284,81 @@ mod tests {
         assert!(html.contains(r#"<a href="/m/mon123abc">"#), "{html}");
         assert!(html.contains(r#"src="/badge/mon123abc/h3.svg""#), "{html}");
         assert!(html.contains("every 1m · HTTP/2, HTTP/3"), "{html}");
+    }
+
+    #[test]
+    fn a_running_slot_reads_running_since_and_a_cancelled_one_says_why_never_down() {
+        use h123_shared::Protocol;
+        use h123_shared::monitor::PointState;
+        use h123_shared::monitor_status::{LastRun, LatestSlot, StatusRow, WindowFigures};
+        let m = monitor("https://x.test/");
+        // 2026-12-07 12:00 UTC and a minute later.
+        let (earlier, slot) = (1_796_644_800_000, 1_796_644_860_000);
+        let row = StatusRow {
+            protocol: Protocol::H2,
+            vantage: String::new(),
+            last: LastRun {
+                slot_unix_ms: earlier,
+                state: PointState::Ok,
+                total: Some(Micros(40_000)),
+                status: Some(200),
+                breached: Vec::new(),
+                detail: None,
+                probe_id: Some("p1".into()),
+            },
+            windows: vec![WindowFigures {
+                window: "24h".into(),
+                runs: 1,
+                up: 1,
+                p95_total: Some(Micros(40_000)),
+            }],
+        };
+        let mut status = MonitorStatus {
+            at_unix_ms: slot + 500,
+            rows: vec![row],
+            missed: Vec::new(),
+            latest: Some(LatestSlot {
+                slot_unix_ms: slot,
+                state: PointState::Running,
+                since_unix_ms: slot + 120,
+                detail: None,
+            }),
+        };
+        let html = render(|| status_page(&m, &status));
+        assert!(
+            html.contains(r#"<span class="state muted">running</span> since 2026-12-07 12:01 UTC"#),
+            "{html}"
+        );
+        assert!(html.contains(r#"data-state="running""#), "{html}");
+        // The last finished run still stands, up, with its figure; nothing reads down.
+        assert!(
+            html.contains(r#"<span class="state ok">up</span> 40"#),
+            "{html}"
+        );
+        assert!(!html.contains("state danger"), "{html}");
+        assert!(!html.contains(">missed<"), "{html}");
+
+        status.latest = Some(LatestSlot {
+            state: PointState::Cancelled,
+            detail: Some("the server stopped during this run".into()),
+            ..status.latest.clone().unwrap()
+        });
+        let html = render(|| status_page(&m, &status));
+        assert!(
+            html.contains(
+                r#"<span class="state muted">cancelled</span> the run at 2026-12-07 12:01 UTC: the server stopped during this run"#
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("state danger"), "{html}");
+
+        // A first run under way: no finished run yet, and no "No runs yet.".
+        status.rows.clear();
+        status.latest.as_mut().unwrap().state = PointState::Running;
+        let html = render(|| status_page(&m, &status));
+        assert!(html.contains("No run has finished yet."), "{html}");
+        assert!(html.contains("running</span> since"), "{html}");
+        assert!(!html.contains("No runs yet."), "{html}");
     }
 
     #[test]

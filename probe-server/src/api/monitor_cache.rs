@@ -81,6 +81,7 @@ mod tests {
                 at_unix_ms: at,
                 rows: Vec::new(),
                 missed: Vec::new(),
+                latest: None,
             }),
             series: Arc::new(Vec::new()),
             page: Arc::default(),

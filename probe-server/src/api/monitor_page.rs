@@ -18,13 +18,16 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use h123_frontend::pages::{self, monitor as markup};
 use h123_shared::Visibility;
-use h123_shared::monitor::SeriesMetric;
+use h123_shared::monitor::{PointState, SeriesMetric};
 use h123_shared::monitor_status::MonitorStatus;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Buckets a page's chart has at most: about six pixels each.
 const PAGE_BUCKETS: u64 = 120;
+
+/// How long a status whose latest slot is running is kept: its run may end any moment.
+const RUNNING_KEPT_MS: u64 = 1000;
 
 /// Deliveries a page lists.
 const PAGE_DELIVERIES: usize = 20;
@@ -179,7 +182,11 @@ pub async fn figures(
         return Ok(kept);
     }
     let every = monitor.spec.every_ms;
-    let (status, _rows) = state.store.monitor_status(&monitor.id, every, now).await?;
+    let next_slot = monitor.next_slot_unix_ms;
+    let (status, _rows) = state
+        .store
+        .monitor_status(&monitor.id, every, next_slot, now)
+        .await?;
     let series = match range {
         Some((_, length)) => {
             let window = (now.saturating_sub(length), now + 1);
@@ -198,10 +205,17 @@ pub async fn figures(
         series: Arc::new(series),
         page: Arc::default(),
     };
-    // A paused monitor runs no more: kept for the longest.
-    let next = match monitor.paused {
-        true => u64::MAX,
-        false => monitor.next_slot_unix_ms,
+    // A paused monitor runs no more: kept for the longest. A run under way may end any
+    // moment: "running" is kept a second at most.
+    let running = kept
+        .status
+        .latest
+        .as_ref()
+        .is_some_and(|latest| latest.state == PointState::Running);
+    let next = match (running, monitor.paused) {
+        (true, _) => now + RUNNING_KEPT_MS,
+        (false, true) => u64::MAX,
+        (false, false) => monitor.next_slot_unix_ms,
     };
     state.monitor_cache.put(key, kept.clone(), now, next);
     Ok(kept)

@@ -443,7 +443,7 @@ pub async fn monitors_series(
     tag = "monitors",
     params(("id" = String, Path, description = "The monitor's id")),
     responses(
-        (status = 200, description = "A row per protocol and vantage that ran in the last 30 days: the last run (state, total, status, breaches, what failed, its probe) and, per window, runs, runs up (every attempt answered without an HTTP error) and the p95 total over those; missed slots per window", body = MonitorStatus),
+        (status = 200, description = "A row per protocol and vantage that ran in the last 30 days: the last run (state, total, status, breaches, what failed, its probe) and, per window, runs, runs up (every attempt answered without an HTTP error) and the p95 total over those; missed slots per window; `latest`, the latest slot while its run is under way (`running`, since its claim) or was cut short by a stop (`cancelled`, with why), absent once its run's points are in", body = MonitorStatus),
         (status = 404, description = "No such monitor (`not_found`)", body = ErrorBody),
         (status = 414, description = "The path is too long (`uri_too_long`)", body = ErrorBody),
         (status = 429, description = "Too many reads from this client (`rate_limited`); see `Retry-After`", body = ErrorBody,

@@ -235,9 +235,11 @@ pub struct ServeArgs {
     /// monitors: a run that finds its client's share or the whole spent is a missed slot.
     #[arg(long, default_value_t = 128 << 20, value_name = "BYTES")]
     pub monitor_bytes_per_minute: u64,
-    /// The runs a minute all monitors together may start at one target host (the URL's name
-    /// or address, whatever its port; as many at once): a slot over it is missed, saying so.
-    /// Bytes are bounded by --monitor-bytes-per-minute, requests at a third party by this.
+    /// The runs a minute all monitors together may start at one target site, whatever the port
+    /// (as many at once): a name's registrable domain under the public suffix list, so all
+    /// subdomains of example.com share it, an IPv4 address, or an IPv6 /64. A slot over it is
+    /// missed, saying so. Bytes are bounded by --monitor-bytes-per-minute, requests at a third
+    /// party by this.
     #[arg(long, default_value_t = crate::server::host_runs::DEFAULT_PER_MINUTE, value_name = "N")]
     pub max_monitor_runs_per_host_minute: u64,
     /// Notifications' tries (webhook or Alertmanager POSTs) a minute over the whole server, as

@@ -186,6 +186,10 @@ pub async fn open_tcp_tls(
         &settings.policy,
         settings.phase_limit,
         settings.link.as_ref(),
+        settings
+            .egress
+            .as_ref()
+            .map(|egress| super::egress::receive_buffer(egress.limit())),
         trace,
     )
     .await?;

@@ -73,8 +73,21 @@ impl Connection for H3 {
         let quic_tls = QuicClientConfig::try_from(settings.tls_config(Self::ALPN))
             .map_err(|e| failure(Phase::Quic, FailureKind::Tls, e.to_string()))?;
         let mut config = quinn::ClientConfig::new(Arc::new(quic_tls));
-        if let Some(dir) = &settings.qlog_dir {
-            config.transport_config(Arc::new(qlog::transport(dir)?));
+        let mut transport = match &settings.qlog_dir {
+            Some(dir) => Some(qlog::transport(dir)?),
+            None => None,
+        };
+        if let Some(egress) = &settings.egress {
+            // The credit a target has beyond what was counted: a buffer's worth, not quinn's
+            // 1.25 MB a stream and no bound on the connection.
+            let window = quinn::VarInt::from_u32(super::egress::receive_buffer(egress.limit()));
+            let transport = transport.get_or_insert_with(quinn::TransportConfig::default);
+            transport
+                .stream_receive_window(window)
+                .receive_window(window);
+        }
+        if let Some(transport) = transport {
+            config.transport_config(Arc::new(transport));
         }
         Ok(H3Setup { endpoint, config })
     }

@@ -379,7 +379,7 @@ impl ClientEndpoint {
 }
 
 /// `socket` under quinn: across `link` when there is one, reporting to
-/// `tap`, charging `egress`.
+/// `tap`, charging `egress` (and then with a receive buffer bounded by it).
 fn tapped(
     socket: UdpSocket,
     link: Option<&Arc<Link>>,
@@ -390,6 +390,9 @@ fn tapped(
         None if arrival::stamp_udp(&socket) => socket.try_clone().ok().map(OwnedFd::from),
         _ => None,
     };
+    if let Some(egress) = &egress {
+        bound_receive_buffer(&socket, super::egress::receive_buffer(egress.limit()))?;
+    }
     let refusals = Arc::new(Refusals::new(&socket));
     let inner: Arc<dyn AsyncUdpSocket> = match link {
         Some(link) => Arc::new(ImpairedSocket::new(socket, link.clone())?),
@@ -407,9 +410,45 @@ fn tapped(
     }))
 }
 
+/// Lowers `socket`'s receive buffer to `bytes` (which the kernel doubles) when it holds more:
+/// what the kernel may keep unread beyond a budget. A QUIC connection's receive window bounds
+/// what a target may send; this bounds what waits in the kernel.
+fn bound_receive_buffer(socket: &UdpSocket, bytes: u32) -> io::Result<()> {
+    let socket = socket2::SockRef::from(socket);
+    let kept = 2 * bytes as usize;
+    if socket.recv_buffer_size()? > kept {
+        socket.set_recv_buffer_size(bytes as usize)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn buffer_of(socket: &UdpSocket) -> usize {
+        socket2::SockRef::from(socket).recv_buffer_size().unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_budgeted_sockets_receive_buffer_is_bounded_by_its_budget() {
+        let default = buffer_of(&UdpSocket::bind("127.0.0.1:0").unwrap());
+        let tap = Arc::new(DatagramTap::default());
+        for (budget, egress) in [
+            (64 * 1024, Some(Egress::new(64 * 1024))),
+            (8 << 20, Some(Egress::new(8 << 20))),
+        ] {
+            let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+            let same = socket.try_clone().unwrap();
+            let _tapped = tapped(socket, None, &tap, egress).unwrap();
+            let bytes = crate::probe::egress::receive_buffer(budget) as usize;
+            assert_eq!(buffer_of(&same), default.min(2 * bytes), "budget {budget}");
+        }
+        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let same = socket.try_clone().unwrap();
+        let _tapped = tapped(socket, None, &tap, None).unwrap();
+        assert_eq!(buffer_of(&same), default, "no budget: the system's");
+    }
 
     #[tokio::test]
     async fn the_tap_stamps_only_the_first_send_after_arming() {

@@ -2,7 +2,8 @@
 //! safety policy right before it is dialled. Behind an emulated network
 //! the connection goes through the packet hop ([`PacketPath`]), or, where
 //! there is none, its handshake waits the link's round trip before its
-//! byte stream crosses the link ([`stream`]).
+//! byte stream crosses the link ([`stream`]). A budgeted probe's socket gets a small receive
+//! buffer before it connects (`egress::receive_buffer`), so the window it offers stays small.
 
 use super::connection::Io;
 use super::failure::{blocked, failure, from_io, timed_out};
@@ -16,7 +17,7 @@ use h123_shared::{Failure, FailureKind, Phase};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 
 /// A TCP connection just made.
 #[derive(Debug)]
@@ -52,12 +53,14 @@ impl Dialled {
 }
 
 /// Connects to the first address that is allowed and answers, recording
-/// `ConnectStart`/`ConnectDone`. Nagle is turned off, as a browser does.
+/// `ConnectStart`/`ConnectDone`, with a receive buffer of `receive_buffer` bytes when given
+/// (before the handshake). Nagle is turned off, as a browser does.
 pub async fn connect(
     addrs: &[SocketAddr],
     policy: &ConnectPolicy,
     limit: Duration,
     link: Option<&Arc<Link>>,
+    receive_buffer: Option<u32>,
     trace: &mut AttemptTrace,
 ) -> Result<Dialled, Failure> {
     let mut last_failure = None;
@@ -69,7 +72,7 @@ pub async fn connect(
         if !trace.has(TraceEvent::ConnectStart) {
             trace.record(TraceEvent::ConnectStart);
         }
-        match tokio::time::timeout(limit, dial(addr, link, limit)).await {
+        match tokio::time::timeout(limit, dial(addr, link, limit, receive_buffer)).await {
             Ok(Ok((socket, route))) => {
                 trace.record(TraceEvent::ConnectDone);
                 socket
@@ -99,19 +102,69 @@ async fn dial(
     addr: SocketAddr,
     link: Option<&Arc<Link>>,
     limit: Duration,
+    receive_buffer: Option<u32>,
 ) -> std::io::Result<(TcpStream, Option<Route>)> {
     let Some(link) = link else {
-        return Ok((TcpStream::connect(addr).await?, None));
+        return Ok((stream_to(addr, receive_buffer).await?, None));
     };
     match PacketPath::get() {
         Some(hop) => {
             let (via, route) = hop.route(addr, link.clone(), limit)?;
-            Ok((TcpStream::connect(via).await?, Some(route)))
+            Ok((stream_to(via, receive_buffer).await?, Some(route)))
         }
         None => {
-            let socket = TcpStream::connect(addr).await?;
+            let socket = stream_to(addr, receive_buffer).await?;
             until(link.handshake_done(super::trace::now())).await;
             Ok((socket, None))
         }
+    }
+}
+
+/// A TCP connection to `addr`, its receive buffer set to `receive_buffer` bytes before the
+/// handshake when given (the kernel keeps twice that, for its own bookkeeping).
+async fn stream_to(addr: SocketAddr, receive_buffer: Option<u32>) -> std::io::Result<TcpStream> {
+    let Some(bytes) = receive_buffer else {
+        return TcpStream::connect(addr).await;
+    };
+    let socket = match addr {
+        SocketAddr::V4(_) => TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => TcpSocket::new_v6()?,
+    };
+    socket.set_recv_buffer_size(bytes)?;
+    socket.connect(addr).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buffer_of(stream: &TcpStream) -> usize {
+        socket2::SockRef::from(stream)
+            .recv_buffer_size()
+            .expect("SO_RCVBUF")
+    }
+
+    #[tokio::test]
+    async fn a_budgeted_connection_has_the_receive_buffer_asked_for_and_others_the_default() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let asked = 96 * 1024;
+        let small = stream_to(addr, Some(asked)).await.unwrap();
+        // Linux keeps twice what was asked (`man 7 socket`, SO_RCVBUF).
+        assert_eq!(buffer_of(&small), 2 * asked as usize);
+        let default = stream_to(addr, None).await.unwrap();
+        assert_ne!(buffer_of(&default), 2 * asked as usize);
+        // Through `connect`, as the engine dials.
+        let dialled = connect(
+            &[addr],
+            &ConnectPolicy::allow_all(),
+            Duration::from_secs(5),
+            None,
+            Some(asked),
+            &mut AttemptTrace::start(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(buffer_of(&dialled.socket), 2 * asked as usize);
     }
 }

@@ -205,8 +205,8 @@ impl Metrics {
             .run(&monitor.id, public, protocols, points, now_unix_ms);
     }
 
-    /// Counts a monitor slot missed because its target host's runs a minute were spent
-    /// (`server::host_runs`); no label: nothing about the monitor or its host is published.
+    /// Counts a monitor slot missed because its target site's runs a minute were spent
+    /// (`server::host_runs`); no label: nothing about the monitor or its site is published.
     pub fn slot_capped(&self) {
         self.lock().slots_capped += 1;
     }
@@ -264,7 +264,7 @@ impl Metrics {
                 HTTP_BUCKETS,
             );
         }
-        out.push_str("# HELP h123_rejections_total Requests refused by a limit: creations (rate, client_probes, client_bytes, server_bytes, queue_full, always listed), reads (read_rate, light_rate, reads_busy), streams (streams_client, streams_busy), scrapes (scrape_rate), benches (bench_busy).\n# TYPE h123_rejections_total counter\n");
+        out.push_str("# HELP h123_rejections_total Requests refused by a limit: creations (rate, client_probes, client_bytes, server_bytes, queue_full, always listed), reads (read_rate, light_rate, reads_busy), streams (streams_client, streams_busy), scrapes (scrape_rate, scrape_cross_site: a browser's cross-site request, scrape_module_target: a target outside its module's targets), benches (bench_busy).\n# TYPE h123_rejections_total counter\n");
         let others = inner
             .rejections
             .keys()
@@ -355,5 +355,44 @@ mod tests {
         );
         assert!(text.contains("h123_rejections_total{reason=\"queue_full\"} 0"));
         assert!(text.contains("h123_probes_in_flight 2"));
+    }
+
+    #[test]
+    fn the_help_text_names_every_rejection_reason_the_code_counts() {
+        let help = Metrics::default()
+            .render(Gauges {
+                in_flight: 0,
+                running: 0,
+            })
+            .lines()
+            .find(|line| line.starts_with("# HELP h123_rejections_total "))
+            .expect("the rejections' HELP line")
+            .to_owned();
+        let mut reasons = Vec::new();
+        let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).expect("src/ readable") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|ext| ext == "rs") {
+                    let text = std::fs::read_to_string(&path).expect("a source file");
+                    for (at, call) in text.match_indices(".rejected(\"") {
+                        let reason = &text[at + call.len()..];
+                        reasons.push(reason[..reason.find('"').unwrap_or(0)].to_owned());
+                    }
+                }
+            }
+        }
+        assert!(reasons.len() >= 14, "the reasons were found: {reasons:?}");
+        for reason in reasons {
+            let named = help
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|word| word == reason);
+            assert!(
+                named,
+                "{reason} is counted but not in the HELP text: {help}"
+            );
+        }
     }
 }

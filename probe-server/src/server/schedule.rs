@@ -20,8 +20,8 @@
 //! slots due), each run paid from its monitor's client's share, so one client's monitors
 //! cannot spend what another's need; a slot refused for want of room or bytes is recorded as
 //! missed, saying why. Requests are bounded too: at most `--max-monitor-runs-per-host-minute`
-//! runs start at one target host a minute over all monitors (`server::host_runs`), a slot over
-//! it missed, saying so.
+//! runs start at one target site (a registrable domain or an address) a minute over all
+//! monitors (`server::host_runs`), a slot over it missed, saying so.
 
 use super::AppState;
 use super::client::ClientKey;
@@ -171,13 +171,13 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             slot_unix_ms: slot,
         }),
     };
-    let host = super::host_runs::host_of(&monitor.spec.options.url);
-    if !state.monitor_hosts.take(&host) {
-        // Over the cap at this host: the slot passes unrun, saying why.
+    let site = super::host_runs::site_of(&monitor.spec.options.url);
+    if !state.monitor_hosts.take(&site) {
+        // Over the cap at this site: the slot passes unrun, saying why.
         state.metrics.slot_capped();
         let mut missed = missed_point(slot, 1);
         missed.detail = Some(format!(
-            "the monitors' runs at {host} are spent: at most {} a minute at one host",
+            "the monitors' runs at {site} are spent: at most {} a minute at one site",
             state.monitor_hosts.per_minute()
         ));
         store_points(&state, &stored, vec![missed], None).await;
@@ -200,7 +200,7 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             | ApiError::EgressShareSpent(_)
             | ApiError::ServerBytesSpent(_)),
         ) => {
-            state.monitor_hosts.give_back(&host);
+            state.monitor_hosts.give_back(&site);
             let mut missed = missed_point(slot, 1);
             missed.detail = Some(match why {
                 ApiError::EgressSpent(_) => "the monitors' bytes per minute are spent".to_owned(),

@@ -6,7 +6,7 @@ use super::{Result, SharedStore};
 use h123_shared::Protocol;
 use h123_shared::monitor::{self, Series, SeriesMetric};
 use h123_shared::monitor_rollup::{self, Cells, DAY_MS, Grain, HOUR_MS};
-use h123_shared::monitor_status::{MonitorStatus, WINDOWS};
+use h123_shared::monitor_status::{LatestSlot, MonitorStatus, WINDOWS};
 
 /// A window's cells, and how many rows (points and cells) were read for them.
 pub struct History {
@@ -60,7 +60,10 @@ impl SharedStore {
         Ok(history)
     }
 
-    /// Monitor `id`'s status at `now` (a monitor every `every_ms`), and the rows read for it.
+    /// Monitor `id`'s status at `now` (a monitor every `every_ms` whose next slot is
+    /// `next_slot`), and the rows read for it. Its latest slot, the one claimed last (just
+    /// before `next_slot`), is read as points, since cells count no running or cancelled slot:
+    /// a slot's points, however old the monitor.
     ///
     /// # Errors
     /// When the store fails.
@@ -68,6 +71,7 @@ impl SharedStore {
         &self,
         id: &str,
         every_ms: u64,
+        next_slot: u64,
         now: u64,
     ) -> Result<(MonitorStatus, usize)> {
         let mut windows = Vec::new();
@@ -78,7 +82,12 @@ impl SharedStore {
             rows += history.rows;
             windows.push(history.cells);
         }
-        Ok((monitor_rollup::status(&windows, now), rows))
+        let mut status = monitor_rollup::status(&windows, now);
+        let claimed = next_slot.saturating_sub(every_ms.max(1));
+        let latest = self.points(id.to_owned(), claimed, next_slot, None).await?;
+        rows += latest.len();
+        status.latest = LatestSlot::of(&latest);
+        Ok((status, rows))
     }
 
     /// Monitor `id`'s series of each of `metrics` over `window` in at most `max_buckets`

@@ -822,11 +822,15 @@ async fn a_long_history_is_read_in_bounded_rows(f: &Fixture) {
     store.add_points("longmon".into(), batch).await.unwrap();
 
     // Per window: at most two partial hours of points, 46 hourly cells and a daily cell a day,
-    // for each of two lines and the missed slots.
-    let (status, rows) = store.monitor_status("longmon", every, now).await.unwrap();
+    // for each of two lines and the missed slots; and the latest slot's two points.
+    let next_slot = now + every;
+    let (status, rows) = store
+        .monitor_status("longmon", every, next_slot, now)
+        .await
+        .unwrap();
     let bound = |days: usize| 3 * (46 + days) + 2 * 2 * 2;
     assert!(
-        rows <= bound(1) + bound(7) + bound(30),
+        rows <= bound(1) + bound(7) + bound(30) + 2,
         "status read {rows} rows"
     );
     let month = &status.rows[0].windows[2];
@@ -838,6 +842,7 @@ async fn a_long_history_is_read_in_bounded_rows(f: &Fixture) {
     );
     assert!(missed_month >= 6, "{status:?}");
     assert_eq!(status.rows[0].last.slot_unix_ms, first + (runs - 1) * every);
+    assert_eq!(status.latest, None, "no slot is running or cancelled");
     let leader = async |lines: &Lines, days: u64| {
         let window = (now - days * day, now);
         let (series, rows) = store
@@ -916,7 +921,7 @@ async fn a_long_history_is_read_in_bounded_rows(f: &Fixture) {
     f.raw(undo).await.unwrap();
     let upgraded = f.another(Duration::from_secs(3600)).await;
     let (refilled, _) = upgraded
-        .monitor_status("longmon", every, now)
+        .monitor_status("longmon", every, next_slot, now)
         .await
         .unwrap();
     assert_eq!(refilled, status);

@@ -1,15 +1,21 @@
 //! A monitor's status as a table: a row per protocol and vantage, its last run, and its uptime
-//! and p95 per window.
+//! and p95 per window; above it, the latest slot when its run is under way or was cancelled.
 
 use h123_shared::format::{ms, status as http_status, wall_clock};
 use h123_shared::monitor::PointState;
-use h123_shared::monitor_status::{LastRun, MonitorStatus, WINDOWS};
+use h123_shared::monitor_status::{LastRun, LatestSlot, MonitorStatus, WINDOWS};
 use leptos::prelude::*;
 
-/// The status table, or a line saying there are no runs yet.
+/// The latest slot's line when its run is under way or was cancelled, then the status table, or
+/// a line saying no run has finished yet.
 pub fn table(status: &MonitorStatus) -> AnyView {
+    let latest = status.latest.as_ref().map(latest_slot);
     if status.rows.is_empty() {
-        return view! { <p class="hint">"No runs yet."</p> }.into_any();
+        let text = match latest {
+            Some(_) => "No run has finished yet.",
+            None => "No runs yet.",
+        };
+        return view! { {latest}<p class="hint">{text}</p> }.into_any();
     }
     let uptime_heads = WINDOWS
         .iter()
@@ -54,6 +60,7 @@ pub fn table(status: &MonitorStatus) -> AnyView {
         missed.join(", ")
     );
     view! {
+        {latest}
         <table class="monitor-status">
             <thead>
                 <tr><th scope="col">"Protocol"</th><th scope="col">"Last run"</th>{uptime_heads}{p95_heads}</tr>
@@ -63,6 +70,33 @@ pub fn table(status: &MonitorStatus) -> AnyView {
         <p class="hint">{hint}</p>
     }
     .into_any()
+}
+
+/// The latest slot in a line: "running since 2026-12-07 12:01 UTC" (its run under way, neither
+/// up nor down), or "cancelled" with the slot and why.
+fn latest_slot(latest: &LatestSlot) -> impl IntoView + use<> {
+    let (word, text) = match latest.state {
+        PointState::Running => (
+            "running",
+            format!(" since {}", wall_clock(latest.since_unix_ms, 0)),
+        ),
+        _ => (
+            "cancelled",
+            format!(
+                " the run at {}{}",
+                wall_clock(latest.slot_unix_ms, 0),
+                latest
+                    .detail
+                    .as_ref()
+                    .map_or(String::new(), |why| format!(": {why}"))
+            ),
+        ),
+    };
+    view! {
+        <p class="monitor-latest" role="status" data-state=latest.state.as_str()>
+            <span class="state muted">{word}</span>{text}
+        </p>
+    }
 }
 
 /// A last run in a cell: its state as a badge, its figure or reason, and a link to it.

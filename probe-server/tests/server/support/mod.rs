@@ -24,25 +24,39 @@ use tower::ServiceExt;
 /// disturb another's timings.
 pub static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// The test target, with extra DNS names for the guard tests.
+/// Subdomains of one registrable domain (`h123.test`) that resolve to loopback, as a
+/// wildcard's would: the monitors' per-site cap counts them as one.
+pub const WILDCARD_NAMES: [&str; 4] = [
+    "a1.wild.h123.test",
+    "a2.wild.h123.test",
+    "b.a3.wild.h123.test",
+    "a4.wild.h123.test",
+];
+
+/// The test target, with extra DNS names for the guard and monitor cap tests.
 pub async fn target() -> TestTarget {
     let localhost = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    let wildcard = WILDCARD_NAMES
+        .iter()
+        .map(|name| (name.to_string(), localhost));
     let config = TargetConfig {
-        dns_records: vec![
-            ("target.h123.test".to_owned(), localhost),
-            ("evil.h123.test".to_owned(), localhost),
-            ("v6.h123.test".to_owned(), "::1".parse().expect("ip")),
-            ("dual.h123.test".to_owned(), localhost),
-            ("dual.h123.test".to_owned(), "::1".parse().expect("ip")),
-            (
-                "rebind.h123.test".to_owned(),
-                "10.0.0.5".parse().expect("ip"),
-            ),
-            (
-                "meta.h123.test".to_owned(),
-                "169.254.169.254".parse().expect("ip"),
-            ),
-        ],
+        dns_records: wildcard
+            .chain([
+                ("target.h123.test".to_owned(), localhost),
+                ("evil.h123.test".to_owned(), localhost),
+                ("v6.h123.test".to_owned(), "::1".parse().expect("ip")),
+                ("dual.h123.test".to_owned(), localhost),
+                ("dual.h123.test".to_owned(), "::1".parse().expect("ip")),
+                (
+                    "rebind.h123.test".to_owned(),
+                    "10.0.0.5".parse().expect("ip"),
+                ),
+                (
+                    "meta.h123.test".to_owned(),
+                    "169.254.169.254".parse().expect("ip"),
+                ),
+            ])
+            .collect(),
         ..TargetConfig::default()
     };
     TestTarget::start(config).await.expect("test target starts")
