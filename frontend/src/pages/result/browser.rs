@@ -3,7 +3,7 @@
 //! there is one, the hidden offer to measure, which the page shows only to the browser that made
 //! the probe.
 
-use super::waterfall::{DEFAULT_AXIS_PX, axis, grid, pct, phase_rects};
+use super::waterfall::{DEFAULT_AXIS_PX, axis, grid, pct, phase_rects, phase_times};
 use crate::pages::parts::time;
 use h123_shared::Micros;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
@@ -112,12 +112,7 @@ fn row_view(row: &BrowserRow, ticks: &[Tick]) -> impl IntoView + use<> {
         .iter()
         .map(|bar| {
             let name = bar.phase.as_str();
-            let title = format!(
-                "{name} {} (from {} to {})",
-                ms(bar.end_us.saturating_sub(bar.start_us)),
-                ms(bar.start_us),
-                ms(bar.end_us)
-            );
+            let title = phase_times(bar.phase, bar.start_us, bar.end_us);
             view! {
                 <g class=format!("bar phase-{name}") data-phase=name>
                     <title>{title}</title>

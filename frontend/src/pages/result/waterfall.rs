@@ -406,6 +406,18 @@ pub fn label_rem(rows: &[Row]) -> Option<f64> {
     (widest > LABEL_REM).then(|| (widest * 4.0).ceil() / 4.0 + 0.25)
 }
 
+/// A phase's name, duration and times on the axis, as a bar's label or title says them:
+/// "tls 3.00 ms (from 2.40 ms to 5.40 ms)".
+pub fn phase_times(phase: Phase, start: Micros, end: Micros) -> String {
+    format!(
+        "{} {} (from {} to {})",
+        phase.as_str(),
+        ms(end.saturating_sub(start)),
+        ms(start),
+        ms(end)
+    )
+}
+
 /// One phase: coloured, patterned, focusable (a tab stop only when `tab_stop`), its exact times
 /// in its label (which the tooltip and the readout show).
 fn phase_bar(bar: &Bar, who: &str, tab_stop: bool) -> impl IntoView + use<> {
@@ -416,10 +428,8 @@ fn phase_bar(bar: &Bar, who: &str, tab_stop: bool) -> impl IntoView + use<> {
         String::new()
     };
     let label = format!(
-        "{who}{hop}: {name} {} (from {} to {})",
-        ms(bar.end_us.saturating_sub(bar.start_us)),
-        ms(bar.start_us),
-        ms(bar.end_us)
+        "{who}{hop}: {}",
+        phase_times(bar.phase, bar.start_us, bar.end_us)
     );
     view! {
         <g class=format!("bar phase-{name}") data-phase=name tabindex=if tab_stop { "0" } else { "-1" } role="img" aria-label=label>
