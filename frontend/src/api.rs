@@ -3,8 +3,7 @@
 use gloo_net::http::{Request, Response};
 use h123_shared::ProbeOptions;
 use h123_shared::api::{
-    ApiError, ApiErrorBody, BenchCreated, ProbeCreated, ProbeList, ServerInfo, VantageInfo,
-    VantageList,
+    ApiError, ApiErrorBody, BenchCreated, ProbeCreated, ProbeList, VantageInfo, VantageList,
 };
 use h123_shared::bench::BenchOptions;
 use h123_shared::browser::BrowserRun;
@@ -196,12 +195,12 @@ pub async fn recent_probes(limit: u32) -> Result<ProbeList> {
     read(&answer(request.send().await).await?)
 }
 
-/// `GET /api/v1/config`: what the server offers (benches or not).
+/// `GET /api/v1/config/view`: the home page's forms as the server offers them, drawn by it.
 ///
 /// # Errors
 /// As any call: [`Error::Fetch`] or [`Error::Api`].
-pub async fn server_info() -> Result<ServerInfo> {
-    read(&answer(Request::get(&api_url("/api/v1/config")).send().await).await?)
+pub async fn home_view() -> Result<String> {
+    answer(Request::get(&api_url("/api/v1/config/view")).send().await).await
 }
 
 /// `GET /api/v1/vantages`: the places this server can measure from, the

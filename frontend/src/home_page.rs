@@ -1,10 +1,11 @@
 //! `/` without a view tree (the `h123-home` bundle, no Leptos): the server draws the home page
-//! (`shared::markup::home`: the probe form, the load comparison form when it runs benches, the
-//! recent results' frame) into the page itself, and this gives the drawn forms their behaviour in
-//! place, so what was typed before the wasm arrived stays where it was; a submit the loader held
-//! back meanwhile (`window.h123PendingSubmit`) is made once the forms are adopted. When a static
-//! host served the page (nothing drawn), it asks the API what the server offers and draws the
-//! same markup. Every other path gets the "not found" page.
+//! (the Leptos component `pages::home`: the probe form, the load comparison form when it runs
+//! benches, the recent results' frame) into the page itself, and this gives the drawn forms their
+//! behaviour in place, so what was typed before the wasm arrived stays where it was; a submit the
+//! loader held back meanwhile (`window.h123PendingSubmit`) is made once the forms are adopted.
+//! When a static host served the page (nothing drawn), it fetches the forms as the server draws
+//! them (`GET /api/v1/config/view`), or says why it cannot. Every other path gets the "not found"
+//! page.
 
 mod bench_form;
 mod field;
@@ -15,9 +16,8 @@ mod submission;
 mod vantages;
 
 use crate::pages::not_found;
-use crate::result_page::{actions, set_title};
+use crate::result_page::{actions, problem_title, set_title};
 use crate::{api, chart, components, navigate, perf};
-use h123_shared::markup::home::{HomeForm, home};
 use h123_shared::route::Route;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::spawn_local;
@@ -60,17 +60,16 @@ fn not_found(document: &Document) {
     perf::mark(perf::APP);
 }
 
-/// Draws the home page as the API says the server offers it (or its defaults, when it does not
-/// answer) in place of the loading line, then adopts it.
+/// Puts the home page as the server draws it in place of the loading line, then adopts it; or,
+/// when the server does not answer, the problem page saying why.
 async fn draw() {
-    let offer = api::server_info()
-        .await
-        .map(|info| HomeForm::of(&info))
-        .unwrap_or_default();
+    let (html, drawn) = match api::home_view().await {
+        Ok(html) => (html, true),
+        Err(error) => (components::problem_markup(&error, false), false),
+    };
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    let html = home(&offer);
     match document.query_selector("#shell .loading") {
         Ok(Some(loading)) => loading.set_outer_html(&html),
         _ => {
@@ -79,7 +78,12 @@ async fn draw() {
             }
         }
     }
-    adopt(&document);
+    if drawn {
+        adopt(&document);
+    } else {
+        set_title(&document, problem_title(&document).as_deref());
+        actions::api_links(&document);
+    }
 }
 
 /// Makes the drawn home page the page's: its title, its forms' handlers and notes, the keyboard

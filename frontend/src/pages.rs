@@ -1,13 +1,14 @@
 //! The pages as Leptos components, drawn to HTML by the server (feature `ssr`, [`render`]) with
-//! their interactive parts as [`islands`](crate::islands) hydrated in the browser: a result, a
-//! comparison, a bench, a monitor's pages and the page for a path no page knows. The home page is
-//! still drawn as markup (`shared::markup::home`); the home, result, comparison and bench pages
-//! still get their behaviour from their web-sys bundles (`src/bin/`).
+//! their interactive parts as [`islands`](crate::islands) hydrated in the browser: the home page,
+//! a result, a comparison, a bench, a monitor's pages and the page for a path no page knows. The
+//! home, result, comparison and bench pages still get their behaviour from their web-sys bundles
+//! (`src/bin/`).
 
 #[cfg(feature = "ssr")]
 pub mod bench;
 #[cfg(feature = "ssr")]
 pub mod compare;
+pub mod home;
 #[cfg(feature = "ssr")]
 pub mod monitor;
 pub mod not_found;

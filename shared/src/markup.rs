@@ -1,11 +1,6 @@
-//! HTML written as text, what is left of it: the home page's forms ([`home`]), drawn by the
-//! server into the page and by the home page's bundle when a static host served it, and the
-//! small pieces the bundles still write. The other pages are Leptos components now
-//! (`h123_frontend::pages`). Every text put in goes through [`escape`].
-
-pub mod bench_form;
-pub mod form_parts;
-pub mod home;
+//! HTML written as text, what is left of it: the small pieces the page bundles still write and
+//! the SVG export's words. The pages are Leptos components (`h123_frontend::pages`), whose view
+//! macros escape by construction. Every text put in here goes through [`escape`].
 
 use std::fmt::Write as _;
 

@@ -5,12 +5,12 @@
 
 use super::{field, network, submission};
 use crate::api;
+use crate::pages::home::SWEEP_NOTE;
 use h123_shared::Protocol;
 use h123_shared::api::BenchBounds;
 use h123_shared::input::bench_form::{BenchFields, network_problem, sweep_problem};
 use h123_shared::input::check_url;
 use h123_shared::json;
-use h123_shared::markup::bench_form::SWEEP_NOTE;
 use web_sys::Element;
 
 /// The bounds the server drew `form` with.

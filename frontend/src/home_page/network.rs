@@ -1,8 +1,8 @@
-//! The forms' network picker (`shared::markup::form_parts::network_picker`): none, a named
+//! The forms' network picker (`pages::home`): none, a named
 //! profile, or figures typed in, and the note both the select and the figures are described by.
 
 use super::field;
-use h123_shared::markup::form_parts::NETWORK_NOTE;
+use crate::pages::home::NETWORK_NOTE;
 use h123_shared::network::NAMED_PROFILES;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};

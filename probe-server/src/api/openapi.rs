@@ -45,6 +45,7 @@ use utoipa::OpenApi;
         super::benches::benches_view,
         super::benches::benches_decay_svg,
         super::config::config_get,
+        super::config::config_view,
         super::vantages::vantages_get,
         super::agent::agent_claim,
         super::agent::agent_events,

@@ -194,6 +194,9 @@ pub fn table() -> &'static [Route] {
             r(Method::GET, "/api/v1/config", Light, |_| {
                 get(config::config_get)
             }),
+            r(Method::GET, "/api/v1/config/view", Light, |_| {
+                get(config::config_view)
+            }),
             r(Method::GET, "/api/v1/vantages", Light, |_| {
                 get(vantages::vantages_get)
             }),

@@ -113,7 +113,7 @@ pub async fn probe_page(
 }
 
 /// `/`: `index.html` with the home page drawn in place of its loading line, as this server
-/// offers it (`shared::markup::home`: the network picker when it takes network conditions, the
+/// offers it (the Leptos component `h123_frontend::pages::home`: the network picker when it takes network conditions, the
 /// hint when it measures public addresses only, the load comparison form when it runs benches),
 /// so the page is on screen and takes typing before its wasm has arrived; the built-in page
 /// without a web root.
@@ -136,13 +136,9 @@ pub async fn home_page(
     else {
         return index(&root, headers, method).await;
     };
-    let home = h123_shared::markup::home::HomeForm::of(&super::config::server_info(&state));
+    let home = super::config::home_markup(&state);
     page_response(
-        shell.replacen(
-            permalink_page::LOADING_LINE,
-            &h123_shared::markup::home::home(&home),
-            1,
-        ),
+        shell.replacen(permalink_page::LOADING_LINE, &home, 1),
         headers,
         method,
     )

@@ -100,6 +100,21 @@ async fn benches_are_refused_unless_enabled() {
     let info = call(&state, get("/api/v1/config"), CLIENT).await.json();
     assert_eq!(info["bench_enabled"], false);
     assert!(info.get("bench_limits").is_none());
+    let view = call(&state, get("/api/v1/config/view"), CLIENT).await;
+    assert_eq!(view.status, StatusCode::OK);
+    assert_eq!(
+        view.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(
+        view.text().contains(r#"id="probe-title""#),
+        "{}",
+        view.text()
+    );
+    assert!(
+        !view.text().contains("bench-form"),
+        "no bench form without benches"
+    );
     // Reading still works (records from an earlier run with benches on).
     let list = call(&state, get("/api/v1/benches"), CLIENT).await;
     assert_eq!(list.status, StatusCode::OK);
@@ -123,6 +138,13 @@ async fn bad_options_and_targets_off_the_list_are_refused() {
         info["bench_targets"],
         serde_json::json!([target.https_addr.to_string()]),
         "the form shows what it may load"
+    );
+    let view = call(&state, get("/api/v1/config/view"), CLIENT)
+        .await
+        .text();
+    assert!(
+        view.contains(&format!("one bench at a time: {}.</p>", target.https_addr)),
+        "the home page's forms as the server draws them: {view}"
     );
     let wrong_port = format!("is a bench target of this server on port {port} only, not on port");
     let unlisted =

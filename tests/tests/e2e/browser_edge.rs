@@ -144,18 +144,12 @@ async fn the_ui_on_a_static_host_talks_to_a_probe_server_elsewhere() {
         .unwrap();
     assert_eq!(har, format!("{api}/api/v1/probes/{id}/har").as_str());
 
-    // A server that does not list the UI's origin: the browser withholds its answers.
+    // A server that does not list the UI's origin: the browser withholds its answers, so the
+    // page cannot fetch its forms and says why at once.
     let (_closed, closed) = serve_with(&target, &tmp.path().join("closed"), &[]).await;
     bundle_for(&closed_dir, &closed);
     let closed_origin = static_host(&closed_dir).await;
-    fill_form(&client, &closed_origin, &target.https_url("/")).await;
-    client
-        .find(Locator::Css("button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    client.goto(&closed_origin).await.expect("home");
     let said = until(
         &client,
         "const p = document.querySelector('.problem'); return p ? p.textContent : null;",
@@ -167,6 +161,13 @@ async fn the_ui_on_a_static_host_talks_to_a_probe_server_elsewhere() {
             .unwrap_or_default()
             .contains("Cannot reach the h123 server"),
         "{said}"
+    );
+    assert_eq!(
+        client
+            .execute("return document.title;", vec![])
+            .await
+            .unwrap(),
+        "Cannot reach the h123 server · h123"
     );
     client.close().await.ok();
 }
