@@ -23,6 +23,11 @@
 //! runs start at one target site (a registrable domain or an address) a minute over all
 //! monitors (`server::host_runs`), the sites of the addresses a run dials counted too, a slot
 //! over it missed, saying so.
+//!
+//! Nothing is stored once a shutdown has returned: each look for due slots and each slot's
+//! run is work the shutdown waits for (`AppState::scheduler_work`), and none begins once it
+//! has started (a slot claimed but not begun keeps its `running` point, cancelled at the next
+//! start).
 
 use super::AppState;
 use super::client::ClientKey;
@@ -64,7 +69,12 @@ pub fn spawn(state: AppState) {
         while !state.is_shutting_down() {
             tokio::time::sleep(wake).await;
             wake = TICK;
-            match take_due(&state, up_since).await {
+            let Some(work) = state.scheduler_work() else {
+                break;
+            };
+            let taken = take_due(&state, up_since).await;
+            drop(work);
+            match taken {
                 Ok(next) => {
                     failing = false;
                     let now = crate::probe::trace::unix_ms();
@@ -95,6 +105,9 @@ async fn take_due(state: &AppState, up_since: u64) -> crate::store::Result<Optio
         state.monitor_egress.set_sharers(clients);
     }
     for stored in due {
+        if state.is_shutting_down() {
+            break;
+        }
         let monitor = &stored.monitor;
         let due = monitor.next_slot_unix_ms;
         let claim = Claim::at(due, monitor.spec.every_ms, now);
@@ -126,13 +139,15 @@ async fn take_due(state: &AppState, up_since: u64) -> crate::store::Result<Optio
         let late = restart_delay(&monitor.id, monitor.spec.every_ms, &claim, up_since, now);
         let state = state.clone();
         tokio::spawn(async move {
+            if let Some(delay) = late.filter(|delay| !delay.is_zero()) {
+                tokio::time::sleep(delay).await;
+            }
+            // Begun after a shutdown, it stores nothing.
+            let Some(_work) = state.scheduler_work() else {
+                return;
+            };
             match late {
-                Some(delay) => {
-                    if !delay.is_zero() {
-                        tokio::time::sleep(delay).await;
-                    }
-                    run_slot(state, stored, claim.run).await;
-                }
+                Some(_) => run_slot(state.clone(), stored, claim.run).await,
                 None => {
                     // Its next slot comes before its turn in the spread: this one passes.
                     let mut missed = missed_point(claim.run, 1);
