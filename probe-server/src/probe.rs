@@ -95,8 +95,12 @@ impl Engine {
     pub async fn run_observed(&self, plan: &Plan, progress: Progress) -> ProbeResult {
         let started_at_unix_ms = trace::unix_ms();
         let resolver = NameResolver::new(plan.dns_server, plan.options.resolve.clone());
+        let policy = match &plan.gate {
+            Some(gate) => self.policy.clone().with_gate(gate.clone()),
+            None => self.policy.clone(),
+        };
         let settings = ConnectSettings {
-            policy: self.policy.clone(),
+            policy,
             trust: self.trust.clone(),
             insecure: plan.options.insecure,
             phase_limit: plan.phase_limit,

@@ -369,6 +369,31 @@ pub struct Shared {
     /// Live events published for the other instances (PostgreSQL).
     pub relay: event_relay::EventRelay,
     shutting_down: AtomicBool,
+    /// The scheduler's pieces of work under way that may store points ([`SchedulerWork`]).
+    scheduling: AtomicUsize,
+}
+
+/// How long a shutdown waits, after cancelling the monitor runs in flight, for them to store
+/// their points (one store write each).
+const SETTLE: Duration = Duration::from_secs(1);
+
+/// Waits until `done` holds or `deadline` passes.
+async fn wait_until(deadline: std::time::Instant, done: impl Fn() -> bool) {
+    while !done() && crate::probe::trace::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A piece of the monitors' scheduler's work under way (a look for due slots, a slot's run):
+/// [`AppState::shutdown`] waits for it to end.
+pub struct SchedulerWork {
+    state: AppState,
+}
+
+impl Drop for SchedulerWork {
+    fn drop(&mut self) {
+        self.state.inner.scheduling.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl AppState {
@@ -420,6 +445,7 @@ impl AppState {
                 cluster,
                 relay,
                 shutting_down: AtomicBool::new(false),
+                scheduling: AtomicUsize::new(0),
                 config,
             }),
         }
@@ -443,17 +469,43 @@ impl AppState {
         }
     }
 
-    /// Stops accepting probes and benches, lets those in flight finish for
-    /// up to `grace`, then stores the rest as cancelled (probes with what
-    /// they measured so far). Returns how many were cancelled.
+    /// Starts a piece of the monitors' scheduler's work, which `shutdown` waits for until the
+    /// returned guard drops; `None` once the server is shutting down: the work is not to begin,
+    /// so nothing it would store lands after `shutdown` returns.
+    pub fn scheduler_work(&self) -> Option<SchedulerWork> {
+        // Counted before the flag is read, and the flag set before `shutdown` reads the count:
+        // either `shutdown` sees this work, or this work sees the shutdown.
+        self.inner.scheduling.fetch_add(1, Ordering::SeqCst);
+        let work = SchedulerWork {
+            state: self.clone(),
+        };
+        (!self.is_shutting_down()).then_some(work)
+    }
+
+    /// Stops accepting probes and benches, lets those in flight (and the monitors' scheduler's
+    /// work) finish for up to `grace`, then stores the rest as cancelled (probes with what
+    /// they measured so far), and waits up to [`SETTLE`] more for the monitor runs so cancelled
+    /// to store their points. Returns how many were cancelled.
     pub async fn shutdown(&self, grace: Duration) -> usize {
         self.inner.shutting_down.store(true, Ordering::SeqCst);
         let deadline = crate::probe::trace::now() + grace;
-        while (!self.registry.is_empty() || self.bench.current().is_some())
-            && crate::probe::trace::now() < deadline
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_until(deadline, || {
+            self.registry.is_empty()
+                && self.bench.current().is_none()
+                && self.inner.scheduling.load(Ordering::SeqCst) == 0
+        })
+        .await;
+        let cancelled = self.cancel_in_flight().await;
+        let settled = crate::probe::trace::now() + SETTLE;
+        wait_until(settled, || {
+            self.inner.scheduling.load(Ordering::SeqCst) == 0
+        })
+        .await;
+        cancelled
+    }
+
+    /// Stores the probes and the bench still in flight as cancelled; how many there were.
+    async fn cancel_in_flight(&self) -> usize {
         let mut cancelled = 0;
         for live in self.registry.all() {
             let record = live.cancelled_record();

@@ -136,6 +136,7 @@ pub async fn probes_create(
         per_client: state.config.per_client_probes,
         owner_hash: owner::token_hash(&token),
         monitor: None,
+        gate: None,
     };
     let id = launch.start(&state, options).await?.id();
     let links = ProbeLinks::for_id(&id);
@@ -169,6 +170,8 @@ pub struct Launch {
     pub owner_hash: String,
     /// The monitor whose run it is.
     pub monitor: Option<MonitorLink>,
+    /// Its own say on the addresses the server's run dials (a monitor's run's per-site cap).
+    pub gate: Option<Arc<dyn crate::probe::guard::DialGate>>,
 }
 
 impl Launch {
@@ -196,6 +199,7 @@ impl Launch {
         let sent = (!agents.is_empty()).then(|| options.clone());
         let mut plan = Plan::new(options, &state.config.limits)?;
         guard_target(state, &mut plan).await?;
+        plan.gate = self.gate;
         // The server's own run takes its whole byte budget from its quota now;
         // what it does not receive comes back when it ends.
         let reservation = match plan.egress.clone().filter(|_| server_runs) {

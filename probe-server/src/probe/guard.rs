@@ -9,10 +9,25 @@
 //! default: only global unicast (2000::/3) outside the registry passes. An
 //! IPv6 address that carries an IPv4 one (mapped, compatible, SIIT, NAT64,
 //! 6to4) is also judged by the IPv4 address it carries.
+//!
+//! A probe may carry a gate of its own ([`DialGate`]), asked last about every
+//! address the policy lets through: a monitor's run counts the sites it dials
+//! against the monitors' per-site cap this way (`server::host_runs`).
 
 mod rules;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+
+/// One probe's own say on the addresses its policy lets through, asked right before each is
+/// dialled (and where the probe picks among its addresses): it may keep count of them.
+pub trait DialGate: std::fmt::Debug + Send + Sync {
+    /// `Ok` when `addr` may be dialled now, else why not, as a sentence.
+    ///
+    /// # Errors
+    /// The reason the probe gives for not dialling `addr`.
+    fn admit(&self, addr: SocketAddr) -> Result<(), String>;
+}
 
 /// Which targets may be connected to.
 #[derive(Clone, Debug, Default)]
@@ -23,6 +38,8 @@ pub struct ConnectPolicy {
     ports: Vec<u16>,
     /// Another policy every address must pass as well (an agent's server's).
     also: Option<Box<ConnectPolicy>>,
+    /// The probe's own gate, asked last.
+    gate: Option<Arc<dyn DialGate>>,
 }
 
 /// One explicitly allowed target: an address, and optionally one port.
@@ -141,6 +158,7 @@ impl ConnectPolicy {
             only_listed: false,
             ports: Vec::new(),
             also: None,
+            gate: None,
         }
     }
 
@@ -152,6 +170,7 @@ impl ConnectPolicy {
             only_listed: false,
             ports: Vec::new(),
             also: None,
+            gate: None,
         }
     }
 
@@ -164,6 +183,7 @@ impl ConnectPolicy {
             only_listed: true,
             ports: Vec::new(),
             also: None,
+            gate: None,
         }
     }
 
@@ -197,6 +217,12 @@ impl ConnectPolicy {
         ))
     }
 
+    /// The same policy, asking `gate` as well about every address it lets through.
+    pub fn with_gate(mut self, gate: Arc<dyn DialGate>) -> Self {
+        self.gate = Some(gate);
+        self
+    }
+
     /// Whether this policy lets every address through (`--allow-private`).
     pub fn allows_private(&self) -> bool {
         self.allow_private && self.also.as_ref().is_none_or(|also| also.allows_private())
@@ -215,11 +241,21 @@ impl ConnectPolicy {
     /// `Ok` when `addr` may be connected to, else the reason it may not,
     /// e.g. "10.0.0.5 is a private-use address (10.0.0.0/8, RFC 1918)" or
     /// "port 22 is not allowed: ...". The port list applies even when
-    /// private addresses are allowed: the operator set both.
+    /// private addresses are allowed: the operator set both. An address
+    /// let through is then the gate's to admit ([`ConnectPolicy::with_gate`]).
     ///
     /// # Errors
     /// The reason, as a sentence naming the address and its range.
     pub fn check(&self, addr: SocketAddr) -> Result<(), String> {
+        self.check_rules(addr)?;
+        match &self.gate {
+            Some(gate) => gate.admit(addr),
+            None => Ok(()),
+        }
+    }
+
+    /// [`ConnectPolicy::check`] without the gate.
+    fn check_rules(&self, addr: SocketAddr) -> Result<(), String> {
         self.check_port(addr.port())?;
         if let Some(also) = &self.also {
             also.check(addr)?;

@@ -2,6 +2,7 @@
 //! can run, or a clear error naming what is wrong.
 
 use super::egress::Egress;
+use super::guard::DialGate;
 use bytes::Bytes;
 use h123_shared::input::{FORBIDDEN_HEADER_WHY, check_header_value, is_forbidden_header};
 use h123_shared::migration::Migrate;
@@ -222,6 +223,9 @@ pub struct Plan {
     /// The probe's byte budget from its target, when its limits set one
     /// (shared by every copy of the plan: one budget per probe).
     pub egress: Option<Arc<Egress>>,
+    /// The probe's own gate on the addresses it dials (a monitor's run's per-site cap), asked
+    /// after the engine's policy.
+    pub gate: Option<Arc<dyn DialGate>>,
 }
 
 /// `Ok` when `keep_secret` lists at most [`redact::MAX_KEEP_SECRET`] names, each a plain
@@ -427,6 +431,7 @@ impl Plan {
             phase_limit: Duration::from_millis(options.phase_timeout_ms.min(options.timeout_ms)),
             idle_gap: Duration::from_millis(options.idle_gap_ms),
             egress: limits.max_probe_bytes.map(Egress::new),
+            gate: None,
             options,
             url,
             headers,

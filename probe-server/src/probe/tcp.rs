@@ -3,7 +3,8 @@
 //! the connection goes through the packet hop ([`PacketPath`]), or, where
 //! there is none, its handshake waits the link's round trip before its
 //! byte stream crosses the link ([`stream`]). A budgeted probe's socket gets a small receive
-//! buffer before it connects (`egress::receive_buffer`), so the window it offers stays small.
+//! buffer before it connects (`egress::receive_buffer`), so the window it offers stays small;
+//! so does the packet hop's own socket to the target.
 
 use super::connection::Io;
 use super::failure::{blocked, failure, from_io, timed_out};
@@ -109,7 +110,7 @@ async fn dial(
     };
     match PacketPath::get() {
         Some(hop) => {
-            let (via, route) = hop.route(addr, link.clone(), limit)?;
+            let (via, route) = hop.route(addr, link.clone(), limit, receive_buffer)?;
             Ok((stream_to(via, receive_buffer).await?, Some(route)))
         }
         None => {
@@ -121,8 +122,12 @@ async fn dial(
 }
 
 /// A TCP connection to `addr`, its receive buffer set to `receive_buffer` bytes before the
-/// handshake when given (the kernel keeps twice that, for its own bookkeeping).
-async fn stream_to(addr: SocketAddr, receive_buffer: Option<u32>) -> std::io::Result<TcpStream> {
+/// handshake when given (the kernel keeps twice that, for its own bookkeeping). The packet
+/// hop dials targets with it too.
+pub(crate) async fn stream_to(
+    addr: SocketAddr,
+    receive_buffer: Option<u32>,
+) -> std::io::Result<TcpStream> {
     let Some(bytes) = receive_buffer else {
         return TcpStream::connect(addr).await;
     };

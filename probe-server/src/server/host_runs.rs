@@ -6,25 +6,29 @@
 //!
 //! A site is what one party answers for: a name's registrable domain (its public suffix and
 //! one label more, from the public suffix list compiled into `psl`), so `a1.example.com`,
-//! `a2.example.com` and a whole wildcard share one cap; an IPv4 address; an IPv6 /64. The
-//! address a name resolves to is not counted: it is known only inside the run, after its
-//! checks, and the names an attacker can point at one address are as many registrable
-//! domains as they hold, each bought or claimed under a listed suffix, where a wildcard's
-//! subdomains were free.
+//! `a2.example.com` and a whole wildcard share one cap; an IPv4 address; an IPv6 /64. A run
+//! takes from its URL's site before it starts, and from the site of every address it dials
+//! (its IPv4 address or IPv6 /64), once a run, right before the first dial, when the engine's
+//! safety check has let the address through ([`RunSites`], the run's `DialGate`): many names,
+//! however registered, pointed at one address share that address's cap. A run that finds an
+//! address's runs spent dials nothing there, and its slot is missed, saying so, as at its name.
 
 use super::buckets::Buckets;
 use super::client::ClientKey;
-use std::net::IpAddr;
+use crate::probe::guard::DialGate;
+use std::collections::HashSet;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
 
 /// The runs a minute one site gets by default (`--max-monitor-runs-per-host-minute`): one a
 /// second, a whole owner's monitors every minute three times over.
 pub const DEFAULT_PER_MINUTE: u64 = 60;
 
-/// The per-site buckets of monitor runs.
-#[derive(Debug)]
+/// The per-site buckets of monitor runs (a clone shares them).
+#[derive(Clone, Debug)]
 pub struct HostRuns {
     per_minute: u64,
-    buckets: Buckets<String>,
+    buckets: Arc<Buckets<String>>,
 }
 
 impl HostRuns {
@@ -33,13 +37,8 @@ impl HostRuns {
         let per_minute = per_minute.max(1);
         HostRuns {
             per_minute,
-            buckets: Buckets::new(per_minute as f64, per_minute as f64 / 60.0),
+            buckets: Arc::new(Buckets::new(per_minute as f64, per_minute as f64 / 60.0)),
         }
-    }
-
-    /// The runs a minute each site gets.
-    pub fn per_minute(&self) -> u64 {
-        self.per_minute
     }
 
     /// Takes a run at `site` (see [`site_of`]); `false` when its runs are spent for now.
@@ -53,6 +52,75 @@ impl HostRuns {
     pub fn give_back(&self, site: &str) {
         self.buckets.give_back(site.to_owned(), 1.0);
     }
+
+    /// Why a slot found the runs at `site` spent, as its missed point says.
+    pub fn spent(&self, site: &str) -> String {
+        format!(
+            "the monitors' runs at {site} are spent: at most {} a minute at one site",
+            self.per_minute
+        )
+    }
+}
+
+/// One monitor run's sites, as its probe's [`DialGate`]: each address it is about to dial
+/// takes a run from its site's bucket ([`address_site`]) the first time that site comes up
+/// in the run (its URL's own site, taken before the run, not again). Once a site's runs are
+/// found spent, the run takes no more: every address of a site it holds no run at is refused.
+#[derive(Debug)]
+pub struct RunSites {
+    runs: HostRuns,
+    sites: Mutex<Sites>,
+}
+
+#[derive(Debug)]
+struct Sites {
+    /// The sites this run holds a run at.
+    taken: HashSet<String>,
+    /// The first site found spent.
+    spent: Option<String>,
+}
+
+impl RunSites {
+    /// The gate of a run that took its run at `site` (its URL's) already.
+    pub fn new(runs: HostRuns, site: String) -> Arc<Self> {
+        Arc::new(RunSites {
+            runs,
+            sites: Mutex::new(Sites {
+                taken: HashSet::from([site]),
+                spent: None,
+            }),
+        })
+    }
+
+    /// The first site whose runs the run found spent, if any.
+    pub fn spent_site(&self) -> Option<String> {
+        self.sites
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .spent
+            .clone()
+    }
+}
+
+impl DialGate for RunSites {
+    fn admit(&self, addr: SocketAddr) -> Result<(), String> {
+        let site = address_site(addr.ip());
+        let mut sites = self.sites.lock().unwrap_or_else(|e| e.into_inner());
+        if sites.taken.contains(&site) {
+            return Ok(());
+        }
+        if sites.spent.is_none() && self.runs.take(&site) {
+            sites.taken.insert(site);
+            return Ok(());
+        }
+        Err(self.runs.spent(sites.spent.get_or_insert(site)))
+    }
+}
+
+/// The site an address counts as: an IPv4 address (an IPv4-mapped IPv6 one as such), or an
+/// IPv6 address's /64.
+pub fn address_site(ip: IpAddr) -> String {
+    ClientKey::new(ip, 64).to_string()
 }
 
 /// The site a monitor of `url` runs against, as the cap counts it, whatever the port: a
@@ -73,8 +141,8 @@ pub fn site_of(url: &str) -> String {
                 None => name,
             }
         }
-        Some(url::Host::Ipv4(ip)) => ip.to_string(),
-        Some(url::Host::Ipv6(ip)) => ClientKey::new(IpAddr::V6(ip), 64).to_string(),
+        Some(url::Host::Ipv4(ip)) => address_site(IpAddr::V4(ip)),
+        Some(url::Host::Ipv6(ip)) => address_site(IpAddr::V6(ip)),
         None => url.to_owned(),
     }
 }
@@ -153,9 +221,41 @@ mod tests {
     }
 
     #[test]
+    fn a_run_takes_once_at_each_address_site_it_dials_and_none_after_one_is_spent() {
+        let runs = HostRuns::new(2);
+        let addr = |text: &str| text.parse::<SocketAddr>().unwrap();
+        // Another name's run at 192.0.2.7 and another at the /64 of 2001:db8::1.
+        assert!(runs.take("192.0.2.7") && runs.take("2001:db8::/64"));
+        let run = RunSites::new(runs.clone(), site_of("https://one.example/"));
+        assert_eq!(run.admit(addr("192.0.2.7:443")), Ok(()));
+        assert_eq!(
+            run.admit(addr("[::ffff:192.0.2.7]:80")),
+            Ok(()),
+            "taken once a run"
+        );
+        assert_eq!(run.admit(addr("[2001:db8::2]:443")), Ok(()));
+        assert_eq!(run.spent_site(), None);
+        // A second name's run finds both addresses' runs spent.
+        let other = RunSites::new(runs.clone(), site_of("https://two.example/"));
+        let spent = "the monitors' runs at 192.0.2.7 are spent: at most 2 a minute at one site";
+        assert_eq!(other.admit(addr("192.0.2.7:443")), Err(spent.to_owned()));
+        assert_eq!(other.spent_site().as_deref(), Some("192.0.2.7"));
+        // Nor does it take at an address whose runs are left, once one was spent.
+        assert_eq!(other.admit(addr("192.0.2.9:443")), Err(spent.to_owned()));
+        assert!(runs.take("192.0.2.9") && runs.take("192.0.2.9"));
+        // A URL's own address is its site, taken before the run: not again.
+        let literal = RunSites::new(runs.clone(), site_of("http://192.0.2.10/"));
+        assert!(
+            runs.take("192.0.2.10") && runs.take("192.0.2.10"),
+            "its run and another's"
+        );
+        assert_eq!(literal.admit(addr("192.0.2.10:80")), Ok(()));
+    }
+
+    #[test]
     fn no_cap_is_below_one_run_a_minute() {
         let runs = HostRuns::new(0);
-        assert_eq!(runs.per_minute(), 1);
+        assert!(runs.spent("a.example").contains("at most 1 a minute"));
         assert!(runs.take("a.example"));
         assert!(!runs.take("a.example"));
     }

@@ -21,10 +21,17 @@
 //! cannot spend what another's need; a slot refused for want of room or bytes is recorded as
 //! missed, saying why. Requests are bounded too: at most `--max-monitor-runs-per-host-minute`
 //! runs start at one target site (a registrable domain or an address) a minute over all
-//! monitors (`server::host_runs`), a slot over it missed, saying so.
+//! monitors (`server::host_runs`), the sites of the addresses a run dials counted too, a slot
+//! over it missed, saying so.
+//!
+//! Nothing is stored once a shutdown has returned: each look for due slots and each slot's
+//! run is work the shutdown waits for (`AppState::scheduler_work`), and none begins once it
+//! has started (a slot claimed but not begun keeps its `running` point, cancelled at the next
+//! start).
 
 use super::AppState;
 use super::client::ClientKey;
+use super::host_runs::RunSites;
 use super::registry::LiveProbe;
 use crate::api::error::ApiError;
 use crate::api::probes::Launch;
@@ -62,7 +69,12 @@ pub fn spawn(state: AppState) {
         while !state.is_shutting_down() {
             tokio::time::sleep(wake).await;
             wake = TICK;
-            match take_due(&state, up_since).await {
+            let Some(work) = state.scheduler_work() else {
+                break;
+            };
+            let taken = take_due(&state, up_since).await;
+            drop(work);
+            match taken {
                 Ok(next) => {
                     failing = false;
                     let now = crate::probe::trace::unix_ms();
@@ -93,6 +105,9 @@ async fn take_due(state: &AppState, up_since: u64) -> crate::store::Result<Optio
         state.monitor_egress.set_sharers(clients);
     }
     for stored in due {
+        if state.is_shutting_down() {
+            break;
+        }
         let monitor = &stored.monitor;
         let due = monitor.next_slot_unix_ms;
         let claim = Claim::at(due, monitor.spec.every_ms, now);
@@ -124,13 +139,15 @@ async fn take_due(state: &AppState, up_since: u64) -> crate::store::Result<Optio
         let late = restart_delay(&monitor.id, monitor.spec.every_ms, &claim, up_since, now);
         let state = state.clone();
         tokio::spawn(async move {
+            if let Some(delay) = late.filter(|delay| !delay.is_zero()) {
+                tokio::time::sleep(delay).await;
+            }
+            // Begun after a shutdown, it stores nothing.
+            let Some(_work) = state.scheduler_work() else {
+                return;
+            };
             match late {
-                Some(delay) => {
-                    if !delay.is_zero() {
-                        tokio::time::sleep(delay).await;
-                    }
-                    run_slot(state, stored, claim.run).await;
-                }
+                Some(_) => run_slot(state.clone(), stored, claim.run).await,
                 None => {
                     // Its next slot comes before its turn in the spread: this one passes.
                     let mut missed = missed_point(claim.run, 1);
@@ -160,6 +177,15 @@ const NOT_RUNNING: &str = "the server was not running at its time";
 async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
     let started = crate::probe::trace::unix_ms();
     let monitor = &stored.monitor;
+    let site = super::host_runs::site_of(&monitor.spec.options.url);
+    if !state.monitor_hosts.take(&site) {
+        // Over the cap at this site: the slot passes unrun, saying why.
+        let missed = capped(&state, slot, &site);
+        store_points(&state, &stored, vec![missed], None).await;
+        return;
+    }
+    // The sites of the addresses it dials are taken at the dial.
+    let sites = RunSites::new(state.monitor_hosts.clone(), site.clone());
     let launch = Launch {
         client: MONITORS,
         payer: payer(&stored),
@@ -170,26 +196,21 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
             id: monitor.id.clone(),
             slot_unix_ms: slot,
         }),
+        gate: Some(sites.clone()),
     };
-    let site = super::host_runs::site_of(&monitor.spec.options.url);
-    if !state.monitor_hosts.take(&site) {
-        // Over the cap at this site: the slot passes unrun, saying why.
-        state.metrics.slot_capped();
-        let mut missed = missed_point(slot, 1);
-        missed.detail = Some(format!(
-            "the monitors' runs at {site} are spent: at most {} a minute at one site",
-            state.monitor_hosts.per_minute()
-        ));
-        store_points(&state, &stored, vec![missed], None).await;
-        return;
-    }
     let mut record = None;
     let points: Vec<MonitorPoint> = match launch.start(&state, monitor.spec.options.clone()).await {
         Ok(live) => {
             let done = finished(&live).await;
-            let points = points_of(&done, slot, started, &monitor.spec.gates());
-            record = Some(done);
-            points
+            match sites.spent_site() {
+                // An address it was to dial is over the cap: the slot is missed, saying why.
+                Some(spent) => vec![capped(&state, slot, &spent)],
+                None => {
+                    let points = points_of(&done, slot, started, &monitor.spec.gates());
+                    record = Some(done);
+                    points
+                }
+            }
         }
         // No room now, or no bytes left: the slot passed without a run, saying why.
         Err(
@@ -225,6 +246,14 @@ async fn run_slot(state: AppState, stored: StoredMonitor, slot: u64) {
         ),
     };
     store_points(&state, &stored, points, record.as_ref()).await;
+}
+
+/// The missed point of slot `slot`, found over the cap at `site`, counted on `/metrics`.
+fn capped(state: &AppState, slot: u64, site: &str) -> MonitorPoint {
+    state.metrics.slot_capped();
+    let mut missed = missed_point(slot, 1);
+    missed.detail = Some(state.monitor_hosts.spent(site));
+    missed
 }
 
 /// Counts a slot's `points` on `/metrics`, stores them and judges the monitor's alerts on them.

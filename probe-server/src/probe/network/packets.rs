@@ -14,7 +14,10 @@
 //!
 //! A connection's SYN is held until the relay has connected to the target,
 //! so the connect phase spans the link's round trip and the real one, and a
-//! refused target answers with a reset. Where the device cannot be made (no
+//! refused target answers with a reset. A budgeted probe's receive buffer
+//! is asked for on the relay's socket to the target too ([`tcp::stream_to`]),
+//! so what the kernel takes from the target is bounded behind a link as
+//! without one. Where the device cannot be made (no
 //! `/dev/net/tun`, no `CAP_NET_ADMIN`), [`PacketPath::get`] is `None` and
 //! TCP crosses the link as a stream instead ([`super::stream`]).
 
@@ -22,7 +25,7 @@ use super::ipv4::{self, Segment};
 use super::link::{Admission, Flight, Link, until};
 use super::tun::Tun;
 use crate::probe::connection::TaskGuard;
-use crate::probe::trace;
+use crate::probe::{tcp, trace};
 use std::collections::HashMap;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
@@ -74,6 +77,8 @@ struct Flow {
     target: SocketAddr,
     link: Arc<Link>,
     limit: Duration,
+    /// The receive buffer asked for on the relay's socket to the target.
+    receive_buffer: Option<u32>,
     stage: Mutex<Stage>,
     up: mpsc::UnboundedSender<Held>,
     down: mpsc::UnboundedSender<Held>,
@@ -83,6 +88,14 @@ struct Flow {
 impl Flow {
     fn stage(&self) -> MutexGuard<'_, Stage> {
         self.stage.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The relay's connection to the target, given up after the flow's
+    /// limit, with the flow's receive buffer asked for before it connects.
+    async fn reach(&self) -> io::Result<TcpStream> {
+        tokio::time::timeout(self.limit, tcp::stream_to(self.target, self.receive_buffer))
+            .await
+            .map_err(|_| io::Error::from(io::ErrorKind::TimedOut))?
     }
 
     fn keep(&self, task: tokio::task::JoinHandle<()>) {
@@ -170,13 +183,15 @@ impl PacketPath {
     }
 
     /// Where the engine connects to reach `target` across `link` (the relay
-    /// gives up on the target after `limit`); the route lasts while the
-    /// returned [`Route`] does.
+    /// gives up on the target after `limit`, and asks for a receive buffer of
+    /// `receive_buffer` bytes on its socket to it when given); the route
+    /// lasts while the returned [`Route`] does.
     pub fn route(
         &'static self,
         target: SocketAddr,
         link: Arc<Link>,
         limit: Duration,
+        receive_buffer: Option<u32>,
     ) -> io::Result<(SocketAddr, Route)> {
         let mut flows = self.lock();
         if flows.by_port.len() >= MAX_FLOWS {
@@ -201,6 +216,7 @@ impl PacketPath {
             target,
             link,
             limit,
+            receive_buffer,
             stage: Mutex::new(Stage::Waiting),
             up,
             down,
@@ -330,12 +346,12 @@ impl PacketPath {
     /// then lets the SYN through to the relay, or answers with a reset.
     async fn open(&'static self, flow: Arc<Flow>, mut syn: Vec<u8>, due: Instant) {
         until(due).await;
-        let connected = tokio::time::timeout(flow.limit, TcpStream::connect(flow.target)).await;
+        let connected = flow.reach().await;
         let Some(segment) = ipv4::parse(&syn) else {
             return;
         };
         match connected {
-            Ok(Ok(upstream)) => {
+            Ok(upstream) => {
                 let _ = upstream.set_nodelay(true);
                 self.lock().upstream.insert(flow.virtual_port, upstream);
                 *flow.stage() = Stage::Open;
@@ -491,5 +507,45 @@ impl AsyncWrite for Routed {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.socket).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use h123_shared::network::NetworkProfile;
+
+    /// A flow to `target` asking for `receive_buffer`, as [`PacketPath::route`] makes one.
+    fn flow_to(target: SocketAddr, receive_buffer: Option<u32>) -> Flow {
+        Flow {
+            virtual_port: VIRTUAL_PORTS.start,
+            engine_port: OnceLock::new(),
+            target,
+            link: Link::new(&NetworkProfile::parse("rtt=10ms").unwrap(), 7),
+            limit: Duration::from_secs(5),
+            receive_buffer,
+            stage: Mutex::new(Stage::Waiting),
+            up: mpsc::unbounded_channel().0,
+            down: mpsc::unbounded_channel().0,
+            tasks: Mutex::default(),
+        }
+    }
+
+    fn buffer_of(stream: &TcpStream) -> usize {
+        socket2::SockRef::from(stream)
+            .recv_buffer_size()
+            .expect("SO_RCVBUF")
+    }
+
+    #[tokio::test]
+    async fn the_relay_reaches_the_target_with_the_receive_buffer_its_flow_asked_for() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let target = listener.local_addr().unwrap();
+        let asked = 96 * 1024;
+        let upstream = flow_to(target, Some(asked)).reach().await.unwrap();
+        // Linux keeps twice what was asked (`man 7 socket`, SO_RCVBUF).
+        assert_eq!(buffer_of(&upstream), 2 * asked as usize);
+        let unbudgeted = flow_to(target, None).reach().await.unwrap();
+        assert_ne!(buffer_of(&unbudgeted), 2 * asked as usize);
     }
 }

@@ -33,11 +33,21 @@ pub const WILDCARD_NAMES: [&str; 4] = [
     "a4.wild.h123.test",
 ];
 
+/// Names of four registrable domains that resolve to one address (loopback), as anyone's
+/// names can: the monitors' per-site cap counts that address's runs for them all.
+pub const ONE_ADDRESS_NAMES: [&str; 4] = [
+    "www.h123-one.test",
+    "h123-two.test",
+    "a.h123-three.test",
+    "h123-four.test",
+];
+
 /// The test target, with extra DNS names for the guard and monitor cap tests.
 pub async fn target() -> TestTarget {
     let localhost = IpAddr::V4(Ipv4Addr::LOCALHOST);
     let wildcard = WILDCARD_NAMES
         .iter()
+        .chain(&ONE_ADDRESS_NAMES)
         .map(|name| (name.to_string(), localhost));
     let config = TargetConfig {
         dns_records: wildcard
