@@ -4,7 +4,7 @@
 //! `cargo run --release -p h123 --example preview_cost -- record.json out.png`).
 
 use h123::api::preview::raster::png;
-use h123::api::svg::preview::{HEIGHT, WIDTH, render};
+use h123::api::svg::{HEIGHT, WIDTH, preview};
 use h123::probe::trace::now;
 use h123_shared::api::ProbeRecord;
 
@@ -16,12 +16,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let record: ProbeRecord = serde_json::from_slice(&std::fs::read(record)?)?;
     // The first one loads the font.
-    let picture = png(&render(&record), WIDTH, HEIGHT)?;
+    let picture = png(&preview(&record), WIDTH, HEIGHT)?;
     const PICTURES: u32 = 20;
     for round in 1..=3 {
         let start = now();
         for _ in 0..PICTURES {
-            std::hint::black_box(png(&render(&record), WIDTH, HEIGHT)?);
+            std::hint::black_box(png(&preview(&record), WIDTH, HEIGHT)?);
         }
         let per = now().duration_since(start).as_secs_f64() * 1000.0 / f64::from(PICTURES);
         println!("round {round}: {per:.1} ms per picture (the drawing and its PNG)");

@@ -2,6 +2,17 @@
 
 use crate::schema::Micros;
 
+/// `text` cut to `max` characters, the last one an ellipsis when cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
 /// Formats a duration with about three significant digits: `0.42 ms`,
 /// `7.05 ms`, `12.3 ms`, `250 ms`, `1.25 s`, `12.5 s`, `125 s`.
 ///
@@ -238,6 +249,13 @@ pub fn unix_seconds_of_rfc3339(text: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_is_cut_to_its_characters_with_an_ellipsis() {
+        assert_eq!(shorten("abc", 3), "abc");
+        assert_eq!(shorten("abcd", 3), "ab…");
+        assert_eq!(shorten("ééé€", 3), "éé…", "characters, not bytes");
+    }
 
     #[test]
     fn rfc3339_times_read_back_as_unix_seconds() {

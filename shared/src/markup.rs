@@ -1,6 +1,7 @@
 //! HTML written as text, what is left of it: the small pieces the page bundles still write and
-//! the SVG export's words. The pages are Leptos components (`h123_frontend::pages`), whose view
-//! macros escape by construction. Every text put in here goes through [`escape`].
+//! the link-preview tags the server puts in a page's head. The pages and the pictures are Leptos
+//! components (`h123_frontend::pages`), whose view macros escape by construction. Every text
+//! put in here goes through [`escape`].
 
 use std::fmt::Write as _;
 

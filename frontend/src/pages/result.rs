@@ -12,6 +12,7 @@ mod facts;
 mod findings;
 mod matrix;
 mod notes;
+pub mod picture;
 mod streams;
 mod summary;
 mod vantages;

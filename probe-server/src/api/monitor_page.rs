@@ -266,7 +266,7 @@ fn preview(
     Preview {
         title: format!(
             "h123 monitor: {}",
-            super::svg::shorten(&monitor.spec.options.url, 200)
+            h123_shared::format::shorten(&monitor.spec.options.url, 200)
         ),
         description: match lines.is_empty() {
             true => "No runs yet.".to_owned(),

@@ -12,7 +12,6 @@
 //! under the API's read limits: when they refuse, or the record is unknown,
 //! the caller serves the plain `index.html` and the app says what is wrong.
 
-use super::svg::shorten;
 use super::view;
 use super::{benches, probes};
 use crate::server::AppState;
@@ -23,6 +22,7 @@ use axum::http::{HeaderMap, header};
 use h123_frontend::pages::{self, bench};
 use h123_shared::api::{BenchLinks, ProbeComparison, ProbeLinks, ProbeRecord, ProbeStatus};
 use h123_shared::bench::words::description;
+use h123_shared::format::shorten;
 use h123_shared::markup::escape;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
@@ -252,7 +252,7 @@ pub fn fill(index: &str, preview: &Preview, body: &str, origin: Option<&str>) ->
 /// The tags of a preview's picture at `image` (absolute): its size and type, and its
 /// description (`alt`) from the page's title and description, as the unfurlers read them.
 fn image_tags(image: &str, title: &str, description: &str) -> String {
-    use super::svg::preview::{HEIGHT, WIDTH};
+    use super::svg::{HEIGHT, WIDTH};
     let (image, alt) = (
         escape(image),
         escape(&shorten(&format!("{title}: {description}"), 420)),

@@ -14,7 +14,7 @@ use super::conditional::{Representation, etag, respond};
 use super::error::{ApiError, Result};
 use super::extract::ProbeId;
 use super::probes::load;
-use super::svg::preview::{HEIGHT, WIDTH, render};
+use super::svg::{HEIGHT, WIDTH, preview};
 use crate::server::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -51,7 +51,7 @@ impl Default for Previews {
 /// # Errors
 /// `503 server_busy` when no drawing place frees up in time; `500` when drawing fails.
 pub async fn picture(state: &AppState, record: &ProbeRecord) -> Result<Arc<[u8]>> {
-    let svg = render(record);
+    let svg = preview(record);
     let key = etag(svg.as_bytes());
     let previews = &state.previews;
     if let Some(png) = previews.cache.get(&key) {

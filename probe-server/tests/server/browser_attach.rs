@@ -238,10 +238,7 @@ async fn the_owner_adds_one_browser_measurement_to_a_finished_probe() {
         "{picture}"
     );
     assert_eq!(picture.matches(r#"<g class="browser-row">"#).count(), 5);
-    assert!(
-        picture.contains(&finding.summary.replace('\'', "&#39;")[..60]),
-        "{picture}"
-    );
+    assert!(picture.contains(&finding.summary[..60]), "{picture}");
     assert_eq!(
         svg.header("cache-control"),
         Some("public, max-age=31536000, immutable")

@@ -90,7 +90,7 @@ async fn a_server_moves_to_a_new_port_only_and_stores_the_move() {
     .await;
     assert_eq!(svg.status, StatusCode::OK);
     assert_eq!(
-        svg.text().matches(r#"<line class="moved""#).count(),
+        svg.text().matches(r#" class="moved">"#).count(),
         1,
         "{}",
         svg.text()

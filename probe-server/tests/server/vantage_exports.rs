@@ -141,7 +141,7 @@ async fn har_svg_and_cli_exports_show_each_vantage() {
     let starts: Vec<usize> = ["server", "near", "gone"]
         .iter()
         .map(|name| {
-            svg.find(&format!(r#"<g class="vantage" data-vantage="{name}">"#))
+            svg.find(&format!(r#"<g data-vantage="{name}" class="vantage">"#))
                 .unwrap_or_else(|| panic!("no group for {name}: {svg}"))
         })
         .collect();

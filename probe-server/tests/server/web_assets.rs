@@ -296,7 +296,7 @@ async fn a_permalink_page_carries_its_result_and_preview_tags_and_nothing_leaks_
     let html = String::from_utf8(decode(Some("gzip"), &page.body)).unwrap();
     // The verdict, cut to a preview's 300 characters when longer (its wording, and so its
     // length, depends on the figures measured).
-    let escaped = h123_shared::markup::escape(&h123::api::svg::shorten(&verdict, 300));
+    let escaped = h123_shared::markup::escape(&h123_shared::format::shorten(&verdict, 300));
     assert!(
         html.contains(&format!(
             "<meta property=\"og:description\" content=\"{escaped}\" />"

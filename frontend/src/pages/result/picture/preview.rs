@@ -1,13 +1,14 @@
 //! The waterfall drawn for a link preview: a [`WIDTH`]×[`HEIGHT`] picture (the size link
-//! previews show as a large card) that reads at thumbnail size. The URL and the verdict in
-//! large type, then the same rows, axis and legend as [`super::render`] draws, scaled to fill
-//! the rest. A probe across vantages is its whole waterfall, fitted (see [`super::render`]).
+//! previews show as a large card) that reads at thumbnail size. The URL and the verdict in large
+//! type, then the same rows, axis and legend as [`super::picture`] draws, scaled to fill the
+//! rest. A probe across vantages is its whole waterfall, which the rasteriser fits.
 
-use super::{TOP, axis, draw_rows, escape, legend, shorten};
+use super::{INK, PLOT_X, ROW_H, TOP, axis, draw_rows, legend};
 use h123_shared::Protocol;
 use h123_shared::api::{ProbeRecord, ProbeStatus};
+use h123_shared::format::shorten;
 use h123_shared::waterfall::{fitted_span, layout_on};
-use std::fmt::Write as _;
+use leptos::prelude::*;
 
 /// The picture's width, in pixels.
 pub const WIDTH: u32 = 1200;
@@ -17,87 +18,75 @@ pub const HEIGHT: u32 = 630;
 /// The most characters of the verdict a line holds at its size.
 const VERDICT_LINE: usize = 78;
 
-/// Draws `record` as a [`WIDTH`]×[`HEIGHT`] SVG document (a probe across vantages: its whole
-/// waterfall, which the rasteriser fits into that size).
-pub fn render(record: &ProbeRecord) -> String {
+/// `record` as a [`WIDTH`]×[`HEIGHT`] picture (a probe across vantages: its whole waterfall).
+pub fn picture(record: &ProbeRecord) -> AnyView {
     if !record.vantages.is_empty() {
-        return super::render(record);
+        return super::picture(record);
     }
     let (w, h) = (f64::from(WIDTH), f64::from(HEIGHT));
-    let mut svg = String::with_capacity(8192);
-    let _ = write!(
-        svg,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12"><rect width="100%" height="100%" fill="#ffffff"/><rect width="100%" height="8" fill="#1d4ed8"/>"##
-    );
-    let _ = write!(
-        svg,
-        r##"<text x="40" y="62" font-size="34" font-weight="bold" fill="#111827">{}</text>"##,
-        escape(&shorten(&record.options.url, 52))
-    );
     let waterfall = layout_on(&record.result, fitted_span([&record.result]));
     let verdict = record.result.analysis.as_ref();
     let status = match (record.status, verdict) {
         (ProbeStatus::Done, Some(a)) => a.outcome.label(),
         (status, _) => status.as_str(),
     };
-    let _ = write!(
-        svg,
-        r##"<text x="40" y="100" font-size="22" fill="#4b5563">h123 · {} · {} attempt(s) · {}</text>"##,
-        escape(&Protocol::versions(&record.options.protocols)),
-        waterfall.rows.len(),
-        escape(status)
+    let what = format!(
+        "h123 · {} · {} attempt(s) · {status}",
+        Protocol::versions(&record.options.protocols),
+        waterfall.rows.len()
     );
     let mut y = 100.0;
-    if let Some(a) = verdict {
-        for text in wrap(&a.verdict.summary, VERDICT_LINE, 2) {
+    let verdict_lines = verdict
+        .map(|a| wrap(&a.verdict.summary, VERDICT_LINE, 2))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|text| {
             y += 36.0;
-            let _ = write!(
-                svg,
-                r##"<text x="40" y="{y}" font-size="26" font-weight="bold" fill="#111827">{}</text>"##,
-                escape(&text)
-            );
-        }
-    }
+            view! { <text x="40" y=y font-size="26" font-weight="bold" fill=INK>{text}</text> }
+        })
+        .collect_view();
     // The rows, axis and legend as the full picture draws them, from its axis labels (`TOP` -
     // 30) to under its legend, scaled into what is left: at most the rows that fit at full size,
     // the first ones of each protocol alike.
     let top = y + 22.0;
     let room = h - 16.0 - top;
-    let fit = ((room - 70.0) / super::ROW_H).floor().max(1.0) as usize;
+    let fit = ((room - 70.0) / ROW_H).floor().max(1.0) as usize;
     let rows = first_rows(&waterfall.rows, |r| r.protocol, fit);
     let hidden = waterfall.rows.len() - rows.len();
-    let plot_bottom = TOP + super::ROW_H * rows.len().max(1) as f64;
+    let plot_bottom = TOP + ROW_H * rows.len().max(1) as f64;
     let (from, to) = (TOP - 30.0, plot_bottom + 40.0);
     let scale = (room / (to - from)).min(w / super::WIDTH);
-    let _ = write!(
-        svg,
-        r#"<g transform="translate({x:.1} {y:.1}) scale({scale:.4})">"#,
-        x = (w - super::WIDTH * scale) / 2.0,
-        y = top - from * scale
+    let transform = format!(
+        "translate({:.1} {:.1}) scale({scale:.4})",
+        (w - super::WIDTH * scale) / 2.0,
+        top - from * scale
     );
-    axis(&mut svg, &waterfall.ticks, plot_bottom);
-    if waterfall.rows.is_empty() {
-        let _ = write!(
-            svg,
-            r##"<text x="{x}" y="{y}" fill="#6b7280">no attempt finished</text>"##,
-            x = super::PLOT_X,
-            y = TOP + 17.0
-        );
+    let empty = waterfall.rows.is_empty().then(|| {
+        view! { <text x=PLOT_X y=TOP + 17.0 fill="#6b7280">"no attempt finished"</text> }
+    });
+    let more = (hidden > 0).then(|| {
+        view! {
+            <text x=super::WIDTH - 16.0 y=plot_bottom + 30.0 text-anchor="end" fill="#4b5563">{format!("and {hidden} more attempt(s) in the full waterfall")}</text>
+        }
+    });
+    view! {
+        <svg xmlns="http://www.w3.org/2000/svg" width=w height=h viewBox=format!("0 0 {w} {h}") font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="#ffffff"></rect>
+            <rect width="100%" height="8" fill="#1d4ed8"></rect>
+            <text x="40" y="62" font-size="34" font-weight="bold" fill=INK>{shorten(&record.options.url, 52)}</text>
+            <text x="40" y="100" font-size="22" fill="#4b5563">{what}</text>
+            {verdict_lines}
+            <g transform=transform>
+                {axis(&waterfall.ticks, plot_bottom)}
+                {empty}
+                {draw_rows(&rows, TOP)}
+                {legend(plot_bottom + 20.0)}
+                {more}
+            </g>
+        </svg>
     }
-    draw_rows(&mut svg, &rows, TOP);
-    legend(&mut svg, plot_bottom + 20.0);
-    if hidden > 0 {
-        let _ = write!(
-            svg,
-            r##"<text x="{x}" y="{y}" text-anchor="end" fill="#4b5563">and {hidden} more attempt(s) in the full waterfall</text>"##,
-            x = super::WIDTH - 16.0,
-            y = plot_bottom + 30.0
-        );
-    }
-    svg.push_str("</g></svg>\n");
-    svg
+    .into_any()
 }
-
 /// At most `fit` of `rows`: all of them when they fit, else the first ones of each protocol, as
 /// many per protocol (at least one).
 fn first_rows<R: Clone>(rows: &[R], protocol: impl Fn(&R) -> Protocol, fit: usize) -> Vec<R> {

@@ -1,72 +1,64 @@
-//! The waterfall picture of a probe measured from several vantages: a
-//! labelled group per vantage (`<g class="vantage" data-vantage="NAME">`),
-//! in the record's order, every group on one time axis
-//! (`shared::waterfall::vantages`); a vantage without a result shows its
-//! problem in its place. The cross-vantage findings close the picture.
+//! The waterfall picture of a probe measured from several vantages: a labelled group per
+//! vantage (`<g class="vantage" data-vantage="NAME">`), in the record's order, every group on
+//! one time axis (`shared::waterfall::vantages`); a vantage without a result shows its problem in
+//! its place. The cross-vantage findings close the picture.
 
-use super::{ROW_H, TOP, WIDTH, axis, draw_rows, escape, legend, line, open, skipped_lines};
+use super::{FAILED, INK, ROW_H, TOP, WIDTH, axis, draw_rows, frame, legend, line, skipped_lines};
 use h123_shared::api::{ProbeRecord, ProbeStatus};
 use h123_shared::vantage::{Vantage, VantageRun, findings};
 use h123_shared::waterfall::vantages::{VantageGroup, layout};
-use std::fmt::Write as _;
+use leptos::prelude::*;
 
 /// The height of a group's heading line.
 const HEADING_H: f64 = 26.0;
 
-/// Draws `record`'s vantages as an SVG document.
-pub fn render(record: &ProbeRecord) -> String {
+/// `record`'s vantages as a picture.
+pub fn picture(record: &ProbeRecord) -> impl IntoView + use<> {
     let laid = layout(&record.vantages);
-    let mut body = String::with_capacity(4096);
     let mut y = TOP;
+    let mut groups = Vec::new();
     for (i, (group, run)) in laid.groups.iter().zip(&record.vantages).enumerate() {
-        y = draw_group(&mut body, group, run, i > 0, y);
+        let (drawn, below) = draw_group(group, run, i > 0, y);
+        groups.push(drawn);
+        y = below;
     }
     let plot_bottom = y;
+    let mut closing = Vec::new();
     if record.status != ProbeStatus::Running {
         y += 8.0;
         for finding in findings(&record.vantages) {
-            y = text_block(&mut body, &finding.title, y, "#111827", true);
+            closing.push(text_block(&finding.title, y, INK, true));
+            y += 20.0;
         }
     }
     let height = y + 12.0 + 12.0 + 20.0;
-    let mut svg = String::with_capacity(body.len() + 4096);
     let what = format!(
         "{} vantage(s) · {}",
         record.vantages.len(),
         record.status.as_str()
     );
-    open(&mut svg, record, height, &what);
-    axis(&mut svg, &laid.ticks, plot_bottom);
-    svg.push_str(&body);
-    legend(&mut svg, y + 12.0);
-    svg.push_str("</svg>\n");
-    svg
+    frame(
+        record,
+        height,
+        &what,
+        view! {
+            {axis(&laid.ticks, plot_bottom)}
+            {groups}
+            {closing}
+            {legend(y + 12.0)}
+        },
+    )
 }
 
-/// One vantage's group from `top` down: its heading (name, label, outcome),
-/// its rows or its problem, its skipped protocols and its verdict. Returns
-/// the `y` under it.
+/// One vantage's group from `top` down: its heading (name, label, outcome), its rows or its
+/// problem, its skipped protocols and its verdict; with the `y` under it.
 fn draw_group(
-    svg: &mut String,
     group: &VantageGroup,
     run: &VantageRun,
     rule: bool,
     top: f64,
-) -> f64 {
+) -> (impl IntoView + use<>, f64) {
     let heading = heading(&group.vantage);
-    let _ = write!(
-        svg,
-        r#"<g class="vantage" data-vantage="{}"><title>{}</title>"#,
-        escape(&group.vantage.name),
-        escape(&heading)
-    );
-    if rule {
-        let _ = write!(
-            svg,
-            r##"<line x1="16" y1="{top}" x2="{x2}" y2="{top}" stroke="#111827"/>"##,
-            x2 = WIDTH - 16.0
-        );
-    }
     let analysis = run.result.as_ref().and_then(|r| r.analysis.as_ref());
     let state = match (analysis, &run.result) {
         (Some(a), _) => a.outcome.label(),
@@ -74,33 +66,44 @@ fn draw_group(
         (None, _) => "running",
     };
     let text_y = top + HEADING_H / 2.0 + 5.0;
-    let _ = write!(
-        svg,
-        r##"<text class="vantage-name" x="16" y="{text_y}" font-size="14" font-weight="bold" fill="#111827">{}</text><text x="{x}" y="{text_y}" text-anchor="end" fill="#4b5563">{}</text>"##,
-        escape(&heading),
-        escape(state),
-        x = WIDTH - 16.0
-    );
     let mut y = top + HEADING_H;
+    let mut body = Vec::new();
     if group.rows.is_empty() {
         let (text, fill) = match &group.problem {
-            Some(problem) => (format!("no result: {problem}"), "#b91c1c"),
+            Some(problem) => (format!("no result: {problem}"), FAILED),
             None => ("no attempt finished yet".to_owned(), "#6b7280"),
         };
-        y = text_block(svg, &text, y, fill, false);
+        body.push(text_block(&text, y, fill, false).into_any());
+        y += 20.0;
     } else {
-        draw_rows(svg, &group.rows, y);
+        body.push(draw_rows(&group.rows, y).into_any());
         y += ROW_H * group.rows.len() as f64;
         if let Some(problem) = &group.problem {
-            y = text_block(svg, problem, y, "#b91c1c", false);
+            body.push(text_block(problem, y, FAILED, false).into_any());
+            y += 20.0;
         }
     }
-    y = skipped_lines(svg, &group.skipped, y + 15.0) - 15.0;
-    if let Some(a) = analysis {
-        y = text_block(svg, &a.verdict.summary, y, "#111827", false);
-    }
-    svg.push_str("</g>");
-    y + 6.0
+    let (skipped, below) = skipped_lines(&group.skipped, y + 15.0);
+    y = below - 15.0;
+    let verdict = analysis.map(|a| {
+        let drawn = text_block(&a.verdict.summary, y, INK, false);
+        y += 20.0;
+        drawn
+    });
+    let rule =
+        rule.then(|| view! { <line x1="16" y1=top x2=WIDTH - 16.0 y2=top stroke=INK></line> });
+    let view = view! {
+        <g class="vantage" data-vantage=group.vantage.name.clone()>
+            <title>{heading.clone()}</title>
+            {rule}
+            <text class="vantage-name" x="16" y=text_y font-size="14" font-weight="bold" fill=INK>{heading}</text>
+            <text x=WIDTH - 16.0 y=text_y text-anchor="end" fill="#4b5563">{state}</text>
+            {body}
+            {skipped}
+            {verdict}
+        </g>
+    };
+    (view, y + 6.0)
 }
 
 /// A vantage's heading: its name, and its label after a dot when it has one.
@@ -111,14 +114,15 @@ fn heading(vantage: &Vantage) -> String {
     }
 }
 
-/// [`line`] in a block whose top is `top`; returns the block's bottom.
-fn text_block(svg: &mut String, text: &str, top: f64, fill: &str, bold: bool) -> f64 {
-    line(svg, text, top + 15.0, fill, bold) - 15.0
+/// [`line`] in a block whose top is `top` (20 high).
+fn text_block(text: &str, top: f64, fill: &'static str, bold: bool) -> impl IntoView + use<> {
+    line(text, top + 15.0, fill, bold)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pages::render_picture;
     use h123_shared::{ProbeOptions, ProbeResult, Protocol};
 
     fn attempt(total_us: u64) -> h123_shared::Attempt {
@@ -174,7 +178,7 @@ mod tests {
 
     #[test]
     fn groups_in_order_on_one_axis_and_a_missing_vantage_says_why() {
-        let svg = render(&record(vec![
+        let record = record(vec![
             VantageRun {
                 vantage: Vantage {
                     name: "near".into(),
@@ -194,15 +198,16 @@ mod tests {
                 result: None,
                 problem: Some("agent gone stopped answering".into()),
             },
-        ]));
+        ]);
+        let svg = render_picture(|| picture(&record));
         let near = svg
-            .find(r#"<g class="vantage" data-vantage="near">"#)
+            .find(r#"<g data-vantage="near" class="vantage">"#)
             .expect(&svg);
         let far = svg
-            .find(r#"<g class="vantage" data-vantage="far">"#)
+            .find(r#"<g data-vantage="far" class="vantage">"#)
             .expect(&svg);
         let gone = svg
-            .find(r#"<g class="vantage" data-vantage="gone">"#)
+            .find(r#"<g data-vantage="gone" class="vantage">"#)
             .expect(&svg);
         assert!(near < far && far < gone);
         assert_eq!(svg.matches("<g ").count(), svg.matches("</g>").count());
