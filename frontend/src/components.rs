@@ -4,4 +4,4 @@ mod clock;
 mod problem;
 
 pub use clock::local_time;
-pub use problem::{problem_markup, problem_section};
+pub use problem::{Problem, problem_markup, problem_section};

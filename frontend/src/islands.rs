@@ -4,8 +4,16 @@
 //! `data-component` name (as Leptos's own `island_script.js` does).
 
 mod go_back;
+mod local_time;
+#[cfg(feature = "hydrate")]
+mod remote;
+mod waterfall_chart;
 
 pub use go_back::GoBack;
+pub use local_time::LocalTime;
+#[cfg(feature = "hydrate")]
+pub use remote::draw_remote;
+pub use waterfall_chart::WaterfallChart;
 
 /// Starts the reactive system the islands hydrate into; the loader calls it once, first.
 #[cfg(feature = "hydrate")]

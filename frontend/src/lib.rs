@@ -2,7 +2,7 @@
 //! ([`pages`]) the server renders (feature `ssr`), their interactive parts [`islands`] hydrated in
 //! the browser by the bundle Trunk builds (feature `hydrate`, `frontend/islands`). The others,
 //! without a view tree: the server draws them into `index.html` (the home page, a result, a
-//! comparison, a bench) and each page's wasm bundle (a binary in `src/bin/`, which `index.html`'s
+//! bench) and each page's wasm bundle (a binary in `src/bin/`, which `index.html`'s
 //! loader picks by the path) only gives the drawn page its behaviour, or draws the same markup
 //! when a static host served the page. A visitor downloads only the page they opened; moving to
 //! another page is a full load ([`navigate::to`]).
@@ -15,7 +15,6 @@ pub mod bench_page;
 pub mod browser_measure;
 pub mod chart;
 pub mod clipboard;
-pub mod compare_page;
 pub mod components;
 pub mod home_page;
 #[cfg(any(feature = "ssr", feature = "hydrate"))]

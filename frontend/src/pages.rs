@@ -1,7 +1,7 @@
 //! The pages as Leptos components, drawn to HTML by the server (feature `ssr`, [`render`]) with
 //! their interactive parts as [`islands`](crate::islands) hydrated in the browser: the home page,
 //! a result, a comparison, a bench, a monitor's pages and the page for a path no page knows. The
-//! home, result, comparison and bench pages still get their behaviour from their web-sys bundles
+//! home, result and bench pages still get their behaviour from their web-sys bundles
 //! (`src/bin/`).
 
 #[cfg(feature = "ssr")]
@@ -14,6 +14,8 @@ pub mod monitor;
 pub mod not_found;
 #[cfg(feature = "ssr")]
 mod parts;
+#[cfg(any(feature = "ssr", feature = "hydrate"))]
+pub mod problem;
 #[cfg(feature = "ssr")]
 pub mod result;
 
@@ -22,7 +24,9 @@ pub mod result;
 #[cfg(feature = "ssr")]
 pub fn render<V: leptos::IntoView + 'static>(page: impl FnOnce() -> V) -> String {
     use leptos::prelude::*;
-    Owner::new().with(|| page().to_html())
+    // Islands with children mark their children's place through the render context.
+    let context = std::sync::Arc::new(hydration_context::SsrSharedContext::new());
+    Owner::new_root(Some(context)).with(|| page().to_html())
 }
 
 /// `picture` (an `<svg>` view) drawn as a standalone SVG document. The `<!>` markers Leptos

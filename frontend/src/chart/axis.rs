@@ -4,13 +4,24 @@
 use h123_shared::Micros;
 use h123_shared::waterfall::{Tick, label_stride};
 use wasm_bindgen::JsCast;
-use web_sys::{Document, Element};
+use web_sys::{Document, Element, NodeList};
 
 /// Shows, on every time axis of `document`, the labels that fit its width and hides the others.
 pub fn fit_labels(document: &Document) {
-    let Ok(axes) = document.query_selector_all(".wf-ticks") else {
-        return;
-    };
+    if let Ok(axes) = document.query_selector_all(".wf-ticks") {
+        fit_all(&axes);
+    }
+}
+
+/// As [`fit_labels`], for the time axes inside `root`.
+pub fn fit_within(root: &Element) {
+    if let Ok(axes) = root.query_selector_all(".wf-ticks") {
+        fit_all(&axes);
+    }
+}
+
+/// Fits each of `axes`.
+fn fit_all(axes: &NodeList) {
     for i in 0..axes.length() {
         if let Some(axis) = axes.item(i).and_then(|a| a.dyn_into::<Element>().ok()) {
             fit(&axis);
@@ -46,5 +57,33 @@ fn fit(axis: &Element) {
 fn left_fraction(label: &Element) -> Option<f64> {
     let style = label.get_attribute("style")?;
     let percent = style.split_once("left:")?.1.trim().trim_end_matches(';');
-    Some(percent.trim_end_matches('%').trim().parse::<f64>().ok()? / 100.0)
+    Some(fixed_point(percent.trim_end_matches('%').trim())? / 100.0)
+}
+
+/// `text`, a fixed-point number as the server writes one ("12.5000"), read without `f64`'s
+/// parser, which would cost the bundles some 15 KB of wasm.
+fn fixed_point(text: &str) -> Option<f64> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let scale = 10_u32.checked_pow(u32::try_from(fraction.len()).ok()?)?;
+    let fraction = match fraction {
+        "" => 0,
+        digits => digits.parse::<u32>().ok()?,
+    };
+    Some(f64::from(whole.parse::<u32>().ok()?) + f64::from(fraction) / f64::from(scale))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixed_point;
+
+    #[test]
+    fn fixed_point_numbers_read_as_the_server_writes_them() {
+        assert_eq!(fixed_point("12.5000"), Some(12.5));
+        assert_eq!(fixed_point("100"), Some(100.0));
+        assert_eq!(fixed_point("0.0000"), Some(0.0));
+        assert_eq!(fixed_point("33.3333"), Some(33.3333));
+        for bad in ["", "-1.5", "1.2.3", "x", "1.x"] {
+            assert_eq!(fixed_point(bad), None, "{bad}");
+        }
+    }
 }

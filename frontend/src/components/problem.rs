@@ -109,12 +109,38 @@ fn explain(error: &Error, bench: bool) -> (&'static str, String) {
     }
 }
 
+/// What a problem page says of an API error (`bench` when it answered a bench request): its
+/// title, what happened, the next step, and the error's code.
+pub struct Problem {
+    /// The heading.
+    pub title: &'static str,
+    /// What happened, in the server's words where it answered.
+    pub what: String,
+    /// What to do next.
+    pub next: String,
+    /// The API's error code, when it answered with one.
+    pub code: Option<String>,
+}
+
+impl Problem {
+    /// The words for `error`; `bench` when it answered a bench request.
+    pub fn of(error: &Error, bench: bool) -> Self {
+        let (title, next) = explain(error, bench);
+        let what = match error {
+            Error::Fetch(detail) => format!("The request did not complete: {detail}"),
+            Error::Api { error, .. } => error.error.message.clone(),
+        };
+        Problem {
+            title,
+            what,
+            next,
+            code: error.code().map(str::to_owned),
+        }
+    }
+}
+
 /// The problem section of an API error; `bench` when it answered a bench request.
 pub fn problem_markup(error: &Error, bench: bool) -> String {
-    let (title, next) = explain(error, bench);
-    let what = match error {
-        Error::Fetch(detail) => format!("The request did not complete: {detail}"),
-        Error::Api { error, .. } => error.error.message.clone(),
-    };
-    problem_section(title, &what, &next, error.code())
+    let p = Problem::of(error, bench);
+    problem_section(p.title, &p.what, &p.next, p.code.as_deref())
 }

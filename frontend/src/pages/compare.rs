@@ -1,9 +1,9 @@
 //! A comparison of two finished results (`/compare/{a}/{b}`), drawn whole on the server: into the
 //! page itself, so the answer is on screen at the first paint, and as
-//! `GET /api/v1/compare/{a}/{b}/view`, which the comparison page's script (the `h123-compare`
-//! bundle) fetches when a static host served the page. The script only gives it behaviour (times
-//! on the reader's clock, the waterfalls' hover and keys, the axis labels fitted, the API links on
-//! the configured base).
+//! `GET /api/v1/compare/{a}/{b}/view`, which the islands bundle draws when a static host served
+//! the page (`islands::draw_remote`). Its islands give it behaviour: times on the reader's clock
+//! ([`LocalTime`](crate::islands::LocalTime)), the waterfalls' hover, keys and fitted axes
+//! ([`WaterfallChart`](crate::islands::WaterfallChart)).
 
 use super::parts::time;
 use super::result::verdict::{rule, verdict};

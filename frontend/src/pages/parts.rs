@@ -1,6 +1,6 @@
 //! Small parts several pages draw: a time on the reader's clock, a note of lines, a coordinate.
 
-use h123_shared::format::{datetime_minute, wall_clock};
+use crate::islands::LocalTime;
 use leptos::prelude::*;
 
 /// A coordinate as SVG wants it: one decimal.
@@ -8,12 +8,10 @@ pub fn at(value: f64) -> String {
     format!("{value:.1}")
 }
 
-/// `unix_ms` as a `<time>` in UTC, which the page's script rewrites on the reader's clock
-/// (`data-unix-ms`).
+/// `unix_ms` as a `<time>` in UTC, on the reader's clock once hydrated (the island
+/// [`LocalTime`]; a page bundle rewrites it by its `data-unix-ms`).
 pub fn time(unix_ms: u64) -> impl IntoView + use<> {
-    view! {
-        <time datetime=datetime_minute(unix_ms) data-unix-ms=unix_ms>{wall_clock(unix_ms, 0)}</time>
-    }
+    view! { <LocalTime unix_ms/> }
 }
 
 /// A note of `lines`, a paragraph each, named `label` (as `<aside class="network-note">`);

@@ -87,8 +87,19 @@ pub async fn render(
     Ok((page, record))
 }
 
-/// The page of the comparison at `/compare/{ids}` (`{a}/{b}`), or `None` as for [`render`]
-/// (and when either probe is unknown or still running).
+/// The attribute on `<html>` that tells the loader the server rendered the page with Leptos: it
+/// loads the islands bundle (not a page bundle) and hydrates each island.
+pub const ISLANDS_MARK: &str = "data-islands";
+
+/// `shell` with `body` (rendered by [`pages::render`]) drawn whole in place of its summary and
+/// loading line, titled and previewed as `preview` says, and marked [`ISLANDS_MARK`].
+pub fn islands_page(shell: &str, preview: &Preview, body: &str, headers: &HeaderMap) -> String {
+    drawn_page(shell, preview, body, headers).replacen("<html", &format!("<html {ISLANDS_MARK}"), 1)
+}
+
+/// The page of the comparison at `/compare/{ids}` (`{a}/{b}`), rendered by Leptos and hydrated
+/// as an islands page, or `None` as for [`render`] (and when either probe is unknown or still
+/// running: the islands bundle then draws the API's answer, or the problem page).
 pub async fn render_comparison(
     state: &AppState,
     root: &Path,
@@ -109,7 +120,8 @@ pub async fn render_comparison(
     }
     let both = ProbeComparison::of(a, b);
     let preview = Preview {
-        title: format!("h123: compare {}", shorten(&both.b.options.url, 200)),
+        // The page's title too: as the comparison names itself (`data-title`).
+        title: format!("Comparison: {} · h123", both.comparison.summary),
         // The "after" probe's picture (both have finished).
         image: ProbeLinks::for_id(&both.b.id).preview_png,
         description: shorten(&both.comparison.summary, 300),
@@ -117,8 +129,9 @@ pub async fn render_comparison(
         // The whole comparison is in the page: its script reads nothing first.
         data: None,
     };
-    let drawn = h123_frontend::pages::render(|| h123_frontend::pages::compare::compare_page(&both));
-    page(root, &preview, &drawn, request).await
+    let drawn = pages::render(|| pages::compare::compare_page(&both));
+    let shell = String::from_utf8(super::web_root::read(root, "index.html").await?).ok()?;
+    Some(islands_page(&shell, &preview, &drawn, &request.headers))
 }
 
 /// The page of bench `id`, or why the plain `index.html` is served instead (as for [`render`]).

@@ -1,26 +1,12 @@
-//! Pages rendered by Leptos (`h123_frontend::pages`) into `index.html`'s shell, marked
-//! `<html data-islands>` so its loader loads the islands bundle (not a page bundle) and hydrates
-//! each island. So far: the page for a path no page knows.
+//! The page for a path no page knows: rendered by Leptos (`h123_frontend::pages::not_found`) into
+//! `index.html`'s shell as an islands page ([`permalink_page::islands_page`]), served as a 404.
 
-use super::permalink_page::{self, Preview};
+use super::permalink_page::{self, Preview, islands_page};
 use super::static_files;
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::Response;
 use h123_frontend::pages::{self, not_found};
 use std::path::Path;
-
-/// The attribute on `<html>` that tells the loader the server rendered the page with Leptos.
-pub const ISLANDS_MARK: &str = "data-islands";
-
-/// `shell` with `body` (rendered by [`pages::render`]) drawn whole in place of its summary and
-/// loading line, titled and previewed as `preview` says, and marked [`ISLANDS_MARK`].
-pub fn page(shell: &str, preview: &Preview, body: &str, headers: &HeaderMap) -> String {
-    permalink_page::drawn_page(shell, preview, body, headers).replacen(
-        "<html",
-        &format!("<html {ISLANDS_MARK}"),
-        1,
-    )
-}
 
 /// A path no page knows (`path`): the Leptos "not found" page as a 404, or `None` when the web
 /// root has no shell with a place for it.
@@ -42,8 +28,11 @@ pub async fn not_found(
         data: None,
     };
     let body = pages::render(not_found::NotFoundPage);
-    let mut response =
-        static_files::page_response(page(&shell, &preview, &body, headers), headers, method);
+    let mut response = static_files::page_response(
+        islands_page(&shell, &preview, &body, headers),
+        headers,
+        method,
+    );
     if response.status() == StatusCode::OK {
         *response.status_mut() = StatusCode::NOT_FOUND;
     }
@@ -70,7 +59,7 @@ mod tests {
             data: None,
         };
         let body = pages::render(not_found::NotFoundPage);
-        let html = page(&shell, &preview, &body, &HeaderMap::new());
+        let html = islands_page(&shell, &preview, &body, &HeaderMap::new());
         assert!(html.contains("<html data-islands lang=\"en\">"), "{html}");
         assert!(
             html.contains("<title>Page not found · h123</title>"),

@@ -6,6 +6,7 @@
 //! fresh profile, and the 390 px layout. Screenshots go to `docs/compare-*.png`.
 
 use crate::browser::{Stage, assert_panels_on_axis, screenshots, submit_probe, until, workspace};
+use fantoccini::actions::InputSource as _;
 use fantoccini::{Client, Locator};
 use h123_shared::api::ProbeComparison;
 use h123_shared::compare::ComparisonKind;
@@ -82,6 +83,111 @@ async fn assert_one_axis(client: &Client, both: &ProbeComparison) {
         axes.push(g["ticks"].clone());
     }
     assert_eq!(axes[0], axes[1], "one time axis");
+}
+
+/// The comparison page is an islands page: only the islands bundle loads, and once hydrated its
+/// charts answer the keyboard (ArrowRight to the next phase, its tooltip and readout saying its
+/// times) and the pointer, and the skip link opens the table.
+async fn assert_islands_hydrated(client: &Client) {
+    let loaded = client
+        .execute(
+            "return [document.documentElement.hasAttribute('data-islands'), \
+             performance.getEntriesByType('resource').map(e => new URL(e.name).pathname).filter(p => p.endsWith('.wasm'))];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(loaded, json!([true, ["/h123-islands_bg.wasm"]]));
+    until(
+        client,
+        "return performance.getEntriesByName('h123:app').length > 0;",
+        20,
+    )
+    .await;
+    client
+        .execute(
+            "document.querySelector('.vantage-group[data-side=b] .wf-panels .bar').focus();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let focused = client.active_element().await.expect("active element");
+    focused.send_keys("\u{E014}").await.expect("ArrowRight");
+    let said = until(
+        client,
+        "const s = document.querySelector('.vantage-group[data-side=b] .waterfalls'); \
+         const t = s.querySelector('.wf-tooltip'), r = s.querySelector('.wf-readout'); \
+         const bars = [...s.querySelectorAll('.wf-panels .bar')]; \
+         return !t.hidden && t.textContent.includes('(from ') \
+           ? [bars.indexOf(document.activeElement), t.textContent === r.textContent, \
+              bars.filter(b => b.getAttribute('tabindex') === '0').length] : null;",
+        5,
+    )
+    .await;
+    assert_eq!(
+        said,
+        json!([1, true, 1]),
+        "the second bar, told, one tab stop"
+    );
+    // Focus leaves: the tooltip hides and the readout says the hint again.
+    client
+        .execute("document.activeElement.blur();", vec![])
+        .await
+        .unwrap();
+    until(
+        client,
+        "const s = document.querySelector('.vantage-group[data-side=b] .waterfalls'); \
+         return s.querySelector('.wf-tooltip').hidden && !s.querySelector('.wf-readout').textContent.includes('(from ');",
+        5,
+    )
+    .await;
+    // The pointer over a bar of side A (its widest phase, in view) tells its times.
+    let wait = ".vantage-group[data-side=a] .wf-panels .bar.phase-wait";
+    client
+        .execute(
+            &format!("document.querySelector('{wait}').scrollIntoView({{block: 'center'}});"),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let bar = client.find(Locator::Css(wait)).await.unwrap();
+    client
+        .perform_actions(
+            fantoccini::actions::MouseActions::new("mouse".to_owned()).then(
+                fantoccini::actions::PointerAction::MoveToElement {
+                    element: bar,
+                    duration: None,
+                    x: 0.0,
+                    y: 0.0,
+                },
+            ),
+        )
+        .await
+        .unwrap();
+    until(
+        client,
+        "const r = document.querySelector('.vantage-group[data-side=a] .wf-readout'); \
+         return r.textContent.includes('(from ');",
+        5,
+    )
+    .await;
+    // The skip link opens its section's table and puts the keyboard on it.
+    client
+        .execute(
+            "document.querySelector('.vantage-group[data-side=a] .skip-link').click();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let table = client
+        .execute(
+            "const d = document.querySelector('.vantage-group[data-side=a] .wf-table'); \
+             return [d.open, document.activeElement === d.querySelector('summary')];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(table, json!([true, true]));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -241,6 +347,7 @@ async fn two_results_compared_on_one_page() {
         )
         .expect("docs screenshot");
     }
+    assert_islands_hydrated(&client).await;
 
     // At 390 px nothing but the table's own scroll box is wider than the screen.
     client.set_window_size(390, 900).await.unwrap();

@@ -144,6 +144,52 @@ async fn the_ui_on_a_static_host_talks_to_a_probe_server_elsewhere() {
         .unwrap();
     assert_eq!(har, format!("{api}/api/v1/probes/{id}/har").as_str());
 
+    // A comparison on the static host: the islands bundle draws the API's view of it, links on
+    // the API, and hydrates its islands.
+    client
+        .goto(&format!("{ui_origin}/compare/{id}/{id}"))
+        .await
+        .expect("compare");
+    let summary = until(
+        &client,
+        "const s = document.querySelector('[aria-labelledby=compare-title] .verdict-summary'); \
+         return s && performance.getEntriesByName('h123:app').length ? s.textContent : null;",
+        30,
+    )
+    .await;
+    let script = format!(
+        "const done = arguments[0]; fetch('{api}/api/v1/compare/{id}/{id}').then(r => r.json()).then(j => done(j.comparison.summary));"
+    );
+    let expected = client.execute_async(&script, vec![]).await.expect("fetch");
+    assert_eq!(summary, expected);
+    let page = client
+        .execute(
+            "return [document.title.startsWith('Comparison: '), \
+             document.querySelector('a[download$=\".json\"]').href, \
+             performance.getEntriesByType('resource').map(e => e.name).filter(n => n.endsWith('.wasm'))];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        page,
+        serde_json::json!([
+            true,
+            format!("{api}/api/v1/compare/{id}/{id}"),
+            [format!("{ui_origin}/h123-islands_bg.wasm")]
+        ])
+    );
+    client
+        .execute("document.querySelector('.wf-panels .bar').focus();", vec![])
+        .await
+        .unwrap();
+    until(
+        &client,
+        "return document.querySelector('.wf-readout').textContent.includes('(from ');",
+        5,
+    )
+    .await;
+
     // A server that does not list the UI's origin: the browser withholds its answers, so the
     // page cannot fetch its forms and says why at once.
     let (_closed, closed) = serve_with(&target, &tmp.path().join("closed"), &[]).await;
@@ -168,6 +214,24 @@ async fn the_ui_on_a_static_host_talks_to_a_probe_server_elsewhere() {
             .await
             .unwrap(),
         "Cannot reach the h123 server · h123"
+    );
+    // A comparison there: the islands bundle draws the same problem page.
+    client
+        .goto(&format!("{closed_origin}/compare/{id}/{id}"))
+        .await
+        .expect("compare");
+    let said = until(
+        &client,
+        "const p = document.querySelector('.problem h1'); return p ? [p.textContent, document.title] : null;",
+        10,
+    )
+    .await;
+    assert_eq!(
+        said,
+        serde_json::json!([
+            "Cannot reach the h123 server",
+            "Cannot reach the h123 server · h123"
+        ])
     );
     client.close().await.ok();
 }

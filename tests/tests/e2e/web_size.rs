@@ -19,7 +19,12 @@
 //! 1 KB (a fresh clone's longer source paths add some 40 bytes): a ratchet that fails on any
 //! growth past it, well before the goal. Lower it as a bundle shrinks. Issue 48 moves the pages to
 //! Leptos islands: a page rendered with Leptos loads only the islands bundle (Trunk's), whose
-//! JS glue is printed beside its wasm as every bundle's is.
+//! JS glue is printed beside its wasm as every bundle's is. The comparison page was the first to
+//! move whole: its bundle (51,900) is gone, and the islands bundle carries its behaviour
+//! (37,660 to 82,522: a time on the reader's clock, an island with props, so serde's JSON
+//! reader, about 17 KB; the waterfalls' hover, focus, keys and fitted axes, about 15 KB; drawing
+//! a page a static host served from the API's view, about 10 KB). Reading the axis labels'
+//! places without `f64`'s parser took the result page's bundle from 68,500 to 53,759.
 //!
 //! Needs `dist/` (scripts/build-web, scripts/build-islands); without it the test says so and
 //! passes, unless `H123_BROWSER_TESTS=1` (set by scripts/test, which builds `dist/` first) makes
@@ -31,31 +36,24 @@ use std::process::Command;
 /// Each page's bundle (its binary's name, or the islands bundle's) and its limit, in bytes of
 /// `gzip -9` output. The islands bundle is all a page rendered with Leptos loads (so far the page
 /// for a path no page knows, `h123_frontend::pages::not_found`).
-const LIMITS: [(&str, u64); 5] = [
+const LIMITS: [(&str, u64); 4] = [
     ("h123-home", 63_300),
-    ("h123-result", 69_500),
+    ("h123-result", 54_800),
     ("h123-bench", 35_300),
-    ("h123-compare", 51_900),
     ("h123-islands", ISLANDS_LIMIT),
 ];
 
-/// The islands bundle's limit: 37,660 bytes with one island that takes no props (Leptos's floor
-/// here; issue 48 measured 54,892 with two islands), plus about 1 KB.
-const ISLANDS_LIMIT: u64 = 38_700;
+/// The islands bundle's limit: 82,522 bytes with the comparison page's islands and the not-found
+/// page's (Leptos's floor here, one island without props: 37,660), plus about 1 KB.
+const ISLANDS_LIMIT: u64 = 83_600;
 
 /// The goal for every bundle, in bytes gzipped.
 const GOAL: u64 = 150_000;
 
 /// Issue 37's goal, in bytes gzipped, which every bundle meets (and must keep).
-const GOAL_37: (u64, [&str; 5]) = (
+const GOAL_37: (u64, [&str; 4]) = (
     100_000,
-    [
-        "h123-home",
-        "h123-result",
-        "h123-compare",
-        "h123-bench",
-        "h123-islands",
-    ],
+    ["h123-home", "h123-result", "h123-bench", "h123-islands"],
 );
 
 /// The size of `file` as `gzip -9` writes it, in bytes.

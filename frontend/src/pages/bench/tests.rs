@@ -133,7 +133,9 @@ fn a_finished_bench_shows_its_summary_actions_table_chart_and_caveats() {
     );
     // The summary line: kind, target, status, set-up and a time the page rewrites.
     assert!(drawn.contains(r#"<h1 class="target">https://t.test/?a=&lt;x&gt;</h1>"#));
-    assert!(drawn.contains(r#"<span role="status" class="status done">done</span> GET · HTTP/1.1, HTTP/2, HTTP/3 · 4 in flight · 1 s per protocol · warm (reused connections) · <time datetime="2023-11-14T22:13Z" data-unix-ms="1700000000000">"#), "{drawn}");
+    assert!(drawn.contains(r#"<span role="status" class="status done">done</span> GET · HTTP/1.1, HTTP/2, HTTP/3 · 4 in flight · 1 s per protocol · warm (reused connections) · <leptos-island data-component="LocalTime_"#), "{drawn}");
+    // The time: in UTC, an island that writes it on the reader's clock.
+    assert!(drawn.contains(r#"data-props="{&quot;unix_ms&quot;:1700000000000}"><time datetime="2023-11-14T22:13Z" data-unix-ms="1700000000000">2023-11-14 22:13 UTC</time></leptos-island>"#), "{drawn}");
     // The actions: the copy button, its text, the JSON on the API's base.
     assert!(drawn.contains(
         r#"<button type="button" data-action="copy" data-copy="permalink">Copy permalink</button>"#

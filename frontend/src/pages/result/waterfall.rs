@@ -1,14 +1,16 @@
 //! The waterfalls: per protocol an axis, a row per attempt and a bar per phase (focusable: the
 //! first bar of the first panel is the chart's one tab stop, the arrow keys reach the others),
 //! and the chart's text alternative, a table of every attempt's phases; and the section holding
-//! them with its legend and readout. The result page's script (the `h123-result` bundle) finds
-//! them by these classes and `data-` attributes to give them hover, focus, keys and a clock.
+//! them with its legend and readout. The island [`WaterfallChart`] gives them hover, focus, keys
+//! and fitted axes (as the result page's script, the `h123-result` bundle, does by these classes
+//! and `data-` attributes).
 
+use crate::islands::WaterfallChart;
 use h123_shared::chain::ConnState;
 use h123_shared::format::ms;
 use h123_shared::live::AttemptKey;
 use h123_shared::live::waiting::Waiting;
-use h123_shared::waterfall::{Bar, HINT, Row, Tick, Waterfall, label_stride, layout_on};
+use h123_shared::waterfall::{Bar, Row, Tick, Waterfall, label_stride, layout_on};
 use h123_shared::{H3Discovery, Micros, Phase, ProbeOptions, ProbeResult, Protocol};
 use leptos::prelude::*;
 
@@ -48,13 +50,14 @@ pub fn section(
         .is_none()
         .then(|| head("waterfalls-title", "Waterfalls".to_owned()));
     let style = label_rem(&waterfall.rows).map(|rem| format!("--label-w: {rem}rem"));
+    let drawn = panels.view(&waterfall);
     view! {
         <section class="waterfalls" aria-labelledby=labelled_by>
             {head}
-            <a class="skip-link" href="#">"Skip the chart to its table"</a>
-            <div class="wf-panels" style=style>{panels.view(&waterfall)}</div>
-            <p class="wf-tooltip" aria-hidden="true" hidden></p>
-            <p class="wf-readout" aria-live="polite">{HINT}</p>
+            <WaterfallChart>
+                <a class="skip-link" href="#">"Skip the chart to its table"</a>
+                <div class="wf-panels" style=style>{drawn}</div>
+            </WaterfallChart>
             <details class="wf-table">
                 <summary>"Waterfall as a table"</summary>
                 <div class="table-scroll">{table(&waterfall)}</div>
