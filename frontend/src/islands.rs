@@ -3,12 +3,16 @@
 //! the module, calls [`hydrate`], then calls each `<leptos-island>`'s function by its
 //! `data-component` name (as Leptos's own `island_script.js` does).
 
+mod bench_follow;
+mod copy_permalink;
 mod go_back;
 mod local_time;
 #[cfg(feature = "hydrate")]
 mod remote;
 mod waterfall_chart;
 
+pub use bench_follow::BenchFollow;
+pub use copy_permalink::CopyPermalink;
 pub use go_back::GoBack;
 pub use local_time::LocalTime;
 #[cfg(feature = "hydrate")]

@@ -1,7 +1,7 @@
 //! The pages as Leptos components, drawn to HTML by the server (feature `ssr`, [`render`]) with
 //! their interactive parts as [`islands`](crate::islands) hydrated in the browser: the home page,
 //! a result, a comparison, a bench, a monitor's pages and the page for a path no page knows. The
-//! home, result and bench pages still get their behaviour from their web-sys bundles
+//! home and result pages still get their behaviour from their web-sys bundles
 //! (`src/bin/`).
 
 #[cfg(feature = "ssr")]

@@ -10,7 +10,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::wasm_bindgen;
 
-/// Draws the current page into the shell's `<main>` as the API draws it (the comparison's view),
+/// Draws the current page into the shell's `<main>` as the API draws it (a comparison's or a
+/// bench's view),
 /// titled as it says, its API links on the configured base; or the problem page when the API
 /// cannot give it. `index.html`'s loader calls this before it hydrates the islands.
 #[wasm_bindgen]
@@ -21,20 +22,21 @@ pub async fn draw_remote() {
     let Ok(Some(main)) = document.query_selector("#shell main") else {
         return;
     };
-    let drawn = match Route::parse(&window().location().pathname().unwrap_or_default()) {
-        Route::Compare(a, b) => api::comparison_view(&a, &b).await,
+    let (drawn, bench) = match Route::parse(&window().location().pathname().unwrap_or_default()) {
+        Route::Compare(a, b) => (api::comparison_view(&a, &b).await, false),
+        Route::Bench(id) => (api::bench_view(&id).await, true),
         _ => return,
     };
     match drawn {
         Ok(html) => {
             main.set_inner_html(&html);
-            if let Ok(Some(summary)) = document.query_selector("#comparison[data-title]") {
-                set_title(summary.get_attribute("data-title"));
+            if let Ok(Some(drawing)) = document.query_selector("#comparison, #bench") {
+                set_title(drawing.get_attribute("data-title"));
             }
             actions::api_links(&document);
         }
         Err(error) => {
-            let problem = Problem::of(&error, false);
+            let problem = Problem::of(&error, bench);
             set_title(Some(problem.title.to_owned()));
             main.set_inner_html("");
             if let Ok(main) = main.dyn_into::<web_sys::HtmlElement>() {

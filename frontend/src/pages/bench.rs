@@ -1,9 +1,8 @@
 //! A bench's page (`/b/{id}`), drawn whole on the server, into the page itself and as
-//! `GET /api/v1/benches/{id}/view`, which the bench page's script (the `h123-bench` bundle) polls
-//! while the bench runs and fetches when a static host served the page. The script only gives it
-//! behaviour: times on the reader's clock, the copy button, the API links on the configured base,
-//! the title. Every string from the record is text or an attribute value in a view, so the view
-//! escapes it.
+//! `GET /api/v1/benches/{id}/view`, which its island [`BenchFollow`] polls while the bench runs
+//! and the islands bundle draws when a static host served the page (`islands::draw_remote`). Its
+//! islands give it behaviour: times on the reader's clock, the copy button. Every string from the
+//! record is text or an attribute value in a view, so the view escapes it.
 
 mod chart;
 pub mod decay;
@@ -12,6 +11,7 @@ mod summary;
 mod table;
 
 use super::parts::note;
+use crate::islands::BenchFollow;
 use h123_shared::api::{BenchRecord, ProbeStatus};
 use h123_shared::bench::BenchResult;
 use h123_shared::bench::words::{BENCH_CANCELLED, SWEEP_CANCELLED, title};
@@ -36,6 +36,7 @@ pub fn bench_page(record: &BenchRecord) -> impl IntoView + use<> {
         _ => pending(BENCH_CANCELLED).into_any(),
     };
     let running = record.status == ProbeStatus::Running;
+    let follow = running.then(|| view! { <BenchFollow id=record.id.clone()/> });
     let sweep = sweep.map(|sweep| {
         let notes = (!running).then(|| sweep_notes(&sweep));
         view! { {decay::section(&record.id, &sweep).into_any()}{notes} }
@@ -46,6 +47,7 @@ pub fn bench_page(record: &BenchRecord) -> impl IntoView + use<> {
             {summary::actions(&record.id)}
             {body}
             {sweep}
+            {follow}
         </div>
     }
 }

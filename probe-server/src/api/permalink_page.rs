@@ -21,7 +21,7 @@ use axum::http::uri::Authority;
 use axum::http::{HeaderMap, header};
 use h123_frontend::pages::{self, bench};
 use h123_shared::api::{BenchLinks, ProbeComparison, ProbeLinks, ProbeRecord, ProbeStatus};
-use h123_shared::bench::words::description;
+use h123_shared::bench::words::{description, title};
 use h123_shared::format::shorten;
 use h123_shared::markup::escape;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -92,9 +92,16 @@ pub async fn render(
 pub const ISLANDS_MARK: &str = "data-islands";
 
 /// `shell` with `body` (rendered by [`pages::render`]) drawn whole in place of its summary and
-/// loading line, titled and previewed as `preview` says, and marked [`ISLANDS_MARK`].
-pub fn islands_page(shell: &str, preview: &Preview, body: &str, headers: &HeaderMap) -> String {
-    drawn_page(shell, preview, body, headers).replacen("<html", &format!("<html {ISLANDS_MARK}"), 1)
+/// loading line, titled `title`, previewed as `preview` says, and marked [`ISLANDS_MARK`].
+pub fn islands_page(
+    shell: &str,
+    preview: &Preview,
+    title: &str,
+    body: &str,
+    headers: &HeaderMap,
+) -> String {
+    let page = fill(shell, preview, body, origin(headers).as_deref()).replacen(LOADING_LINE, "", 1);
+    titled(page, title).replacen("<html", &format!("<html {ISLANDS_MARK}"), 1)
 }
 
 /// The page of the comparison at `/compare/{ids}` (`{a}/{b}`), rendered by Leptos and hydrated
@@ -120,8 +127,7 @@ pub async fn render_comparison(
     }
     let both = ProbeComparison::of(a, b);
     let preview = Preview {
-        // The page's title too: as the comparison names itself (`data-title`).
-        title: format!("Comparison: {} · h123", both.comparison.summary),
+        title: format!("h123: compare {}", shorten(&both.b.options.url, 200)),
         // The "after" probe's picture (both have finished).
         image: ProbeLinks::for_id(&both.b.id).preview_png,
         description: shorten(&both.comparison.summary, 300),
@@ -131,7 +137,15 @@ pub async fn render_comparison(
     };
     let drawn = pages::render(|| pages::compare::compare_page(&both));
     let shell = String::from_utf8(super::web_root::read(root, "index.html").await?).ok()?;
-    Some(islands_page(&shell, &preview, &drawn, &request.headers))
+    // Titled as the comparison names itself (`data-title`).
+    let title = format!("Comparison: {} · h123", both.comparison.summary);
+    Some(islands_page(
+        &shell,
+        &preview,
+        &title,
+        &drawn,
+        &request.headers,
+    ))
 }
 
 /// The page of bench `id`, or why the plain `index.html` is served instead (as for [`render`]).
@@ -166,9 +180,19 @@ pub async fn render_bench(
         data: None,
     };
     let drawn = pages::render(|| bench::bench_page(&record));
-    page(root, &preview, &drawn, request)
+    let shell = super::web_root::read(root, "index.html")
         .await
-        .ok_or(NotDrawn::Plain)
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .ok_or(NotDrawn::Plain)?;
+    // Titled as the bench names itself (`data-title`).
+    let title = format!("{} · h123", title(&record));
+    Ok(islands_page(
+        &shell,
+        &preview,
+        &title,
+        &drawn,
+        &request.headers,
+    ))
 }
 
 /// A read slot for one page, when the client's read quota admits one more read (a page costs
@@ -197,9 +221,14 @@ pub const LOADING_LINE: &str = "<p class=\"loading\" role=\"status\">Loading h12
 /// `preview` and `body` filled in, its `<title>` the preview's, and no loading line.
 pub fn drawn_page(shell: &str, preview: &Preview, body: &str, headers: &HeaderMap) -> String {
     let page = fill(shell, preview, body, origin(headers).as_deref()).replacen(LOADING_LINE, "", 1);
+    titled(page, &preview.title)
+}
+
+/// `page` with `title` in its `<title>`.
+fn titled(page: String, title: &str) -> String {
     match (page.split_once("<title>"), page.split_once("</title>")) {
         (Some((head, _)), Some((_, rest))) => {
-            format!("{head}<title>{}</title>{rest}", escape(&preview.title))
+            format!("{head}<title>{}</title>{rest}", escape(title))
         }
         _ => page,
     }

@@ -29,7 +29,7 @@ pub async fn not_found(
     };
     let body = pages::render(not_found::NotFoundPage);
     let mut response = static_files::page_response(
-        islands_page(&shell, &preview, &body, headers),
+        islands_page(&shell, &preview, &preview.title, &body, headers),
         headers,
         method,
     );
@@ -59,7 +59,7 @@ mod tests {
             data: None,
         };
         let body = pages::render(not_found::NotFoundPage);
-        let html = islands_page(&shell, &preview, &body, &HeaderMap::new());
+        let html = islands_page(&shell, &preview, &preview.title, &body, &HeaderMap::new());
         assert!(html.contains("<html data-islands lang=\"en\">"), "{html}");
         assert!(
             html.contains("<title>Page not found · h123</title>"),

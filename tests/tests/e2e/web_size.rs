@@ -24,7 +24,9 @@
 //! (37,660 to 82,522: a time on the reader's clock, an island with props, so serde's JSON
 //! reader, about 17 KB; the waterfalls' hover, focus, keys and fitted axes, about 15 KB; drawing
 //! a page a static host served from the API's view, about 10 KB). Reading the axis labels'
-//! places without `f64`'s parser took the result page's bundle from 68,500 to 53,759.
+//! places without `f64`'s parser took the result page's bundle from 68,500 to 53,759. The bench
+//! page followed: its bundle (35,300) is gone, and its islands (the copy button, the following
+//! of a running bench) took the islands bundle to 89,462.
 //!
 //! Needs `dist/` (scripts/build-web, scripts/build-islands); without it the test says so and
 //! passes, unless `H123_BROWSER_TESTS=1` (set by scripts/test, which builds `dist/` first) makes
@@ -36,25 +38,22 @@ use std::process::Command;
 /// Each page's bundle (its binary's name, or the islands bundle's) and its limit, in bytes of
 /// `gzip -9` output. The islands bundle is all a page rendered with Leptos loads (so far the page
 /// for a path no page knows, `h123_frontend::pages::not_found`).
-const LIMITS: [(&str, u64); 4] = [
+const LIMITS: [(&str, u64); 3] = [
     ("h123-home", 63_300),
     ("h123-result", 54_800),
-    ("h123-bench", 35_300),
     ("h123-islands", ISLANDS_LIMIT),
 ];
 
-/// The islands bundle's limit: 82,522 bytes with the comparison page's islands and the not-found
-/// page's (Leptos's floor here, one island without props: 37,660), plus about 1 KB.
-const ISLANDS_LIMIT: u64 = 83_600;
+/// The islands bundle's limit: 89,462 bytes with the comparison page's, the bench page's and the
+/// not-found page's islands (Leptos's floor here, one island without props: 37,660), plus about
+/// 1 KB.
+const ISLANDS_LIMIT: u64 = 90_500;
 
 /// The goal for every bundle, in bytes gzipped.
 const GOAL: u64 = 150_000;
 
 /// Issue 37's goal, in bytes gzipped, which every bundle meets (and must keep).
-const GOAL_37: (u64, [&str; 4]) = (
-    100_000,
-    ["h123-home", "h123-result", "h123-bench", "h123-islands"],
-);
+const GOAL_37: (u64, [&str; 3]) = (100_000, ["h123-home", "h123-result", "h123-islands"]);
 
 /// The size of `file` as `gzip -9` writes it, in bytes.
 fn gzipped(file: &Path) -> u64 {

@@ -1,6 +1,7 @@
 //! A bench's summary line (target, status, set-up, when) and its actions (copy the permalink,
 //! download the JSON).
 
+use crate::islands::CopyPermalink;
 use crate::pages::parts::time;
 use h123_shared::Protocol;
 use h123_shared::api::{BenchLinks, BenchRecord, ProbeStatus};
@@ -35,21 +36,16 @@ pub fn summary(record: &BenchRecord) -> impl IntoView + use<> {
     }
 }
 
-/// The actions bar: copy the permalink (its text below as a path, which the page prefixes with
-/// its origin), download the JSON (`href` the API's path, also in `data-api` for a page whose API
-/// lives elsewhere to prefix).
+/// The actions bar (the island [`CopyPermalink`]): copy the permalink (its text below as a path,
+/// which the page prefixes with its origin), download the JSON (`href` the API's path, also in
+/// `data-api` for a page whose API lives elsewhere to prefix).
 pub fn actions(id: &str) -> impl IntoView + use<> {
     let links = BenchLinks::for_id(id);
     let json = links.self_.clone();
+    let download = format!("h123-bench-{id}.json");
     view! {
-        <nav class="actions" aria-label="Bench actions">
-            <button type="button" data-action="copy" data-copy="permalink">"Copy permalink"</button>
-            <a class="button" href=json.clone() data-api=json download=format!("h123-bench-{id}.json")>"Download JSON"</a>
-            <span class="note" role="status"></span>
-        </nav>
-        <details class="copy-texts">
-            <summary>"Permalink"</summary>
-            <pre data-text="permalink">{links.permalink}</pre>
-        </details>
+        <CopyPermalink label="Bench actions".to_owned() path=links.permalink>
+            <a class="button" href=json.clone() data-api=json download=download>"Download JSON"</a>
+        </CopyPermalink>
     }
 }
