@@ -1,12 +1,11 @@
 //! The waterfalls' behaviour: exact times on hover and focus, the keyboard path through the bars,
 //! the skip link to the table, and axis labels that fit the axis's width.
 
-use crate::chart::{axis, keys, tooltip};
+use crate::chart::{axis, keys, tooltip, within};
 use h123_shared::waterfall::HINT;
 use leptos::ev;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{Element, Event};
+use web_sys::Event;
 
 /// Around a section's chart (its skip link and panels, drawn by the server as `children`): the
 /// tooltip and the readout (a polite live region) as signals, and the handlers. The bars stay
@@ -78,13 +77,4 @@ pub fn WaterfallChart(
             </p>
         </div>
     }
-}
-
-/// The element matching `selector` that `ev` happened in, if any.
-fn within(ev: &Event, selector: &str) -> Option<Element> {
-    ev.target()?
-        .dyn_into::<Element>()
-        .ok()?
-        .closest(selector)
-        .ok()?
 }

@@ -82,8 +82,14 @@ async fn a_bench_page_is_drawn_by_the_server_as_its_view_is() {
         html.contains(&format!("<main>{}</main>", view.text())),
         "the bench replaces the introduction and the loading line: {html}"
     );
-    assert!(html.contains("<html data-islands"), "an islands page: {html}");
-    let title = escape(&format!("{} · h123", h123_shared::bench::words::title(&record)));
+    assert!(
+        html.contains("<html data-islands"),
+        "an islands page: {html}"
+    );
+    let title = escape(&format!(
+        "{} · h123",
+        h123_shared::bench::words::title(&record)
+    ));
     assert!(html.contains(&format!("<title>{title}</title>")), "{html}");
     assert!(html.contains("data-status=\"done\"") && html.contains("bench-table"));
     assert!(!html.contains("&b=1") && !html.contains("intro"), "{html}");
