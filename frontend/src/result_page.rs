@@ -11,8 +11,9 @@ mod stream;
 mod ticker;
 
 use crate::chart::{self, axis};
+use crate::components::local_time;
 use crate::{api, components, navigate, perf};
-use h123_shared::format::wall_clock;
+
 use h123_shared::route::Route;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
@@ -166,9 +167,7 @@ pub(crate) fn local_times(root: &Element) {
         else {
             continue;
         };
-        let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64));
-        // JavaScript gives the offset in minutes west of UTC.
-        time.set_text_content(Some(&wall_clock(ms, -(date.get_timezone_offset() as i32))));
+        time.set_text_content(Some(&local_time(ms)));
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::api;
 use crate::components::Problem;
 use crate::pages::problem::ProblemSection;
-use crate::result_page::actions;
+use crate::result_page::{actions, set_title};
 use h123_shared::route::Route;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -31,13 +31,13 @@ pub async fn draw_remote() {
         Ok(html) => {
             main.set_inner_html(&html);
             if let Ok(Some(drawing)) = document.query_selector("#comparison, #bench") {
-                set_title(drawing.get_attribute("data-title"));
+                set_title(&document, drawing.get_attribute("data-title").as_deref());
             }
             actions::api_links(&document);
         }
         Err(error) => {
             let problem = Problem::of(&error, bench);
-            set_title(Some(problem.title.to_owned()));
+            set_title(&document, Some(problem.title));
             main.set_inner_html("");
             if let Ok(main) = main.dyn_into::<web_sys::HtmlElement>() {
                 // The page keeps the problem for its life.
@@ -46,12 +46,5 @@ pub async fn draw_remote() {
                 }));
             }
         }
-    }
-}
-
-/// Titles the page `page` · h123.
-fn set_title(page: Option<String>) {
-    if let (Some(page), Some(document)) = (page, window().document()) {
-        document.set_title(&format!("{page} · h123"));
     }
 }

@@ -287,9 +287,7 @@ async fn page(
     body: &str,
 ) -> Response {
     let shell = match root {
-        Some(root) => super::web_root::read(root, "index.html")
-            .await
-            .and_then(|bytes| String::from_utf8(bytes).ok()),
+        Some(root) => super::permalink_page::shell(root).await,
         None => None,
     };
     let shell = shell.unwrap_or_else(|| BARE_SHELL.to_owned());

@@ -136,7 +136,7 @@ pub async fn render_comparison(
         data: None,
     };
     let drawn = pages::render(|| pages::compare::compare_page(&both));
-    let shell = String::from_utf8(super::web_root::read(root, "index.html").await?).ok()?;
+    let shell = shell(root).await?;
     // Titled as the comparison names itself (`data-title`).
     let title = format!("Comparison: {} · h123", both.comparison.summary);
     Some(islands_page(
@@ -180,10 +180,7 @@ pub async fn render_bench(
         data: None,
     };
     let drawn = pages::render(|| bench::bench_page(&record));
-    let shell = super::web_root::read(root, "index.html")
-        .await
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .ok_or(NotDrawn::Plain)?;
+    let shell = shell(root).await.ok_or(NotDrawn::Plain)?;
     // Titled as the bench names itself (`data-title`).
     let title = format!("{} · h123", title(&record));
     Ok(islands_page(
@@ -234,9 +231,15 @@ fn titled(page: String, title: &str) -> String {
     }
 }
 
+/// The web root's `index.html`, the shell every page is drawn into; `None` when it has none, or
+/// not as UTF-8.
+pub async fn shell(root: &Path) -> Option<String> {
+    String::from_utf8(super::web_root::read(root, "index.html").await?).ok()
+}
+
 /// `index.html` with `preview` and `body` filled in.
 async fn page(root: &Path, preview: &Preview, body: &str, request: &Parts) -> Option<String> {
-    let index = String::from_utf8(super::web_root::read(root, "index.html").await?).ok()?;
+    let index = shell(root).await?;
     Some(fill(
         &index,
         preview,

@@ -16,9 +16,8 @@ pub async fn not_found(
     headers: &HeaderMap,
     method: &Method,
 ) -> Option<Response> {
-    let shell = super::web_root::read(root, "index.html")
+    let shell = permalink_page::shell(root)
         .await
-        .and_then(|bytes| String::from_utf8(bytes).ok())
         .filter(|shell| shell.contains(permalink_page::LOADING_LINE))?;
     let preview = Preview {
         title: format!("{} · h123", not_found::TITLE),
