@@ -17,6 +17,15 @@ pub fn copy(text: &str) -> bool {
     available
 }
 
+/// The page's own address without its query or fragment: a permalink page's permalink, e.g.
+/// `https://h123.example/b/{id}`.
+pub fn permalink() -> String {
+    let path = web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default();
+    format!("{}{path}", origin())
+}
+
 /// The page's origin, e.g. `https://h123.example`.
 pub fn origin() -> String {
     web_sys::window()

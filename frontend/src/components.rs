@@ -3,5 +3,5 @@
 mod clock;
 mod problem;
 
-pub use clock::local_time;
+pub use clock::{local_time, to_local_time};
 pub use problem::{Problem, problem_markup, problem_section};

@@ -12,7 +12,7 @@ mod remote;
 mod waterfall_chart;
 
 pub use bench_follow::BenchFollow;
-pub use copy_permalink::CopyPermalink;
+pub use copy_permalink::{CopyPermalink, PermalinkText};
 pub use go_back::GoBack;
 pub use local_time::LocalTime;
 #[cfg(feature = "hydrate")]

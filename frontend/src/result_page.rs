@@ -11,7 +11,7 @@ mod stream;
 mod ticker;
 
 use crate::chart::{self, axis};
-use crate::components::local_time;
+use crate::components::to_local_time;
 use crate::{api, components, navigate, perf};
 
 use h123_shared::route::Route;
@@ -158,16 +158,9 @@ pub(crate) fn local_times(root: &Element) {
         return;
     };
     for i in 0..times.length() {
-        let Some(time) = times.item(i).and_then(|t| t.dyn_into::<Element>().ok()) else {
-            continue;
-        };
-        let Some(ms) = time
-            .get_attribute("data-unix-ms")
-            .and_then(|ms| ms.parse::<u64>().ok())
-        else {
-            continue;
-        };
-        time.set_text_content(Some(&local_time(ms)));
+        if let Some(time) = times.item(i).and_then(|t| t.dyn_into::<Element>().ok()) {
+            to_local_time(&time);
+        }
     }
 }
 

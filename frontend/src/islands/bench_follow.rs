@@ -3,18 +3,13 @@
 use leptos::prelude::*;
 
 /// Drawn at the end of a running bench's page, and nothing to see: once hydrated it asks for the
-/// bench's view every 500 ms and puts in the parts that changed (the progress line in
+/// view of the page's bench (its id from the page's address) every 500 ms and puts in the parts that changed (the progress line in
 /// place, so its live region reads each change; a sweep's decay chart as each step ends). Once the
 /// bench no longer runs, the page loads again, drawn finished by the server.
 #[island]
-pub fn BenchFollow(
-    /// The bench's id.
-    id: String,
-) -> impl IntoView {
+pub fn BenchFollow() -> impl IntoView {
     #[cfg(feature = "hydrate")]
-    follow::start(id);
-    #[cfg(not(feature = "hydrate"))]
-    let _ = id;
+    follow::start();
 }
 
 /// The following, in the browser. The server draws each state of the bench (the Leptos component
@@ -23,15 +18,20 @@ pub fn BenchFollow(
 #[cfg(feature = "hydrate")]
 mod follow {
     use crate::{api, browser_measure, result_page::actions};
+    use h123_shared::route::Route;
     use wasm_bindgen::JsCast;
     use web_sys::Element;
 
     /// How often a running bench's view is asked for.
     pub const POLL_MS: i32 = 500;
 
-    /// Starts following bench `id`, from the page's bench as the server drew it: taken now, while
-    /// the islands hydrate, before their effects write its times and links.
-    pub fn start(id: String) {
+    /// Starts following the page's bench, from its drawing as the server drew it: taken now,
+    /// while the islands hydrate, before their effects write its times and links.
+    pub fn start() {
+        let path = web_sys::window().and_then(|w| w.location().pathname().ok());
+        let Route::Bench(id) = Route::parse(&path.unwrap_or_default()) else {
+            return;
+        };
         let Some(drawn) = page().and_then(|bench| copy_of(&bench)) else {
             return;
         };

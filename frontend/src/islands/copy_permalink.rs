@@ -1,41 +1,48 @@
-//! A page's actions bar with its permalink: the copy button, the page's other actions, and the
-//! permalink's text.
+//! Copying the page's permalink: the button in a page's actions bar, and the permalink's text.
 
 use crate::clipboard;
 use leptos::prelude::*;
 
-/// `<nav class="actions">` named `label`: "Copy permalink", then `children` (the page's other
-/// actions, drawn by the server), then a note (a live region) saying what the button did; and
-/// under it the permalink's text, `path` as drawn, the page's origin before it once hydrated.
+/// "Copy permalink", then `children` (the page's other actions, drawn by the server), then a
+/// note (a live region) saying what the button did. Drawn inside the page's `<nav class="actions">`,
+/// whose name the server gives. The permalink is the page's own address.
 #[island]
 pub fn CopyPermalink(
-    /// The bar's accessible name, e.g. "Bench actions".
-    label: String,
-    /// The permalink's path, e.g. `/b/{id}`.
-    path: String,
     /// The page's other actions.
     children: Children,
 ) -> impl IntoView {
-    let link = RwSignal::new(path.clone());
     let note = RwSignal::new(String::new());
-    // Effects run only in the browser, where the origin is known.
-    Effect::new(move || link.set(format!("{}{path}", clipboard::origin())));
     let copy = move |_| {
-        note.set(if clipboard::copy(&link.get_untracked()) {
+        note.set(if clipboard::copy(&clipboard::permalink()) {
             "Permalink copied to the clipboard.".to_owned()
         } else {
             "This page cannot use the clipboard; copy the Permalink from below.".to_owned()
         });
     };
     view! {
-        <nav class="actions" aria-label=label>
-            <button type="button" data-action="copy" data-copy="permalink" on:click=copy>"Copy permalink"</button>
-            {children()}
-            <span class="note" role="status">{move || note.get()}</span>
-        </nav>
-        <details class="copy-texts">
-            <summary>"Permalink"</summary>
-            <pre data-text="permalink">{move || link.get()}</pre>
-        </details>
+        <button type="button" data-action="copy" data-copy="permalink" on:click=copy>"Copy permalink"</button>
+        {children()}
+        <span class="note" role="status">{move || note.get()}</span>
+    }
+}
+
+/// The permalink's text, for copying by hand: `children` (its path, as the server drew it), the
+/// page's whole address once hydrated. It reads nothing from the drawing (the address is the
+/// page's), but writes its text by hand: the path comes from the server as a child, since a prop
+/// would bring serde's JSON reader into the bundle (14 KB gzipped).
+#[island]
+pub fn PermalinkText(
+    /// The permalink's path.
+    children: Children,
+) -> impl IntoView {
+    let text = NodeRef::<leptos::html::Pre>::new();
+    // Effects run only in the browser, where the page's address is known.
+    Effect::new(move || {
+        if let Some(pre) = text.get() {
+            pre.set_text_content(Some(&clipboard::permalink()));
+        }
+    });
+    view! {
+        <pre data-text="permalink" node_ref=text>{children()}</pre>
     }
 }

@@ -1,20 +1,23 @@
 //! A time on the reader's clock.
 
-use crate::components::local_time;
-use h123_shared::format::{datetime_minute, wall_clock};
+use crate::components::to_local_time;
 use leptos::prelude::*;
 
-/// `unix_ms` as a `<time>`: drawn in UTC by the server (right for every reader before the bundle
-/// arrives, and without script), written on the reader's clock once hydrated.
+/// Around a `<time data-unix-ms>` the server drew in UTC (`children`: right for every reader
+/// before the bundle arrives, and without script): once hydrated, the time on the reader's clock.
+/// It reads the time from the drawing: as a prop it would bring serde's JSON reader into the
+/// bundle (14 KB gzipped) for one number.
 #[island]
 pub fn LocalTime(
-    /// The time, in milliseconds since the Unix epoch.
-    unix_ms: u64,
+    /// The `<time>`, as the server drew it.
+    children: Children,
 ) -> impl IntoView {
-    let shown = RwSignal::new(wall_clock(unix_ms, 0));
+    let around = NodeRef::<leptos::html::Span>::new();
     // Effects run only in the browser, where the reader's offset is known.
-    Effect::new(move || shown.set(local_time(unix_ms)));
-    view! {
-        <time datetime=datetime_minute(unix_ms) data-unix-ms=unix_ms>{move || shown.get()}</time>
-    }
+    Effect::new(move || {
+        if let Some(Ok(Some(time))) = around.get().map(|span| span.query_selector("time")) {
+            to_local_time(&time);
+        }
+    });
+    view! { <span class="local-time" node_ref=around>{children()}</span> }
 }

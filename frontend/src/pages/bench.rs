@@ -36,7 +36,7 @@ pub fn bench_page(record: &BenchRecord) -> impl IntoView + use<> {
         _ => pending(BENCH_CANCELLED).into_any(),
     };
     let running = record.status == ProbeStatus::Running;
-    let follow = running.then(|| view! { <BenchFollow id=record.id.clone()/> });
+    let follow = running.then(|| view! { <BenchFollow/> });
     let sweep = sweep.map(|sweep| {
         let notes = (!running).then(|| sweep_notes(&sweep));
         view! { {decay::section(&record.id, &sweep).into_any()}{notes} }

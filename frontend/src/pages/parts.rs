@@ -1,6 +1,7 @@
 //! Small parts several pages draw: a time on the reader's clock, a note of lines, a coordinate.
 
 use crate::islands::LocalTime;
+use h123_shared::format::{datetime_minute, wall_clock};
 use leptos::prelude::*;
 
 /// A coordinate as SVG wants it: one decimal.
@@ -11,7 +12,11 @@ pub fn at(value: f64) -> String {
 /// `unix_ms` as a `<time>` in UTC, on the reader's clock once hydrated (the island
 /// [`LocalTime`]; a page bundle rewrites it by its `data-unix-ms`).
 pub fn time(unix_ms: u64) -> impl IntoView + use<> {
-    view! { <LocalTime unix_ms/> }
+    view! {
+        <LocalTime>
+            <time datetime=datetime_minute(unix_ms) data-unix-ms=unix_ms>{wall_clock(unix_ms, 0)}</time>
+        </LocalTime>
+    }
 }
 
 /// A note of `lines`, a paragraph each, named `label` (as `<aside class="network-note">`);

@@ -265,6 +265,17 @@ pub(crate) async fn color_scheme(client: &Client, scheme: &str) {
         .expect("emulate color scheme");
 }
 
+/// Puts the browser's pages on the clock of `zone` (an IANA name, e.g. "Asia/Kolkata").
+pub(crate) async fn timezone(client: &Client, zone: &str) {
+    client
+        .issue_cmd(cdp(json!({
+            "cmd": "Emulation.setTimezoneOverride",
+            "params": { "timezoneId": zone },
+        })))
+        .await
+        .expect("emulate time zone");
+}
+
 /// Whether the browser tests must be skipped here (saying why); with `H123_BROWSER_TESTS` set,
 /// a missing piece fails the test instead.
 pub(crate) fn unavailable() -> bool {

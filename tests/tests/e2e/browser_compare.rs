@@ -5,7 +5,9 @@
 //! axis (against `shared`'s layout), the swap, an unknown id's problem page, the permalink in a
 //! fresh profile, and the 390 px layout. Screenshots go to `docs/compare-*.png`.
 
-use crate::browser::{Stage, assert_panels_on_axis, screenshots, submit_probe, until, workspace};
+use crate::browser::{
+    Stage, assert_panels_on_axis, screenshots, submit_probe, timezone, until, workspace,
+};
 use fantoccini::actions::InputSource as _;
 use fantoccini::{Client, Locator};
 use h123_shared::api::ProbeComparison;
@@ -377,8 +379,10 @@ async fn two_results_compared_on_one_page() {
     )
     .await;
 
-    // The permalink in a fresh profile shows the same answer.
+    // The permalink in a fresh profile shows the same answer, its times on the reader's clock
+    // (drawn in UTC, rewritten by the island `LocalTime`).
     let fresh = stage.browser("profile-2").await;
+    timezone(&fresh, "Asia/Kolkata").await;
     fresh
         .goto(&format!("{base}/compare/{before}/{after}"))
         .await
@@ -391,6 +395,18 @@ async fn two_results_compared_on_one_page() {
     )
     .await;
     assert_eq!(again, both.comparison.summary.as_str());
+    let times = until(
+        &fresh,
+        "const t = [...document.querySelectorAll('time[data-unix-ms]')].map(t => t.textContent); \
+         return t.length && t.every(t => t.endsWith(' UTC+5:30')) ? t : null;",
+        10,
+    )
+    .await;
+    assert_eq!(
+        times.as_array().map(Vec::len),
+        Some(2),
+        "a time per side: {times}"
+    );
 
     // An unknown id: the problem page, with its title.
     fresh

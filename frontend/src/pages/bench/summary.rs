@@ -1,7 +1,7 @@
 //! A bench's summary line (target, status, set-up, when) and its actions (copy the permalink,
 //! download the JSON).
 
-use crate::islands::CopyPermalink;
+use crate::islands::{CopyPermalink, PermalinkText};
 use crate::pages::parts::time;
 use h123_shared::Protocol;
 use h123_shared::api::{BenchLinks, BenchRecord, ProbeStatus};
@@ -37,15 +37,21 @@ pub fn summary(record: &BenchRecord) -> impl IntoView + use<> {
 }
 
 /// The actions bar (the island [`CopyPermalink`]): copy the permalink (its text below as a path,
-/// which the page prefixes with its origin), download the JSON (`href` the API's path, also in
+/// the page's whole address once [`PermalinkText`] is hydrated), download the JSON (`href` the API's path, also in
 /// `data-api` for a page whose API lives elsewhere to prefix).
 pub fn actions(id: &str) -> impl IntoView + use<> {
     let links = BenchLinks::for_id(id);
     let json = links.self_.clone();
     let download = format!("h123-bench-{id}.json");
     view! {
-        <CopyPermalink label="Bench actions".to_owned() path=links.permalink>
-            <a class="button" href=json.clone() data-api=json download=download>"Download JSON"</a>
-        </CopyPermalink>
+        <nav class="actions" aria-label="Bench actions">
+            <CopyPermalink>
+                <a class="button" href=json.clone() data-api=json download=download>"Download JSON"</a>
+            </CopyPermalink>
+        </nav>
+        <details class="copy-texts">
+            <summary>"Permalink"</summary>
+            <PermalinkText>{links.permalink}</PermalinkText>
+        </details>
     }
 }

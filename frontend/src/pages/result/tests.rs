@@ -189,7 +189,7 @@ fn the_offer_is_gone_once_the_record_is_settled_and_the_browsers_group_takes_its
     let html = page(&r, &[], CREATED + 1_000);
     assert!(!html.contains("measure-here"), "measured: no offer");
     assert!(html.contains(r#"<section aria-labelledby="browser-title" class="browser-group"><h2 id="browser-title">From the probe owner's browser <span class="vantage-tags">Chrome 131 · <leptos-island data-component="LocalTime_"#), "{html}");
-    assert!(html.contains(r#"<time datetime="2023-11-14T22:14Z" data-unix-ms="1700000060000">2023-11-14 22:14 UTC</time></leptos-island></span></h2>"#), "{html}");
+    assert!(html.contains(r#"<time datetime="2023-11-14T22:14Z" data-unix-ms="1700000060000">2023-11-14 22:14 UTC</time></leptos-children></span></leptos-island></span></h2>"#), "{html}");
     let group = &html[at(&html, "browser-group")..];
     assert_eq!(count(group, "<li data-attempt="), 2, "a row per request");
     assert!(at(&html, "browser-group") < at(&html, "compare-with"));
