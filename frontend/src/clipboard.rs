@@ -17,13 +17,29 @@ pub fn copy(text: &str) -> bool {
     available
 }
 
+/// What a copy button's note says once it was pressed: `what` (e.g. "Permalink") `copied` to
+/// the clipboard, or where to copy it from by hand.
+pub fn said(what: &str, copied: bool) -> String {
+    // Joined, not `format!`: formatting here cost the islands bundle 9.5 KB gzipped.
+    if copied {
+        [what, " copied to the clipboard."].concat()
+    } else {
+        [
+            "This page cannot use the clipboard; copy the ",
+            what,
+            " from below.",
+        ]
+        .concat()
+    }
+}
+
 /// The page's own address without its query or fragment: a permalink page's permalink, e.g.
 /// `https://h123.example/b/{id}`.
 pub fn permalink() -> String {
     let path = web_sys::window()
         .and_then(|w| w.location().pathname().ok())
         .unwrap_or_default();
-    format!("{}{path}", origin())
+    origin() + &path
 }
 
 /// The page's origin, e.g. `https://h123.example`.

@@ -696,18 +696,11 @@ mod tests {
     #[test]
     fn a_finished_record_settles_with_its_browser_measurement_or_after_a_day() {
         let options = crate::schema::ProbeOptions::default();
-        let mut record = ProbeRecord {
-            id: "x".into(),
-            status: ProbeStatus::Running,
-            created_at_unix_ms: 1_000,
-            result: crate::schema::ProbeResult::empty(options.clone(), 1_000, None),
-            options,
-            queued_ms: None,
-            cancel_reason: None,
-            vantages: Vec::new(),
-            browser: None,
-            monitor: None,
-        };
+        let mut record = crate::fixture::record(
+            "x",
+            ProbeStatus::Running,
+            crate::schema::ProbeResult::empty(options, 1_000, None),
+        );
         assert!(!record.settled(1_000 + 2 * BROWSER_WINDOW_MS), "running");
         record.status = ProbeStatus::Done;
         assert!(!record.settled(1_000 + BROWSER_WINDOW_MS));
@@ -726,16 +719,8 @@ mod tests {
         use crate::fixture::{failed, fresh, result, reused, run};
         use crate::schema::{FailureKind, Phase};
         let record = |status, result: crate::schema::ProbeResult| ProbeRecord {
-            id: "x".into(),
-            status,
             created_at_unix_ms: 1,
-            options: result.options.clone(),
-            result: crate::analysis::analyzed(result),
-            queued_ms: None,
-            cancel_reason: None,
-            vantages: Vec::new(),
-            browser: None,
-            monitor: None,
+            ..crate::fixture::record("x", status, crate::analysis::analyzed(result))
         };
         let line = |record: &ProbeRecord| {
             let (outcome, verdict) = list_line(record);

@@ -1,6 +1,7 @@
 //! Test builders for attempts and results (compiled for tests only: this crate's, and with the
 //! `fixture` feature, the tests of the crates that draw results).
 
+use crate::api::{ProbeRecord, ProbeStatus};
 use crate::schema::*;
 
 /// A span from `start` to `end` microseconds.
@@ -159,5 +160,22 @@ pub fn result(runs: Vec<ProtocolRun>) -> ProbeResult {
         },
         runs,
         analysis: None,
+    }
+}
+
+/// Record `id` of `result` in `status`: made when the result started, with its options, and
+/// nothing else (no vantages, no browser run, no monitor); a test sets what it needs beside.
+pub fn record(id: &str, status: ProbeStatus, result: ProbeResult) -> ProbeRecord {
+    ProbeRecord {
+        id: id.into(),
+        status,
+        created_at_unix_ms: result.started_at_unix_ms,
+        options: result.options.clone(),
+        result,
+        queued_ms: None,
+        cancel_reason: None,
+        vantages: Vec::new(),
+        browser: None,
+        monitor: None,
     }
 }

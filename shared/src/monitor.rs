@@ -968,18 +968,9 @@ mod tests {
     }
 
     fn record(runs: Vec<ProtocolRun>) -> ProbeRecord {
-        let result = result(runs);
         ProbeRecord {
-            id: "p1".into(),
-            status: ProbeStatus::Done,
             created_at_unix_ms: 0,
-            options: result.options.clone(),
-            result,
-            queued_ms: None,
-            cancel_reason: None,
-            vantages: Vec::new(),
-            browser: None,
-            monitor: None,
+            ..crate::fixture::record("p1", ProbeStatus::Done, result(runs))
         }
     }
 

@@ -13,11 +13,10 @@ pub fn CopyPermalink(
 ) -> impl IntoView {
     let note = RwSignal::new(String::new());
     let copy = move |_| {
-        note.set(if clipboard::copy(&clipboard::permalink()) {
-            "Permalink copied to the clipboard.".to_owned()
-        } else {
-            "This page cannot use the clipboard; copy the Permalink from below.".to_owned()
-        });
+        note.set(clipboard::said(
+            "Permalink",
+            clipboard::copy(&clipboard::permalink()),
+        ));
     };
     view! {
         <button type="button" data-action="copy" data-copy="permalink" on:click=copy>"Copy permalink"</button>

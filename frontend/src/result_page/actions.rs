@@ -66,13 +66,9 @@ pub(crate) fn copy(button: &Element) {
     } else {
         "Permalink"
     };
-    let said = if clipboard::copy(&text) {
-        format!("{what} copied to the clipboard.")
-    } else {
-        format!("This page cannot use the clipboard; copy the {what} from below.")
-    };
+    let copied = clipboard::copy(&text);
     if let Ok(Some(note)) = result.query_selector(".actions .note") {
-        note.set_text_content(Some(&said));
+        note.set_text_content(Some(&clipboard::said(what, copied)));
     }
 }
 

@@ -325,6 +325,7 @@ impl LiveProbe {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use h123_shared::fixture;
     use h123_shared::{ProbeOptions, ProbeResult, Protocol};
 
     fn record() -> ProbeRecord {
@@ -332,18 +333,11 @@ mod tests {
             url: "https://example.com/".into(),
             ..ProbeOptions::default()
         };
-        ProbeRecord {
-            id: "abc".into(),
-            status: ProbeStatus::Running,
-            created_at_unix_ms: 0,
-            result: ProbeResult::empty(options.clone(), 0, None),
-            options,
-            queued_ms: None,
-            cancel_reason: None,
-            vantages: Vec::new(),
-            browser: None,
-            monitor: None,
-        }
+        fixture::record(
+            "abc",
+            ProbeStatus::Running,
+            ProbeResult::empty(options, 0, None),
+        )
     }
 
     #[test]

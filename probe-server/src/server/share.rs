@@ -123,6 +123,7 @@ fn cut_to(attempts: &mut Vec<Attempt>, budget: &RecordBudget, bytes: usize) -> O
 mod tests {
     use super::*;
     use h123_shared::api::ProbeStatus;
+    use h123_shared::fixture;
     use h123_shared::vantage::{Vantage, VantageRun};
     use h123_shared::{Attempt, ProtocolRun};
 
@@ -135,13 +136,6 @@ mod tests {
 
     fn record(vantages: &[&str]) -> ProbeRecord {
         ProbeRecord {
-            id: "abc".into(),
-            status: ProbeStatus::Running,
-            created_at_unix_ms: 0,
-            result: ProbeResult::empty(options(), 0, None),
-            options: options(),
-            queued_ms: None,
-            cancel_reason: None,
             vantages: vantages
                 .iter()
                 .map(|name| VantageRun {
@@ -150,8 +144,11 @@ mod tests {
                     problem: None,
                 })
                 .collect(),
-            browser: None,
-            monitor: None,
+            ..fixture::record(
+                "abc",
+                ProbeStatus::Running,
+                ProbeResult::empty(options(), 0, None),
+            )
         }
     }
 

@@ -600,6 +600,7 @@ mod tests {
     //! The SQLite-only cases (migrations); the behaviour every back end shares
     //! is tested by the store suite, `probe-server/tests/server/store.rs`.
     use super::*;
+    use h123_shared::fixture;
     use h123_shared::{ProbeOptions, ProbeResult};
 
     fn record(id: &str, status: ProbeStatus) -> ProbeRecord {
@@ -607,18 +608,7 @@ mod tests {
             url: "https://example.com/".into(),
             ..ProbeOptions::default()
         };
-        ProbeRecord {
-            id: id.into(),
-            status,
-            created_at_unix_ms: 1,
-            result: ProbeResult::empty(options.clone(), 1, None),
-            options,
-            queued_ms: None,
-            cancel_reason: None,
-            vantages: Vec::new(),
-            browser: None,
-            monitor: None,
-        }
+        fixture::record(id, status, ProbeResult::empty(options, 1, None))
     }
 
     #[test]

@@ -284,19 +284,16 @@ fn the_origins_a_measurement_may_reach() {
     let mut odd = fresh(1, 1, 1, 1, 1);
     odd.url = "ftp://x/".into();
     let mut record = crate::api::ProbeRecord {
-        id: "x".into(),
-        status: crate::api::ProbeStatus::Done,
         created_at_unix_ms: 0,
         options: crate::schema::ProbeOptions {
             url: "https://127.0.0.1:4433/start".into(),
             ..crate::schema::ProbeOptions::default()
         },
-        result: result(vec![run(Protocol::H2, vec![hop, second, odd])]),
-        queued_ms: None,
-        cancel_reason: None,
-        vantages: Vec::new(),
-        browser: None,
-        monitor: None,
+        ..crate::fixture::record(
+            "x",
+            crate::api::ProbeStatus::Done,
+            result(vec![run(Protocol::H2, vec![hop, second, odd])]),
+        )
     };
     assert_eq!(
         origins(&record),

@@ -112,13 +112,7 @@ mod tests {
         own.options.protocols = vec![Protocol::H1, Protocol::H2];
         own.vantage = Some(Vantage::named("server"));
         ProbeRecord {
-            id: "x".into(),
-            status: ProbeStatus::Running,
             created_at_unix_ms: 1,
-            options: own.options.clone(),
-            result: own,
-            queued_ms: None,
-            cancel_reason: None,
             vantages: runs
                 .iter()
                 .map(|(name, result, problem)| VantageRun {
@@ -127,8 +121,7 @@ mod tests {
                     problem: problem.map(str::to_string),
                 })
                 .collect(),
-            browser: None,
-            monitor: None,
+            ..crate::fixture::record("x", ProbeStatus::Running, own)
         }
     }
 

@@ -258,6 +258,7 @@ fn legend(y: f64) -> impl IntoView + use<> {
 mod tests {
     use super::*;
     use crate::pages::render_picture;
+    use h123_shared::fixture;
     use h123_shared::{ProbeOptions, ProbeResult};
 
     fn render(record: &ProbeRecord) -> String {
@@ -270,18 +271,11 @@ mod tests {
             url: "https://e.com/?a=<script>&b=\"x\"".into(),
             ..ProbeOptions::default()
         };
-        let record = ProbeRecord {
-            id: "abc".into(),
-            status: ProbeStatus::Running,
-            created_at_unix_ms: 0,
-            result: ProbeResult::empty(options.clone(), 0, None),
-            options,
-            queued_ms: None,
-            cancel_reason: None,
-            vantages: Vec::new(),
-            browser: None,
-            monitor: None,
-        };
+        let record = fixture::record(
+            "abc",
+            ProbeStatus::Running,
+            ProbeResult::empty(options, 0, None),
+        );
         let svg = render(&record);
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert!(!svg.contains("<script>"));

@@ -9,6 +9,7 @@ use crate::pages::render;
 use h123_shared::analysis::analyzed;
 use h123_shared::api::{BROWSER_WINDOW_MS, ProbeRecord, ProbeStatus};
 use h123_shared::browser::{BrowserAttempt, BrowserRun};
+use h123_shared::fixture;
 use h123_shared::live::AttemptKey;
 use h123_shared::live::vantages::RunningAt;
 use h123_shared::schema::{Header, Micros, Phase, ProbeOptions, ProbeResult};
@@ -31,16 +32,8 @@ fn record(status: ProbeStatus, mut result: ProbeResult) -> ProbeRecord {
         result.analysis = None;
     }
     ProbeRecord {
-        id: "abc123def456".into(),
-        status,
         created_at_unix_ms: CREATED,
-        options: result.options.clone(),
-        result,
-        queued_ms: None,
-        cancel_reason: None,
-        vantages: Vec::new(),
-        browser: None,
-        monitor: None,
+        ..fixture::record("abc123def456", status, result)
     }
 }
 

@@ -116,6 +116,7 @@ impl Live {
 mod tests {
     use super::*;
     use h123_shared::api::ProbeEvent;
+    use h123_shared::fixture;
     use h123_shared::live::AttemptKey;
     use h123_shared::timeline::{TimedEvent, TraceEvent};
     use h123_shared::vantage::{Vantage, VantageRun};
@@ -129,13 +130,6 @@ mod tests {
         };
         let own = (!vantages.is_empty()).then(|| Vantage::named("server"));
         ProbeRecord {
-            id: "abc".into(),
-            status: ProbeStatus::Running,
-            created_at_unix_ms: 0,
-            result: ProbeResult::empty(options.clone(), 0, own),
-            options,
-            queued_ms: None,
-            cancel_reason: None,
             vantages: vantages
                 .iter()
                 .map(|name| VantageRun {
@@ -144,8 +138,11 @@ mod tests {
                     problem: None,
                 })
                 .collect(),
-            browser: None,
-            monitor: None,
+            ..fixture::record(
+                "abc",
+                ProbeStatus::Running,
+                ProbeResult::empty(options, 0, own),
+            )
         }
     }
 

@@ -123,6 +123,7 @@ fn text_block(text: &str, top: f64, fill: &'static str, bold: bool) -> impl Into
 mod tests {
     use super::*;
     use crate::pages::render_picture;
+    use h123_shared::fixture;
     use h123_shared::{ProbeOptions, ProbeResult, Protocol};
 
     fn attempt(total_us: u64) -> h123_shared::Attempt {
@@ -163,16 +164,9 @@ mod tests {
     fn record(vantages: Vec<VantageRun>) -> ProbeRecord {
         let own = vantages[0].result.clone().expect("a first result");
         ProbeRecord {
-            id: "abc".into(),
-            status: ProbeStatus::Done,
             created_at_unix_ms: 0,
-            options: own.options.clone(),
-            result: own,
-            queued_ms: None,
-            cancel_reason: None,
             vantages,
-            browser: None,
-            monitor: None,
+            ..fixture::record("abc", ProbeStatus::Done, own)
         }
     }
 
