@@ -36,10 +36,7 @@ pub fn said(what: &str, copied: bool) -> String {
 /// The page's own address without its query or fragment: a permalink page's permalink, e.g.
 /// `https://h123.example/b/{id}`.
 pub fn permalink() -> String {
-    let path = web_sys::window()
-        .and_then(|w| w.location().pathname().ok())
-        .unwrap_or_default();
-    origin() + &path
+    origin() + &crate::navigate::path()
 }
 
 /// The page's origin, e.g. `https://h123.example`.

@@ -2,12 +2,16 @@
 
 use h123_shared::route::Route;
 
+/// The document's path, e.g. `/b/{id}` (without its query or fragment).
+pub fn path() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default()
+}
+
 /// The page the document's address names.
 pub fn current() -> Route {
-    let path = web_sys::window()
-        .and_then(|w| w.location().pathname().ok())
-        .unwrap_or_default();
-    Route::parse(&path)
+    Route::parse(&path())
 }
 
 /// Opens `path` in place of the current page, as a link would.

@@ -1,5 +1,5 @@
-//! Test builders for attempts and results (compiled for tests only: this crate's, and with the
-//! `fixture` feature, the tests of the crates that draw results).
+//! Test builders for attempts, results and records (compiled for tests only: this crate's, and
+//! with the `fixture` feature, the tests of the crates that draw or store them).
 
 use crate::api::{ProbeRecord, ProbeStatus};
 use crate::schema::*;

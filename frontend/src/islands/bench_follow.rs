@@ -3,9 +3,10 @@
 use leptos::prelude::*;
 
 /// Drawn at the end of a running bench's page, and nothing to see: once hydrated it asks for the
-/// view of the page's bench (its id from the page's address) every 500 ms and puts in the parts that changed (the progress line in
-/// place, so its live region reads each change; a sweep's decay chart as each step ends). Once the
-/// bench no longer runs, the page loads again, drawn finished by the server.
+/// view of the page's bench (its id from the page's address) every 500 ms and puts in the parts
+/// that changed (the progress line in place, so its live region reads each change; a sweep's
+/// decay chart as each step ends). Once the bench no longer runs, the page loads again, drawn
+/// finished by the server.
 #[island]
 pub fn BenchFollow() -> impl IntoView {
     #[cfg(feature = "hydrate")]
@@ -17,7 +18,7 @@ pub fn BenchFollow() -> impl IntoView {
 /// bench's components and record reader in the bundle.
 #[cfg(feature = "hydrate")]
 mod follow {
-    use crate::{api, browser_measure, result_page::actions};
+    use crate::{api, browser_measure, navigate, result_page::actions};
     use h123_shared::route::Route;
     use wasm_bindgen::JsCast;
     use web_sys::Element;
@@ -28,8 +29,7 @@ mod follow {
     /// Starts following the page's bench, from its drawing as the server drew it: taken now,
     /// while the islands hydrate, before their effects write its times and links.
     pub fn start() {
-        let path = web_sys::window().and_then(|w| w.location().pathname().ok());
-        let Route::Bench(id) = Route::parse(&path.unwrap_or_default()) else {
+        let Route::Bench(id) = navigate::current() else {
             return;
         };
         let Some(drawn) = page().and_then(|bench| copy_of(&bench)) else {

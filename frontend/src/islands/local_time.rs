@@ -6,7 +6,7 @@ use leptos::prelude::*;
 /// Around a `<time data-unix-ms>` the server drew in UTC (`children`: right for every reader
 /// before the bundle arrives, and without script): once hydrated, the time on the reader's clock.
 /// It reads the time from the drawing: as a prop it would bring serde's JSON reader into the
-/// bundle (14 KB gzipped) for one number.
+/// bundle (13 KB gzipped) for one number.
 #[island]
 pub fn LocalTime(
     /// The `<time>`, as the server drew it.

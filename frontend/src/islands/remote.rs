@@ -1,10 +1,10 @@
 //! A page the server did not draw (a static host served the shell, or the server could not draw
 //! it, as for an unknown id): drawn from the API's view of it, for the islands in it to hydrate.
 
-use crate::api;
 use crate::components::Problem;
 use crate::pages::problem::ProblemSection;
 use crate::result_page::{actions, set_title};
+use crate::{api, navigate};
 use h123_shared::route::Route;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -22,7 +22,7 @@ pub async fn draw_remote() {
     let Ok(Some(main)) = document.query_selector("#shell main") else {
         return;
     };
-    let (drawn, bench) = match Route::parse(&window().location().pathname().unwrap_or_default()) {
+    let (drawn, bench) = match navigate::current() {
         Route::Compare(a, b) => (api::comparison_view(&a, &b).await, false),
         Route::Bench(id) => (api::bench_view(&id).await, true),
         _ => return,

@@ -37,8 +37,8 @@ pub fn summary(record: &BenchRecord) -> impl IntoView + use<> {
 }
 
 /// The actions bar (the island [`CopyPermalink`]): copy the permalink (its text below as a path,
-/// the page's whole address once [`PermalinkText`] is hydrated), download the JSON (`href` the API's path, also in
-/// `data-api` for a page whose API lives elsewhere to prefix).
+/// the page's whole address once [`PermalinkText`] is hydrated), download the JSON (`href` the
+/// API's path, also in `data-api` for a page whose API lives elsewhere to prefix).
 pub fn actions(id: &str) -> impl IntoView + use<> {
     let links = BenchLinks::for_id(id);
     let json = links.self_.clone();
